@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { registerSecret } from './secrets.ts';
+
+/**
+ * Configuration comes from environment variables only (twelve-factor; the same for the CLI, the
+ * worker container and CI). Every setting is declared once here: its name, section, rule and
+ * default. `loadConfig` reports every missing or malformed setting at once and never echoes a
+ * value, because some of them are secrets and DATABASE_URL may carry a password.
+ */
+export type Section = 'upstream' | 'database' | 'temporal' | 'worker' | 'logging';
+
+interface Setting {
+  section: Section;
+  rule: string;
+  schema: z.ZodType;
+  secret?: boolean;
+  doc: string;
+}
+
+const positiveInt = (max: number) => z.coerce.number().int().min(1).max(max);
+const flag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
+const httpUrl = z.url({ protocol: /^https?$/ }).transform((v) => v.replace(/\/+$/, ''));
+const postgresUrl = z.url({ protocol: /^postgres(ql)?$/ });
+const hostPort = z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/);
+
+export const SETTINGS = {
+  DDSYNC_UPSTREAM_URL: { section: 'upstream', rule: 'an http(s) URL, the service base address', schema: httpUrl, doc: 'Base URL of the due-diligence service (the simulator: http://127.0.0.1:4010).' },
+  DDSYNC_CLIENT_ID: { section: 'upstream', rule: 'a non-empty string', schema: z.string().min(1), doc: 'Machine-to-machine client id.' },
+  DDSYNC_CLIENT_SECRET: { section: 'upstream', rule: 'a non-empty string', schema: z.string().min(1), secret: true, doc: 'Machine-to-machine client secret. Never logged.' },
+  DDSYNC_HTTP_CONCURRENCY: { section: 'upstream', rule: 'an integer from 1 to 256', schema: positiveInt(256).default(8), doc: 'Requests in flight per process.' },
+  DDSYNC_HTTP_RATE_LIMIT: { section: 'upstream', rule: 'an integer from 0 (unlimited) to 100000', schema: z.coerce.number().int().min(0).max(100_000).default(0), doc: 'Requests per second per process; 0 = unlimited.' },
+  DDSYNC_HTTP_TIMEOUT_MS: { section: 'upstream', rule: 'an integer from 1 to 600000', schema: positiveInt(600_000).default(30_000), doc: 'Timeout of one request, in ms.' },
+  DDSYNC_HTTP_MAX_ATTEMPTS: { section: 'upstream', rule: 'an integer from 1 to 20', schema: positiveInt(20).default(6), doc: 'Attempts per request on 429, 5xx and network errors.' },
+  DATABASE_URL: { section: 'database', rule: 'a postgres:// URL', schema: postgresUrl, secret: true, doc: 'The warehouse.' },
+  DDSYNC_PG_POOL_SIZE: { section: 'database', rule: 'an integer from 1 to 200', schema: positiveInt(200).default(10), doc: 'Postgres connections per process.' },
+  TEMPORAL_ADDRESS: { section: 'temporal', rule: 'host:port', schema: hostPort.default('127.0.0.1:7233'), doc: 'Temporal frontend (Temporal Cloud: <ns>.<acct>.tmprl.cloud:7233).' },
+  TEMPORAL_NAMESPACE: { section: 'temporal', rule: 'a non-empty string', schema: z.string().min(1).default('default'), doc: 'Temporal namespace.' },
+  TEMPORAL_TASK_QUEUE: { section: 'temporal', rule: 'a non-empty string', schema: z.string().min(1).default('ddsync'), doc: 'Task queue the worker polls.' },
+  TEMPORAL_API_KEY: { section: 'temporal', rule: 'a non-empty string', schema: z.string().min(1).optional(), secret: true, doc: 'Temporal Cloud API key (implies TLS).' },
+  TEMPORAL_TLS: { section: 'temporal', rule: 'true or false', schema: flag.optional(), doc: 'Use TLS to reach Temporal (default: on when an API key or client certificate is set).' },
+  TEMPORAL_TLS_CERT_PATH: { section: 'temporal', rule: 'a file path', schema: z.string().min(1).optional(), doc: 'mTLS client certificate (PEM).' },
+  TEMPORAL_TLS_KEY_PATH: { section: 'temporal', rule: 'a file path', schema: z.string().min(1).optional(), doc: 'mTLS client key (PEM).' },
+  DDSYNC_WORKER_ACTIVITIES: { section: 'worker', rule: 'an integer from 1 to 1000', schema: positiveInt(1000).default(16), doc: 'Activities run at once per worker (keep near DDSYNC_PG_POOL_SIZE).' },
+  DDSYNC_TASK_QUEUE_RPS: { section: 'worker', rule: 'a positive number', schema: z.coerce.number().positive().optional(), doc: 'Activities per second across all workers of the task queue (the upstream budget).' },
+  DDSYNC_LOG_LEVEL: { section: 'logging', rule: 'one of fatal, error, warn, info, debug, trace, silent', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), doc: 'Log level.' },
+  DDSYNC_LOG_FORMAT: { section: 'logging', rule: 'json or pretty', schema: z.enum(['json', 'pretty']).optional(), doc: 'Log format (default: pretty on a terminal, JSON otherwise).' },
+} satisfies Record<string, Setting>;
+
+type Settings = typeof SETTINGS;
+export type SettingName = keyof Settings;
+type Values = { [K in SettingName]: z.output<Settings[K]['schema']> };
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+/** Optional settings without a default may be absent; required ones must be present. */
+function isRequired(setting: Setting): boolean {
+  return !setting.schema.safeParse(undefined).success;
+}
+
+export function loadConfig(sections: Section[], env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const values: Record<string, unknown> = {};
+  for (const [name, setting] of Object.entries(SETTINGS) as Array<[SettingName, Setting]>) {
+    if (!sections.includes(setting.section)) continue;
+    const raw = env[name];
+    const given = raw === undefined || raw.trim() === '' ? undefined : raw.trim();
+    if (given === undefined && isRequired(setting)) {
+      problems.push(`${name} is required: ${setting.rule}`);
+      continue;
+    }
+    const parsed = setting.schema.safeParse(given);
+    if (!parsed.success) {
+      problems.push(`${name} is malformed: expected ${setting.rule}`);
+      continue;
+    }
+    if (setting.secret && typeof given === 'string') registerSecret(given);
+    values[name] = parsed.data;
+  }
+  if ((values.TEMPORAL_TLS_CERT_PATH === undefined) !== (values.TEMPORAL_TLS_KEY_PATH === undefined)) {
+    problems.push('TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH go together: set both or neither');
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return toConfig(values as Partial<Values>);
+}
+
+export interface Config {
+  upstream?: { baseUrl: string; clientId: string; clientSecret: string; concurrency: number; ratePerSecond: number; timeoutMs: number; maxAttempts: number };
+  database?: { url: string; poolSize: number };
+  temporal?: { address: string; namespace: string; taskQueue: string; apiKey?: string; tls: boolean; tlsCertPath?: string; tlsKeyPath?: string };
+  worker?: { maxConcurrentActivities: number; taskQueueActivitiesPerSecond?: number };
+  logging?: { level: Values['DDSYNC_LOG_LEVEL']; format?: Values['DDSYNC_LOG_FORMAT'] };
+}
+
+function toConfig(v: Partial<Values>): Config {
+  const config: Config = {};
+  if (v.DDSYNC_UPSTREAM_URL !== undefined) {
+    config.upstream = {
+      baseUrl: v.DDSYNC_UPSTREAM_URL, clientId: v.DDSYNC_CLIENT_ID!, clientSecret: v.DDSYNC_CLIENT_SECRET!,
+      concurrency: v.DDSYNC_HTTP_CONCURRENCY!, ratePerSecond: v.DDSYNC_HTTP_RATE_LIMIT!,
+      timeoutMs: v.DDSYNC_HTTP_TIMEOUT_MS!, maxAttempts: v.DDSYNC_HTTP_MAX_ATTEMPTS!,
+    };
+  }
+  if (v.DATABASE_URL !== undefined) config.database = { url: v.DATABASE_URL, poolSize: v.DDSYNC_PG_POOL_SIZE! };
+  if (v.TEMPORAL_ADDRESS !== undefined) {
+    const mtls = v.TEMPORAL_TLS_CERT_PATH !== undefined;
+    config.temporal = {
+      address: v.TEMPORAL_ADDRESS, namespace: v.TEMPORAL_NAMESPACE!, taskQueue: v.TEMPORAL_TASK_QUEUE!,
+      apiKey: v.TEMPORAL_API_KEY, tls: v.TEMPORAL_TLS ?? (v.TEMPORAL_API_KEY !== undefined || mtls),
+      tlsCertPath: v.TEMPORAL_TLS_CERT_PATH, tlsKeyPath: v.TEMPORAL_TLS_KEY_PATH,
+    };
+  }
+  if (v.DDSYNC_WORKER_ACTIVITIES !== undefined) {
+    config.worker = { maxConcurrentActivities: v.DDSYNC_WORKER_ACTIVITIES, taskQueueActivitiesPerSecond: v.DDSYNC_TASK_QUEUE_RPS };
+  }
+  if (v.DDSYNC_LOG_LEVEL !== undefined) config.logging = { level: v.DDSYNC_LOG_LEVEL, format: v.DDSYNC_LOG_FORMAT };
+  return config;
+}

