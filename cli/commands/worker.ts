@@ -1,0 +1,51 @@
+import { sql } from 'kysely';
+import { parseFlags } from '../usage.ts';
+import { loadConfig } from '../../infra/config.ts';
+import { createLogger } from '../../infra/logger.ts';
+import { connectWorker, installTemporalRuntime } from '../../infra/temporal-connection.ts';
+import { createDdsyncWorker } from '../../infra/worker.ts';
+import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { createUpstreamFromConfig } from '../upstream.ts';
+
+export const summary = 'run a Temporal worker (connects to Temporal, Postgres and the service)';
+export const help = `ddsync worker [--bundle PATH]
+
+Polls TEMPORAL_TASK_QUEUE and runs ddsync's workflows and activities until SIGINT/SIGTERM, then
+finishes the activities in flight and exits. Needs DATABASE_URL, DDSYNC_UPSTREAM_URL,
+DDSYNC_CLIENT_ID and DDSYNC_CLIENT_SECRET (see README, "Configuration").
+--bundle PATH   a prebuilt workflow bundle (npm run build:workflows); default: bundle at start.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, { bundle: { type: 'string' } });
+  const config = loadConfig(['upstream', 'database', 'temporal', 'worker', 'logging']);
+  const log = createLogger({ level: config.logging!.level, format: config.logging!.format });
+  installTemporalRuntime(log);
+
+  const db = openWarehouse(config.database!.url, config.database!.poolSize, 'ddsync-worker');
+  try {
+    await sql`select 1`.execute(db);
+  } catch (error) {
+    throw new Error(`cannot reach the warehouse at DATABASE_URL: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const api = createUpstreamFromConfig(config.upstream!, log);
+  const temporal = config.temporal!;
+  const connection = await connectWorker(temporal).catch((error: unknown) => {
+    throw new Error(`cannot reach Temporal at TEMPORAL_ADDRESS=${temporal.address}: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  const worker = await createDdsyncWorker({
+    connection,
+    namespace: temporal.namespace,
+    taskQueue: temporal.taskQueue,
+    deps: { db, api, log },
+    maxConcurrentActivities: config.worker!.maxConcurrentActivities,
+    taskQueueActivitiesPerSecond: config.worker!.taskQueueActivitiesPerSecond,
+    workflowBundlePath: values.bundle,
+  });
+  log.info({ taskQueue: temporal.taskQueue, namespace: temporal.namespace, address: temporal.address }, 'worker ready');
+  // Worker.run resolves after SIGINT/SIGTERM once in-flight tasks are done (the SDK's shutdown signals).
+  await worker.run();
+  await connection.close();
+  await db.destroy();
+  log.info('worker stopped');
+  return 0;
+}

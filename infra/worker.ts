@@ -1,0 +1,39 @@
+import { fileURLToPath } from 'node:url';
+import { existsSync } from 'node:fs';
+import { Worker, type WorkerOptions } from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
+import { createActivities, type ActivityDeps } from '../activities/index.ts';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+export interface DdsyncWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  deps: ActivityDeps;
+  maxConcurrentActivities?: number;
+  taskQueueActivitiesPerSecond?: number;
+  /** A bundle made by `npm run build:workflows`; without one, workflows are bundled at start (≈1 s). */
+  workflowBundlePath?: string;
+  /** Tests bundle once and pass the code to every worker. */
+  workflowBundle?: { code: string };
+}
+
+/** The one place a ddsync worker is assembled, for the CLI, the demo and the tests alike. */
+export async function createDdsyncWorker(options: DdsyncWorkerOptions): Promise<Worker> {
+  const bundle: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = options.workflowBundle
+    ? { workflowBundle: options.workflowBundle }
+    : options.workflowBundlePath && existsSync(options.workflowBundlePath)
+      ? { workflowBundle: { codePath: options.workflowBundlePath } }
+      : { workflowsPath: WORKFLOWS_PATH };
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    ...bundle,
+    activities: createActivities(options.deps),
+    maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 16,
+    ...(options.taskQueueActivitiesPerSecond ? { maxTaskQueueActivitiesPerSecond: options.taskQueueActivitiesPerSecond } : {}),
+    shutdownGraceTime: '10 seconds',
+  });
+}

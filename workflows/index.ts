@@ -1,0 +1,2 @@
+// The worker's workflow bundle: re-exports only.
+export { healthCheck } from './health-check.ts';
