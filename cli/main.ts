@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   simulator: () => import('./commands/simulator.ts'),
   worker: () => import('./commands/worker.ts'),
   stack: () => import('./commands/stack.ts'),
+  config: () => import('./commands/config.ts'),
 };
 
 function version(): string {

@@ -1,0 +1,40 @@
+import { parseFlags } from '../usage.ts';
+import { SETTINGS, loadConfig, ConfigError, type Section } from '../../infra/config.ts';
+
+export const summary = 'show every setting, its value source and problems (secrets masked)';
+export const help = `ddsync config [--markdown]
+
+Lists every environment variable ddsync reads, whether it is set (secret values are never shown),
+its default and rule, then checks the whole configuration and lists every problem at once.
+Exit code 0 when the configuration a worker needs is complete and valid, 2 otherwise.
+--markdown   print the reference table used in the README instead.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, { markdown: { type: 'boolean' } });
+  const rows = Object.entries(SETTINGS).map(([name, s]) => {
+    const probe = s.schema.safeParse(undefined);
+    const fallback = probe.success ? (probe.data === undefined ? '' : String(probe.data)) : '(required)';
+    return { name, section: s.section, rule: s.rule, doc: s.doc, fallback, secret: 'secret' in s && s.secret === true };
+  });
+  if (values.markdown) {
+    const lines = ['| Variable | Default | Rule | What it is |', '|---|---|---|---|'];
+    for (const r of rows) lines.push(`| \`${r.name}\` | ${r.fallback === '(required)' ? 'required' : r.fallback ? `\`${r.fallback}\`` : ''} | ${r.rule} | ${r.doc}${r.secret ? ' Secret.' : ''} |`);
+    process.stdout.write(`${lines.join('\n')}\n`);
+    return 0;
+  }
+  for (const r of rows) {
+    const raw = process.env[r.name];
+    const unset = r.fallback === '(required)' ? 'unset (required)' : `unset${r.fallback ? ` (default ${r.fallback})` : ''}`;
+    const shown = raw === undefined || raw === '' ? unset : r.secret ? 'set (secret, not shown)' : raw;
+    process.stdout.write(`${r.name.padEnd(26)} ${shown}\n`);
+  }
+  try {
+    loadConfig(['upstream', 'database', 'temporal', 'worker', 'logging'] satisfies Section[]);
+    process.stdout.write('\nconfiguration complete: a worker can start with it\n');
+    return 0;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stdout.write(`\n${error.message}\n`);
+    return 2;
+  }
+}

@@ -1,0 +1,62 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const DDSYNC_BIN = fileURLToPath(new URL('../../bin/ddsync.js', import.meta.url));
+
+/** Pids of live processes whose command line mentions `needle` (Linux /proc). */
+export function processesMentioning(needle: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+      const state = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.[0];
+      if (cmdline.includes(needle) && state !== 'Z') pids.push(Number(entry));
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return pids;
+}
+
+export interface RunningCommand {
+  child: ChildProcess;
+  output(): string;
+  /** Resolves with the output so far once it matches, rejects if the process exits first. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  exited: Promise<number | null>;
+}
+
+/** Runs `ddsync ...` as a real child process, collecting stdout and stderr. */
+export function runDdsync(args: string[], env: NodeJS.ProcessEnv = process.env): RunningCommand {
+  const child = spawn(process.execPath, [DDSYNC_BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  const listeners = new Set<() => void>();
+  const onData = (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+    for (const l of listeners) l();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+    for (const l of listeners) l();
+    resolve(code);
+  }));
+  const waitFor = (pattern: RegExp, timeoutMs = 60_000) => new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`timed out waiting for ${pattern} in:\n${text}`)), timeoutMs);
+    const check = () => {
+      if (pattern.test(text)) done();
+      else if (child.exitCode !== null || child.signalCode !== null) done(new Error(`exited (${child.exitCode ?? child.signalCode}) before ${pattern}:\n${text}`));
+    };
+    const done = (error?: Error) => {
+      clearTimeout(timer);
+      listeners.delete(check);
+      if (error) reject(error);
+      else resolve(text);
+    };
+    listeners.add(check);
+    check();
+  });
+  return { child, output: () => text, waitFor, exited };
+}
