@@ -1,0 +1,192 @@
+import PQueue from 'p-queue';
+import type { Logger } from 'pino';
+import { TokenManager, issuedTokenFrom } from './auth.ts';
+import { RequestValidationError, UnauthorizedError, UpstreamError } from './errors.ts';
+import { Redactor } from './redact.ts';
+import { withRetries } from './retry.ts';
+import { isRepeatable, type HttpMethod } from './retry-policy.ts';
+import { PATHS } from './service-facts.ts';
+import { realSleep, type Sleep } from './sleep.ts';
+import { emptyStats, count, type ClientStats } from './stats.ts';
+import { jsonBody, sendOnce, type BodyReader, type HttpRequest, type TransportDeps } from './transport.ts';
+
+/**
+ * The request pipeline every endpoint uses: path templating, bearer token (401 → one forced
+ * refresh and one repeat), rate control (p-queue: concurrency and requests per interval) and
+ * the retry loop around each attempt. Backoff sleeps happen outside the queue, so a waiting
+ * retry does not hold a slot.
+ */
+
+export interface UpstreamClientOptions {
+  baseUrl: string;
+  clientId: string;
+  clientSecret: string;
+  logger?: Logger;
+  /** Requests in flight in this process (default 8). */
+  concurrency?: number;
+  /** Requests started per `intervalMs` (default: unlimited). */
+  intervalCap?: number;
+  intervalMs?: number;
+  /** Timeout of one attempt, response body included (default 30 s). */
+  timeoutMs?: number;
+  /** Attempts per call on 429, 5xx and network errors (default 6). */
+  maxAttempts?: number;
+  /** Full-jitter backoff: first ceiling and cap (defaults 250 ms and 30 s). */
+  retryBaseMs?: number;
+  retryMaxMs?: number;
+  /** Bounds applied to the service's Retry-After (defaults 100 ms and 60 s). */
+  retryAfterFloorMs?: number;
+  retryAfterCapMs?: number;
+  userAgent?: string;
+  fetch?: typeof fetch;
+  sleep?: Sleep;
+  now?: () => number;
+  random?: () => number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  /** A caller-owned counter that receives this call's requests, retries and 429s too. */
+  stats?: ClientStats;
+  /**
+   * Whether the request may be repeated when its outcome is unknown (5xx other than 503, lost
+   * response). Default: every method but POST. 429 and 503 are always retried.
+   */
+  repeatable?: boolean;
+}
+
+export interface RequestSpec {
+  method: HttpMethod;
+  template: string;
+  params?: Record<string, string>;
+  query?: URLSearchParams;
+  body?: unknown;
+  /** Default true; the token endpoint is the only anonymous one. */
+  authenticated?: boolean;
+  accept?: string;
+}
+
+export function endpointName(method: HttpMethod, template: string): string {
+  return `${method} ${template}`;
+}
+
+export class UpstreamHttp {
+  readonly stats: ClientStats = emptyStats();
+  readonly auth: TokenManager;
+  readonly #redactor = new Redactor();
+  readonly #queue: PQueue;
+  readonly #base: string;
+  readonly #o: Required<Pick<UpstreamClientOptions, 'timeoutMs' | 'maxAttempts' | 'retryBaseMs' | 'retryMaxMs' | 'retryAfterFloorMs' | 'retryAfterCapMs' | 'userAgent'>>;
+  readonly #fetch: typeof fetch;
+  readonly #sleep: Sleep;
+  readonly #now: () => number;
+  readonly #random: () => number;
+  readonly #logger: Logger | undefined;
+
+  constructor(options: UpstreamClientOptions) {
+    const issues = [];
+    if (!/^https?:\/\/[^\s]+$/i.test(options.baseUrl ?? '')) issues.push({ path: 'baseUrl', message: 'expected an http(s) URL' });
+    if (!options.clientId) issues.push({ path: 'clientId', message: 'required' });
+    if (!options.clientSecret) issues.push({ path: 'clientSecret', message: 'required' });
+    if (issues.length) throw new RequestValidationError('createUpstreamClient', issues);
+    this.#base = options.baseUrl.replace(/\/+$/, '');
+    this.#o = {
+      timeoutMs: options.timeoutMs ?? 30_000,
+      maxAttempts: Math.max(1, options.maxAttempts ?? 6),
+      retryBaseMs: options.retryBaseMs ?? 250,
+      retryMaxMs: options.retryMaxMs ?? 30_000,
+      retryAfterFloorMs: options.retryAfterFloorMs ?? 100,
+      retryAfterCapMs: options.retryAfterCapMs ?? 60_000,
+      userAgent: options.userAgent ?? 'ddsync/0.1',
+    };
+    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#sleep = options.sleep ?? realSleep;
+    this.#now = options.now ?? Date.now;
+    this.#random = options.random ?? Math.random;
+    this.#logger = options.logger;
+    this.#redactor.add(options.clientSecret);
+    this.#queue = new PQueue({
+      concurrency: options.concurrency ?? 8,
+      ...(options.intervalCap ? { intervalCap: options.intervalCap, interval: options.intervalMs ?? 1000 } : {}),
+    });
+    const credentials = { client_id: options.clientId, client_secret: options.clientSecret, grant_type: 'client_credentials' };
+    const tokenEndpoint = endpointName('POST', PATHS.token);
+    this.auth = new TokenManager(
+      async () => {
+        // One attempt per exchange: the retry loop of the call that needs the token repeats it.
+        const body = await this.#attempt({ method: 'POST', template: PATHS.token, body: credentials, authenticated: false }, jsonBody, undefined, 1, {});
+        const issued = issuedTokenFrom(body);
+        if ('problem' in issued) throw new UnauthorizedError({ endpoint: tokenEndpoint, status: 200, serviceMessages: [`unusable token response (${issued.problem})`] });
+        count([this.stats], 'tokenRefreshes');
+        return issued;
+      },
+      this.#now,
+      (token) => this.#redactor.add(token),
+    );
+  }
+
+  /** Sends a request through rate control, auth and retries; returns what `reader` read. */
+  async request<T>(spec: RequestSpec, reader: BodyReader<T> = jsonBody as BodyReader<T>, opts: CallOptions = {}): Promise<T> {
+    const endpoint = endpointName(spec.method, spec.template);
+    const url = this.#url(spec, endpoint);
+    const sinks = [this.stats, opts.stats];
+    return withRetries(
+      async (attempt) => {
+        if (spec.authenticated === false) return this.#attempt(spec, reader, url, attempt, opts);
+        const token = await this.auth.token();
+        try {
+          return await this.#attempt(spec, reader, url, attempt, opts, token);
+        } catch (e) {
+          if (!(e instanceof UnauthorizedError)) throw e;
+          // The token may have expired early or been revoked: one fresh token, one repeat.
+          const fresh = await this.auth.refreshAfterRejection(token);
+          count(sinks, 'unauthorizedRetries');
+          return this.#attempt(spec, reader, url, attempt, opts, fresh);
+        }
+      },
+      {
+        endpoint, repeatable: isRepeatable(spec.method, opts.repeatable), maxAttempts: this.#o.maxAttempts,
+        backoff: { baseMs: this.#o.retryBaseMs, maxMs: this.#o.retryMaxMs }, sleep: this.#sleep, random: this.#random,
+        signal: opts.signal, stats: sinks, logger: this.#logger,
+      },
+    );
+  }
+
+  /** Text with the client secret and issued tokens removed. */
+  scrub(text: string): string {
+    return this.#redactor.scrub(text);
+  }
+
+  /** Registers a secret the client learned (e.g. a webhook secret) so logs and errors never show it. */
+  registerSecret(secret: string): void {
+    this.#redactor.add(secret);
+  }
+
+  async #attempt<T>(spec: RequestSpec, reader: BodyReader<T>, url: URL | undefined, attempt: number, opts: CallOptions, token?: string): Promise<T> {
+    const endpoint = endpointName(spec.method, spec.template);
+    const headers: Record<string, string> = { accept: spec.accept ?? 'application/json', 'user-agent': this.#o.userAgent };
+    if (token) headers['authorization'] = `Bearer ${token}`;
+    if (spec.body !== undefined) headers['content-type'] = 'application/json';
+    const req: HttpRequest = {
+      method: spec.method, endpoint, url: url ?? this.#url(spec, endpoint), headers,
+      ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
+    };
+    const deps: TransportDeps = {
+      fetch: this.#fetch, redactor: this.#redactor, now: this.#now, timeoutMs: this.#o.timeoutMs, logger: this.#logger,
+      retryAfterBounds: { floorMs: this.#o.retryAfterFloorMs, capMs: this.#o.retryAfterCapMs }, stats: [this.stats, opts.stats],
+    };
+    return this.#queue.add(() => sendOnce(req, reader, deps, attempt, opts.signal), opts.signal ? { signal: opts.signal } : {}) as Promise<T>;
+  }
+
+  #url(spec: RequestSpec, endpoint: string): URL {
+    const path = spec.template.replace(/\{(\w+)\}/g, (_, name: string) => {
+      const value = spec.params?.[name];
+      if (typeof value !== 'string' || value === '') throw new RequestValidationError(endpoint, [{ path: name, message: 'required, a non-empty string' }]);
+      return encodeURIComponent(value);
+    });
+    const query = spec.query?.toString();
+    return new URL(`${this.#base}${path}${query ? `?${query}` : ''}`);
+  }
+}
+
+

@@ -1,0 +1,63 @@
+import type { Plot } from '../../schema/upstream.ts';
+import { type CallOptions, type UpstreamHttp, endpointName } from './client-core.ts';
+import { ResponseValidationError } from './errors.ts';
+import { hasMorePages, isRepeatedPage } from './page-rule.ts';
+import { normalisePlots } from './plot-validator.ts';
+import { buildPlotQuery, effectiveLimit, type PlotQuery } from './plot-query.ts';
+import { PATHS, PLOT_PAGE_DEFAULT_LIMIT } from './service-facts.ts';
+import { jsonBody } from './transport.ts';
+
+/**
+ * GET /businesses/{businessId}/plots, one page at a time or as an async iterator. The client
+ * owns `page` (a positive integer, never anything the service would serve as page 1) and stops
+ * by the page-size rule (page-rule.ts) against the limit the service actually applies.
+ */
+
+export interface PlotPageOptions extends CallOptions, PlotQuery {
+  /** Items per page; the service serves at most 500 (default 500 for ddsync). */
+  limit?: number;
+}
+
+export interface PlotPage {
+  page: number;
+  /** The limit the service applied: min(requested, 500). */
+  limit: number;
+  plots: Plot[];
+  /** Whether a next page may hold more plots. */
+  more: boolean;
+}
+
+const ENDPOINT = endpointName('GET', PATHS.supplierPlots);
+
+function callOptions(o: PlotPageOptions): CallOptions {
+  return { ...(o.signal ? { signal: o.signal } : {}), ...(o.stats ? { stats: o.stats } : {}), ...(o.repeatable !== undefined ? { repeatable: o.repeatable } : {}) };
+}
+
+export async function getSupplierPlotsPage(http: UpstreamHttp, businessId: string, page: number, opts: PlotPageOptions = {}): Promise<PlotPage> {
+  const requested = opts.limit ?? PLOT_PAGE_DEFAULT_LIMIT;
+  // Validates page, limit, filter, select and includes before anything is sent.
+  const query = buildPlotQuery(opts, page, requested);
+  const limit = effectiveLimit(requested);
+  const body = await http.request({ method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query }, jsonBody, callOptions(opts));
+  const plots = normalisePlots(body, ENDPOINT, 200);
+  return { page, limit, plots, more: hasMorePages(plots.length, limit) };
+}
+
+/** Every page from `startPage` on, until the stop rule says done. */
+export async function* supplierPlotPages(http: UpstreamHttp, businessId: string, opts: PlotPageOptions & { startPage?: number } = {}): AsyncGenerator<PlotPage> {
+  let previous: Plot[] | undefined;
+  for (let page = opts.startPage ?? 1; ; page++) {
+    const result = await getSupplierPlotsPage(http, businessId, page, opts);
+    if (isRepeatedPage(previous, result.plots)) {
+      throw new ResponseValidationError(ENDPOINT, [{ path: `page ${page}`, message: `repeats page ${page - 1}: the service ignored the page parameter` }]);
+    }
+    yield result;
+    if (!result.more) return;
+    previous = result.plots;
+  }
+}
+
+/** Every plot of a supplier and its upstream businesses, page by page. */
+export async function* supplierPlots(http: UpstreamHttp, businessId: string, opts: PlotPageOptions = {}): AsyncGenerator<Plot> {
+  for await (const page of supplierPlotPages(http, businessId, opts)) yield* page.plots;
+}

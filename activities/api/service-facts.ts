@@ -1,0 +1,100 @@
+/**
+ * Every choice the API layer makes about the live service where upstream-api.md is silent,
+ * taken from /work/shared/upstream-facts.md. Each constant says whether the fact is
+ * KNOWN (documented by the service) or ASSUMED (our best reading). When reality differs,
+ * correct the value here: nothing else in the code hard-codes these.
+ */
+
+/** Paths of every endpoint, as templates with `{name}` placeholders. Used for errors, logs, stats. */
+export const PATHS = {
+  token: '/auth/machine-to-machine-clients/token', // contract
+  surveyResponsePdf: '/survey-responses/{id}/pdf', // contract
+  ownPlots: '/plots', // contract
+  supplierPlots: '/businesses/{businessId}/plots', // contract
+  transactions: '/transactions', // contract (POST); GET list KNOWN
+  transaction: '/transactions/{id}', // contract (GET, PATCH); DELETE ASSUMED path
+  transactionSubmit: '/transactions/{id}/submit', // contract
+  transactionComponents: '/transactions/{id}/components', // KNOWN
+  component: '/components/{id}', // KNOWN (PATCH); DELETE ASSUMED path. Not under /transactions.
+  suppliers: '/business-connections/suppliers', // KNOWN
+  buyers: '/business-connections/buyers', // KNOWN
+  connection: '/business-connections/{id}', // KNOWN
+  invitations: '/business-invitations', // KNOWN (GET, POST)
+  invitation: '/business-invitations/{id}', // contract
+  webhooks: '/webhooks',
+  webhook: '/webhooks/{id}',
+  webhookEvents: '/webhooks/events',
+  webhookStats: '/webhooks/{id}/stats',
+  webhookAttempts: '/webhooks/{id}/attempts',
+  webhookSendExample: '/webhooks/{id}/send-example',
+  webhookSecret: '/webhooks/{id}/secret',
+} as const;
+
+export type PathTemplate = (typeof PATHS)[keyof typeof PATHS];
+
+/** Page size: contract default 100, max 500; a larger value is served as 500 (contract). */
+export const PLOT_PAGE_MAX_LIMIT = 500;
+/** ddsync reads full pages: fewer round trips for the refresh. */
+export const PLOT_PAGE_DEFAULT_LIMIT = 500;
+/**
+ * Lists are plain arrays without total or next link (KNOWN), so a page with fewer than `limit`
+ * items (or none) is the last; exactly `limit` means "ask for the next page".
+ */
+export const LISTS_ARE_PLAIN_ARRAYS = true;
+
+/** Token lifetime when the token response omits expires_in (contract: 86400 s). */
+export const DEFAULT_TOKEN_LIFETIME_S = 86_400;
+
+/**
+ * customData keys the service owns. Rule 6 says such keys are ignored on input; the contract
+ * does not name them. ASSUMED: keys starting with `_` or `$` are server namespaces. We strip them
+ * before sending (the server would drop them anyway) and never count them against rule 1.
+ */
+export const RESERVED_CUSTOM_DATA_KEY = /^[_$]/;
+/** Rule 5 of the contract (KNOWN). Refused, never stripped: they signal hostile or broken input. */
+export const FORBIDDEN_CUSTOM_DATA_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
+export const CUSTOM_DATA_MAX_KEYS = 10;
+export const CUSTOM_DATA_MAX_KEY_LENGTH = 255;
+export const CUSTOM_DATA_MAX_STRING_LENGTH = 255;
+
+/** Open value sets: these are the values known today; any other string must pass through. */
+export const KNOWN_RISK_ASSESSMENT_STATUSES = ['NEW', 'UNDER_REVIEW', 'IN_RISK_MITIGATION', 'EUDR_COMPLIANT', 'EUDR_NON_COMPLIANT'] as const;
+export const KNOWN_RISK_LEVELS = ['high', 'medium', 'low', 'none'] as const;
+export const KNOWN_ANALYSIS_TYPES = ['EUFOROBS', 'PRECISION', 'OS'] as const;
+export const KNOWN_ANALYSIS_STATUSES = ['PENDING', 'not started', 'started', 'succeeded', 'failed'] as const;
+export const KNOWN_COMMODITIES = ['cattle', 'cocoa', 'coffee', 'oil palm', 'rubber', 'soya', 'wood'] as const;
+/** Transaction statuses. AVAILABLE is an ASSUMED name; unknown statuses are stored, never fatal. */
+export const KNOWN_TRANSACTION_STATUSES = ['DRAFT', 'TO_SUBMIT', 'SUBMITTED', 'AVAILABLE', 'ERROR', 'WITHDRAWN'] as const;
+export const ACTIVITY_TYPES = ['IMPORT', 'EXPORT', 'TRADE', 'DOMESTIC'] as const; // contract: closed enum
+export const COMPONENT_UNITS = ['LTR', 'MTR', 'MTRSQR', 'MTRCUBE', 'KGM', 'TNE', 'PCS', 'PR', 'SET', 'PKG'] as const; // KNOWN
+export const INVITATION_STATUSES = ['PENDING', 'ACCEPTED', 'REJECTED', 'CANCELLED'] as const; // contract
+/** `includes` of GET /transactions (KNOWN). */
+export const TRANSACTION_INCLUDES = ['components', 'components.ddsReferences'] as const;
+
+/** `includes` of GET /businesses/{businessId}/plots (contract) and the only combinations allowed. */
+export const PLOT_RELATIONS = ['minimumAnalysisResults', 'mostRecentAnalysesByType', 'mostRecentAnalysis', 'riskAssessmentStatus', 'riskLevel', 'suppliers'] as const;
+export const PLOT_RELATION_PAIRS: ReadonlyArray<readonly [string, string]> = [
+  ['mostRecentAnalysis', 'mostRecentAnalysesByType'],
+  ['minimumAnalysisResults', 'riskLevel'],
+];
+/** filter.* fields and their allowed operations (contract). Format `{$not:}OPERATION:VALUE`. */
+export const PLOT_FILTER_OPERATIONS = {
+  commodities: ['$contains'],
+  countryCode: ['$eq'],
+  riskAssessmentStatus: ['$eq'],
+  areaHa: ['$gte', '$lte'],
+} as const;
+
+/** Webhook input limits (contract). */
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 1000;
+
+/** DDS reference and verification number, on the transaction record (ASSUMED field names). */
+export const TRANSACTION_REFERENCE_FIELD = 'referenceNumber';
+export const TRANSACTION_VERIFICATION_FIELD = 'verificationNumber';
+
+/**
+ * Statuses that mean "the request was not processed": safe to retry for every method, POST
+ * included. ASSUMED: no rate limit is documented; 429 and 503 are refused before any work.
+ */
+export const RETRY_ANY_METHOD_STATUSES: ReadonlySet<number> = new Set([429, 503]);

@@ -1,0 +1,153 @@
+import type { Logger } from 'pino';
+import { NetworkError, UpstreamError, RateLimitedError, ServerError } from './errors.ts';
+import { errorForStatus, serviceMessagesFrom } from './error-mapping.ts';
+import { parseRetryAfter, type RetryAfterBounds } from './retry-after.ts';
+import type { HttpMethod } from './retry-policy.ts';
+import type { Redactor } from './redact.ts';
+import { count, type ClientStats } from './stats.ts';
+
+/**
+ * One HTTP exchange: fetch with a timeout, status → typed error, body read inside the timeout.
+ * No retries, no auth decisions here (see retry.ts and client-core.ts). Nothing secret is logged:
+ * the log line names method, path template, path, status, duration and attempt only.
+ */
+
+export interface HttpRequest {
+  method: HttpMethod;
+  /** `METHOD /path/{template}`: the stable name used in errors, logs and stats. */
+  endpoint: string;
+  url: URL;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface BodyReader<T> {
+  /** Streaming readers return at headers; the timeout then no longer applies to the body. */
+  streaming?: boolean;
+  read(res: Response): Promise<T>;
+}
+
+export interface TransportDeps {
+  fetch: typeof fetch;
+  redactor: Redactor;
+  now: () => number;
+  timeoutMs: number;
+  retryAfterBounds: RetryAfterBounds;
+  logger?: Logger | undefined;
+  stats: ReadonlyArray<ClientStats | undefined>;
+}
+
+class RequestTimeout extends Error {}
+
+/** Codes that mean the request never reached the service: repeating it cannot duplicate work. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function failureCode(e: unknown): string | undefined {
+  const cause = (e as { cause?: { code?: unknown } } | undefined)?.cause;
+  const code = cause?.code ?? (e as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+export async function sendOnce<T>(req: HttpRequest, reader: BodyReader<T>, deps: TransportDeps, attempt: number, signal?: AbortSignal): Promise<T> {
+  signal?.throwIfAborted();
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new RequestTimeout()), deps.timeoutMs);
+  const onCallerAbort = () => controller.abort(signal!.reason);
+  signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const cleanup = () => {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onCallerAbort);
+  };
+  const started = deps.now();
+  count(deps.stats, 'requests');
+
+  // Turns a low-level failure into NetworkError; a caller's own abort passes through untouched.
+  const networkError = (e: unknown, phase: 'request' | 'body', status?: number): unknown => {
+    if (signal?.aborted) return signal.reason;
+    if (e instanceof UpstreamError) return e;
+    count(deps.stats, 'networkErrors');
+    const timedOut = controller.signal.reason instanceof RequestTimeout;
+    const code = failureCode(e);
+    const reason = timedOut
+      ? `no ${phase === 'body' ? 'complete body' : 'response'} within ${deps.timeoutMs} ms`
+      : phase === 'body'
+        ? `response body truncated or invalid (${deps.redactor.scrub(String((e as Error)?.message ?? e))})`
+        : deps.redactor.scrub(code ?? String((e as Error)?.message ?? e));
+    const outcomeUnknown = phase === 'body' || timedOut || !(code && NOT_SENT_CODES.has(code));
+    return new NetworkError(req.endpoint, reason, { cause: e, outcomeUnknown, status });
+  };
+
+  let res: Response;
+  try {
+    res = await deps.fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: controller.signal });
+  } catch (e) {
+    cleanup();
+    deps.logger?.debug({ method: req.method, endpoint: req.endpoint, path: req.url.pathname, status: null, ms: deps.now() - started, attempt }, 'upstream request failed');
+    throw networkError(e, 'request');
+  }
+  deps.logger?.debug({ method: req.method, endpoint: req.endpoint, path: req.url.pathname, status: res.status, ms: deps.now() - started, attempt }, 'upstream request');
+
+  if (!res.ok) {
+    let text = '';
+    try {
+      text = await res.text();
+    } catch {
+      // The status is what matters; a lost error body only loses the service's message.
+    }
+    cleanup();
+    if (signal?.aborted) throw signal.reason;
+    const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), deps.now(), deps.retryAfterBounds);
+    const error = errorForStatus(req.endpoint, res.status, serviceMessagesFrom(text).map((m) => deps.redactor.scrub(m)), retryAfterMs);
+    if (error instanceof RateLimitedError) count(deps.stats, 'rateLimited');
+    if (error instanceof ServerError || res.status >= 500) count(deps.stats, 'serverErrors');
+    throw error;
+  }
+
+  try {
+    return await reader.read(res);
+  } catch (e) {
+    throw networkError(e, 'body', res.status);
+  } finally {
+    if (reader.streaming) clearTimeout(timer);
+    else cleanup();
+  }
+}
+
+/** JSON body read fully (bounded responses); a truncated or unparseable body is a NetworkError. */
+export const jsonBody: BodyReader<unknown> = {
+  async read(res) {
+    const text = await res.text();
+    if (res.status === 204 || text.trim() === '') return undefined;
+    return JSON.parse(text) as unknown;
+  },
+};
+
+/** Body discarded (204 and acknowledgements). */
+export const noBody: BodyReader<void> = {
+  async read(res) {
+    await res.arrayBuffer();
+  },
+};
+
+/** Plain text body (webhook secret may arrive as text). */
+export const textBody: BodyReader<{ text: string; contentType: string | null }> = {
+  async read(res) {
+    return { text: await res.text(), contentType: res.headers.get('content-type') };
+  },
+};
+
+export interface StreamedBody {
+  body: ReadableStream<Uint8Array>;
+  contentType: string | null;
+  contentLength: number | undefined;
+}
+
+/** Body handed over as a stream (PDFs, unbounded lists). */
+export const streamBody: BodyReader<StreamedBody> = {
+  streaming: true,
+  async read(res) {
+    if (!res.body) throw new Error('response has no body');
+    const length = res.headers.get('content-length');
+    return { body: res.body, contentType: res.headers.get('content-type'), contentLength: length === null ? undefined : Number(length) };
+  },
+};

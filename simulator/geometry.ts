@@ -1,0 +1,81 @@
+// Construction of plot polygons whose true area is known in advance, so `surfaceArea` agrees
+// with what a client computes (e.g. @turf/area) without computing it per request.
+import type { Rand } from './rng.ts';
+
+export interface PolygonGeometry {
+  type: 'Polygon';
+  coordinates: number[][][];
+}
+
+// Same sphere radius as @turf/area, so planar areas in the local tangent plane agree closely.
+const EARTH_RADIUS_M = 6378137;
+const METERS_PER_DEGREE = (Math.PI * EARTH_RADIUS_M) / 180;
+
+function round7(value: number): number {
+  return Math.round(value * 1e7) / 1e7;
+}
+
+/** A shape in metres around its centre: vertices in counter-clockwise order, not closed. */
+export interface LocalShape {
+  xs: number[];
+  ys: number[];
+}
+
+function shoelace(shape: LocalShape): number {
+  let twice = 0;
+  const n = shape.xs.length;
+  for (let i = 0; i < n; i++) {
+    const j = (i + 1) % n;
+    twice += (shape.xs[i] ?? 0) * (shape.ys[j] ?? 0) - (shape.xs[j] ?? 0) * (shape.ys[i] ?? 0);
+  }
+  return twice / 2;
+}
+
+/**
+ * A star-shaped polygon (strictly increasing angles around the centre, hence simple and
+ * counter-clockwise) scaled to exactly `areaM2` in the local plane.
+ */
+export function starShape(rand: Rand, areaM2: number): LocalShape {
+  const n = rand.int(5, 9);
+  const step = (2 * Math.PI) / n;
+  const xs: number[] = [];
+  const ys: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const angle = i * step + (rand.next() - 0.5) * 0.6 * step;
+    const radius = 0.75 + rand.next() * 0.5;
+    xs.push(radius * Math.cos(angle));
+    ys.push(radius * Math.sin(angle));
+  }
+  const scale = Math.sqrt(areaM2 / shoelace({ xs, ys }));
+  return { xs: xs.map((x) => x * scale), ys: ys.map((y) => y * scale) };
+}
+
+/** Scales a shape about its centre so its area is multiplied by `areaRatio`. */
+export function shrinkShape(shape: LocalShape, areaRatio: number): LocalShape {
+  const f = Math.sqrt(areaRatio);
+  return { xs: shape.xs.map((x) => x * f), ys: shape.ys.map((y) => y * f) };
+}
+
+/** Places a local shape at (lon, lat) as a closed GeoJSON ring. */
+export function toPolygon(shape: LocalShape, lon: number, lat: number): PolygonGeometry {
+  const lonScale = METERS_PER_DEGREE * Math.cos((lat * Math.PI) / 180);
+  const ring: number[][] = shape.xs.map((x, i) => [round7(lon + x / lonScale), round7(lat + (shape.ys[i] ?? 0) / METERS_PER_DEGREE)]);
+  const first = ring[0];
+  if (first) ring.push([first[0] ?? 0, first[1] ?? 0]);
+  return { type: 'Polygon', coordinates: [ring] };
+}
+
+/** A deliberately self-intersecting "bow-tie" ring of roughly `areaM2`. */
+export function bowTie(lon: number, lat: number, areaM2: number): PolygonGeometry {
+  const half = Math.sqrt(areaM2) / 2;
+  return toPolygon({ xs: [-half, half, half, -half], ys: [-half, half, -half, half] }, lon, lat);
+}
+
+/** Planar area in m² of a lon/lat ring (local tangent plane at its first point). */
+export function ringAreaM2(ring: number[][]): number {
+  const lat0 = ring[0]?.[1] ?? 0;
+  const lonScale = METERS_PER_DEGREE * Math.cos((lat0 * Math.PI) / 180);
+  const xs = ring.slice(0, -1).map((p) => (p[0] ?? 0) * lonScale);
+  const ys = ring.slice(0, -1).map((p) => (p[1] ?? 0) * METERS_PER_DEGREE);
+  return Math.abs(shoelace({ xs, ys }));
+}

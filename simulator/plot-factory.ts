@@ -1,0 +1,160 @@
+// Generates one plot from (seed, global index): the same plot every time, with no storage.
+import {
+  ANALYSIS_STATUSES, PENDING_ANALYSIS_STATUSES, PLACE_WORDS, PLOT_NAME_WORDS, PRODUCING_COUNTRIES,
+  RISK_ASSESSMENT_STATUSES, RISK_LEVELS, SPECIES_BY_COMMODITY,
+} from './catalog.ts';
+import { bowTie, shrinkShape, starShape, toPolygon, type PolygonGeometry } from './geometry.ts';
+import type { BusinessNode } from './layout.ts';
+import { Rand, hash, uuidFor } from './rng.ts';
+
+export interface Analysis {
+  id: string;
+  createdAt: string;
+  updatedAt: string;
+  status: string;
+  plotId: string;
+  analysedAt: string;
+  version: string;
+  deforestedArea: number;
+  deforestedGeometry: PolygonGeometry | Record<string, never>;
+  riskOfDeforestation: number;
+  type: string;
+  customData: Record<string, unknown>;
+  name: string;
+}
+
+/** Internal plot state: generated, then overlaid with mutations, then projected to the wire. */
+export interface PlotState {
+  g: number;
+  id: string;
+  ownerIndex: number;
+  createdAt: string;
+  updatedAt: string;
+  geometry: PolygonGeometry;
+  commodities: string[];
+  name: string;
+  surfaceArea: number;
+  countryCode: string;
+  analyses: Analysis[];
+  riskAssessmentStatus: string;
+  /** Explicit risk level; undefined = derived from the analyses (null while pending). */
+  riskLevel?: string | null;
+  species: Array<{ scientificName: string; commonName: string }>;
+  productionDateStart: string | Record<string, never>;
+  productionDateEnd: string | Record<string, never>;
+  filename: string | Record<string, never>;
+  description: string;
+  customData: Record<string, unknown>;
+}
+
+/** Deliberately odd records, placed on the first non-own plots (global order) so tests find them. */
+export const ODD_KINDS = ['bowTie', 'emptyObjects', 'unicodeName', 'noAnalyses', 'pendingAnalysis'] as const;
+export type OddKind = (typeof ODD_KINDS)[number];
+
+const EPOCH = Date.UTC(2023, 0, 1);
+const DAY = 86_400_000;
+
+/** Plot ids embed the global index in their last 12 hex digits, so an id maps back to its plot. */
+export function plotIdFor(seed: number, g: number): string {
+  const prefix = uuidFor(seed, 'plot', g).slice(0, 24);
+  const tail = (g + (hash(seed, 'plot-offset') % 0x1000000)).toString(16).padStart(12, '0');
+  return prefix + tail;
+}
+
+export function plotIndexOf(seed: number, id: string): number | undefined {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)) return undefined;
+  const g = parseInt(id.slice(24), 16) - (hash(seed, 'plot-offset') % 0x1000000);
+  return g >= 0 && plotIdFor(seed, g) === id ? g : undefined;
+}
+
+function isoDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+function round2(value: number): number {
+  return Math.round(value * 100) / 100;
+}
+
+export function oddKindOf(g: number, ownPlots: number, totalPlots: number): OddKind | undefined {
+  const k = g - ownPlots;
+  return k >= 0 && g < totalPlots ? ODD_KINDS[k] : undefined;
+}
+
+function makeAnalysis(seed: number, g: number, plotId: string, type: string, createdMs: number, rand: Rand,
+  shape: ReturnType<typeof starShape>, lon: number, lat: number, areaM2: number, status: string): Analysis {
+  const analysedMs = createdMs + rand.int(1, 200) * DAY + rand.int(0, 86_399) * 1000;
+  const deforestedShare = status === 'succeeded' && rand.chance(0.25) ? rand.next() * 0.3 : 0;
+  const at = new Date(analysedMs).toISOString();
+  return {
+    id: uuidFor(seed, 'analysis', g, type),
+    createdAt: at,
+    updatedAt: at,
+    status,
+    plotId,
+    analysedAt: at,
+    version: type === 'PRECISION' ? '3.1.0' : '2.4.2',
+    deforestedArea: round2(areaM2 * deforestedShare),
+    deforestedGeometry: deforestedShare > 0 ? toPolygon(shrinkShape(shape, deforestedShare), lon, lat) : {},
+    riskOfDeforestation: status === 'succeeded' ? Math.round(Math.min(1, deforestedShare * 2 + rand.next() * 0.2) * 1000) / 1000 : 0,
+    type,
+    customData: {},
+    name: `${type === 'PRECISION' ? 'Precision' : 'EU forest observatory'} analysis`,
+  };
+}
+
+export function generatePlot(seed: number, g: number, owner: BusinessNode, ownPlots: number, totalPlots: number): PlotState {
+  const rand = new Rand(seed, 'plot', g);
+  const odd = oddKindOf(g, ownPlots, totalPlots);
+  const id = plotIdFor(seed, g);
+  const country = PRODUCING_COUNTRIES.find((c) => c.code === owner.countryCode) ?? PRODUCING_COUNTRIES[0]!;
+  const [minLon, maxLon, minLat, maxLat] = country.box;
+  const lon = minLon + rand.next() * (maxLon - minLon);
+  const lat = minLat + rand.next() * (maxLat - minLat);
+  // Log-uniform 0.5–500 ha: many small farms, a few large estates.
+  const areaM2 = Math.exp(Math.log(5_000) + rand.next() * Math.log(1000));
+  const shape = starShape(rand, areaM2);
+  // The first plot of each business carries all its commodities, so the connection's union is exact.
+  const commodities = g === owner.plotStart ? [...owner.commodities] : [rand.pick(owner.commodities)];
+  const createdMs = EPOCH + (hash(seed, 'plot-created', g) % 400) * DAY + rand.int(0, 86_399) * 1000;
+  const statusRoll = rand.next();
+  const euStatus = odd === 'pendingAnalysis' ? 'PENDING' : statusRoll < 0.8 ? 'succeeded' : (ANALYSIS_STATUSES[Math.floor(rand.next() * 4)] ?? 'PENDING');
+  const analyses: Analysis[] = [];
+  if (odd !== 'noAnalyses') {
+    analyses.push(makeAnalysis(seed, g, id, 'EUFOROBS', createdMs, rand, shape, lon, lat, areaM2, euStatus));
+    if (rand.chance(0.3)) analyses.push(makeAnalysis(seed, g, id, 'PRECISION', createdMs + 30 * DAY, rand, shape, lon, lat, areaM2, rand.chance(0.85) ? 'succeeded' : 'started'));
+  }
+  const hasDates = odd !== 'emptyObjects' && rand.chance(0.7);
+  const startMs = EPOCH - rand.int(30, 700) * DAY;
+  const updatedMs = createdMs + rand.int(0, 60) * DAY;
+  const speciesList = SPECIES_BY_COMMODITY[commodities[0] ?? ''] ?? [];
+  return {
+    g,
+    id,
+    ownerIndex: owner.index,
+    createdAt: new Date(createdMs).toISOString(),
+    updatedAt: new Date(Math.max(updatedMs, ...analyses.map((a) => Date.parse(a.analysedAt)))).toISOString(),
+    geometry: odd === 'bowTie' ? bowTie(lon, lat, areaM2) : toPolygon(shape, lon, lat),
+    commodities,
+    name: odd === 'unicodeName' ? 'Café São João — 農園 🌱' : `${rand.pick(PLOT_NAME_WORDS)} ${rand.pick(PLACE_WORDS)} ${g}`,
+    surfaceArea: round2(areaM2),
+    countryCode: country.code,
+    analyses,
+    riskAssessmentStatus: RISK_ASSESSMENT_STATUSES[Math.min(4, Math.floor(rand.next() ** 1.6 * 5))] ?? 'NEW',
+    species: odd === 'emptyObjects' ? [] : speciesList.length > 0 ? [rand.pick(speciesList)] : [],
+    productionDateStart: hasDates ? isoDay(startMs) : {},
+    productionDateEnd: hasDates ? isoDay(startMs + rand.int(30, 365) * DAY) : {},
+    filename: odd !== 'emptyObjects' && rand.chance(0.5) ? `upload-${hash(seed, 'file', owner.index) % 10_000}.geojson` : {},
+    description: odd === 'emptyObjects' ? '' : `${commodities.join(', ')} plot near ${country.city}`,
+    customData: odd === 'emptyObjects' ? {} : { farmCode: `F-${owner.index}-${g - owner.plotStart}` },
+  };
+}
+
+/** Risk level follows the most recent analysis unless set explicitly; null while it is pending. */
+export function derivedRiskLevel(seed: number, plot: PlotState, latest: Analysis | undefined): string | null {
+  if (plot.riskLevel !== undefined) return plot.riskLevel;
+  if (!latest || PENDING_ANALYSIS_STATUSES.has(latest.status)) return null;
+  if (latest.status === 'failed') return 'none';
+  if (latest.riskOfDeforestation > 0.3) return 'high';
+  if (latest.riskOfDeforestation > 0.1) return 'medium';
+  return RISK_LEVELS[2 + (hash(seed, 'risk', plot.g) % 2)] ?? 'low';
+}

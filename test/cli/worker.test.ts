@@ -1,0 +1,55 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { inject } from 'vitest';
+import { startSimulator, type Simulator } from '../../simulator/index.ts';
+import { createTestDatabase } from '../support/databases.ts';
+import { runDdsync } from '../support/processes.ts';
+
+describe('ddsync worker', () => {
+  let sim: Simulator;
+  let env: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ port: 0, suppliers: 2, plots: 50 });
+    env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DATABASE_URL: await createTestDatabase('cliworker'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: `cli-worker-${process.pid}`,
+      DDSYNC_UPSTREAM_URL: sim.url,
+      DDSYNC_CLIENT_ID: 'ddsync-demo',
+      DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
+      DDSYNC_LOG_FORMAT: 'json',
+    };
+  });
+  afterAll(async () => {
+    await sim?.close();
+  });
+
+  it('reports every configuration problem at once and exits 2', async () => {
+    const run = runDdsync(['worker'], { PATH: process.env.PATH, DDSYNC_CLIENT_SECRET: 'top-secret-value', DATABASE_URL: 'mysql://u:pw-999@h/db' });
+    expect(await run.exited).toBe(2);
+    const out = run.output();
+    expect(out).toContain('DDSYNC_UPSTREAM_URL is required');
+    expect(out).toContain('DDSYNC_CLIENT_ID is required');
+    expect(out).toContain('DATABASE_URL is malformed: expected a postgres:// URL');
+    expect(out).not.toContain('top-secret-value');
+    expect(out).not.toContain('pw-999');
+  });
+
+  it('connects to Temporal and Postgres, then stops cleanly on SIGINT', async () => {
+    const run = runDdsync(['worker'], env);
+    await run.waitFor(/worker ready/, 90_000);
+    run.child.kill('SIGINT');
+    expect(await run.exited).toBe(0);
+    expect(run.output()).toContain('worker stopped');
+    expect(run.output()).not.toContain('ddsync-demo-secret');
+  }, 120_000);
+
+  it('fails fast with a clear message when the warehouse is unreachable', async () => {
+    const run = runDdsync(['worker'], { ...env, DATABASE_URL: 'postgres://u:secret-pw@127.0.0.1:1/none' });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain('cannot reach the warehouse at DATABASE_URL');
+    expect(run.output()).not.toContain('secret-pw');
+  });
+});

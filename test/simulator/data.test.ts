@@ -1,0 +1,118 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import area from '@turf/area';
+import { startSimulator, type Simulator } from '../../simulator/index.ts';
+
+type Ring = number[][];
+interface Plot { id: string; geometry: { type: string; coordinates: Ring[] }; surfaceArea: number; name: string; [k: string]: unknown }
+
+function segmentsCross(a: number[], b: number[], c: number[], d: number[]): boolean {
+  const o = (p: number[], q: number[], r: number[]): number => Math.sign(((q[0] ?? 0) - (p[0] ?? 0)) * ((r[1] ?? 0) - (p[1] ?? 0)) - ((q[1] ?? 0) - (p[1] ?? 0)) * ((r[0] ?? 0) - (p[0] ?? 0)));
+  return o(a, b, c) * o(a, b, d) < 0 && o(c, d, a) * o(c, d, b) < 0;
+}
+
+function ringProblems(ring: Ring): string[] {
+  const problems: string[] = [];
+  const first = ring[0];
+  const last = ring[ring.length - 1];
+  if (!first || !last || first[0] !== last[0] || first[1] !== last[1]) problems.push('not closed');
+  let twice = 0;
+  for (let i = 0; i < ring.length - 1; i++) twice += (ring[i]![0]! * ring[i + 1]![1]!) - (ring[i + 1]![0]! * ring[i]![1]!);
+  if (twice <= 0) problems.push('not counter-clockwise');
+  const n = ring.length - 1;
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 2; j < n; j++) {
+      if (i === 0 && j === n - 1) continue;
+      if (segmentsCross(ring[i]!, ring[i + 1]!, ring[j]!, ring[j + 1]!)) problems.push('self-intersecting');
+    }
+  }
+  return problems;
+}
+
+describe('seeded dataset', () => {
+  const sims: Simulator[] = [];
+  afterAll(async () => { await Promise.all(sims.map((s) => s.close())); });
+  const start = async (opts: Parameters<typeof startSimulator>[0]): Promise<Simulator> => {
+    const sim = await startSimulator({ port: 0, ...opts });
+    sims.push(sim);
+    return sim;
+  };
+
+  it('is identical for the same seed and different for another seed', async () => {
+    const [a, b, c] = await Promise.all([start({ seed: 7, plots: 300 }), start({ seed: 7, plots: 300 }), start({ seed: 8, plots: 300 })]);
+    const dump = (s: Simulator): string => JSON.stringify([...s.control.plots()]);
+    expect(dump(a)).toBe(dump(b));
+    expect(dump(a)).not.toBe(dump(c));
+    expect(a.control.suppliers()).toEqual(b.control.suppliers());
+  });
+
+  it('has valid closed counter-clockwise polygons with surfaceArea matching the real area; only the bow-tie is invalid', async () => {
+    const sim = await start({ seed: 3, plots: 1500 });
+    const odd = sim.control.oddRecords();
+    let count = 0;
+    for (const { plot } of sim.control.plots()) {
+      const p = plot as Plot;
+      count++;
+      expect(p.geometry.type).toBe('Polygon');
+      const problems = ringProblems(p.geometry.coordinates[0] ?? []);
+      if (p.id === odd.bowTie) {
+        expect(problems).toContain('self-intersecting');
+        continue;
+      }
+      expect(problems, `plot ${p.id}`).toEqual([]);
+      const ha = p.surfaceArea / 10_000;
+      expect(ha).toBeGreaterThanOrEqual(0.5);
+      expect(ha).toBeLessThanOrEqual(500);
+      const real = area({ type: 'Feature', properties: {}, geometry: p.geometry as never });
+      expect(Math.abs(real - p.surfaceArea) / p.surfaceArea).toBeLessThan(0.02);
+    }
+    expect(count).toBe(1500);
+    expect(sim.control.countPlots()).toBe(1500);
+  });
+
+  it('exposes odd records: empty objects, unicode name, no analyses, pending analysis', async () => {
+    const sim = await start({ seed: 1, plots: 200 });
+    const odd = sim.control.oddRecords();
+    const empty = sim.control.getPlot(odd.emptyObjects ?? '');
+    expect(empty?.['productionDateStart']).toEqual({});
+    expect(empty?.['filename']).toEqual({});
+    expect(sim.control.getPlot(odd.unicodeName ?? '')?.['name']).toBe('Café São João — 農園 🌱');
+    const none = sim.control.getPlot(odd.noAnalyses ?? '');
+    expect(none?.['mostRecentAnalysis']).toEqual({});
+    expect(none?.['mostRecentAnalysesByType']).toEqual({});
+    expect(none?.['riskLevel']).toBeNull();
+    const pending = sim.control.getPlot(odd.pendingAnalysis ?? '');
+    expect((pending?.['mostRecentAnalysesByType'] as Record<string, { status: string }>)['EUFOROBS']?.status).toBe('PENDING');
+    expect(pending?.['riskLevel']).toBeNull();
+  });
+
+  it('follows an explicit layout, with shared upstream plots reachable through two suppliers', async () => {
+    const sim = await start({ layout: { ownPlots: 3, suppliers: [{ plots: 500 }, { plots: 1000, upstream: [20] }, { plots: 0 }], shared: [{ plots: 10, suppliers: [0, 1] }] } });
+    const [s0, s1, s2] = sim.control.suppliers();
+    expect(s0?.plotsCount).toBe(510);
+    expect(s1?.plotsCount).toBe(1030);
+    expect(s2?.plotsCount).toBe(0);
+    expect(sim.control.countPlots()).toBe(3 + 500 + 1000 + 20 + 10);
+    const shared = [...sim.control.plots()].filter((p) => p.supplierIds.length === 2);
+    expect(shared).toHaveLength(10);
+    expect(shared[0]?.supplierIds.sort()).toEqual([s0?.id, s1?.id].sort());
+  });
+
+  it('applies mutations: edit, new analysis, risk status, removal, disconnect, reset', async () => {
+    const sim = await start({ layout: { ownPlots: 0, suppliers: [{ plots: 5 }, { plots: 5 }] } });
+    const [first] = [...sim.control.plots()];
+    const id = first?.plot['id'] as string;
+    expect(sim.control.editPlot(id, { name: 'Renamed', commodities: ['soya'] })['name']).toBe('Renamed');
+    const analysed = sim.control.addAnalysis(id, { type: 'PRECISION', status: 'succeeded', riskOfDeforestation: 0.9 });
+    expect((analysed['mostRecentAnalysis'] as { type: string }).type).toBe('PRECISION');
+    expect(analysed['riskLevel']).toBe('high');
+    expect(sim.control.setRiskStatus(id, 'EUDR_COMPLIANT', 'low')['riskAssessmentStatus']).toBe('EUDR_COMPLIANT');
+    sim.control.removePlot(id);
+    expect(sim.control.countPlots()).toBe(9);
+    expect(sim.control.getPlot(id)).toBeUndefined();
+    sim.control.disconnectSupplier(sim.control.suppliers()[1]?.id ?? '');
+    expect(sim.control.countPlots()).toBe(4);
+    sim.control.reset();
+    expect(sim.control.countPlots()).toBe(10);
+    expect(sim.control.getPlot(id)?.['name']).not.toBe('Renamed');
+  });
+});

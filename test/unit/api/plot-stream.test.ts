@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createUpstreamClient } from '../../../activities/api/client.ts';
+import { NetworkError, ResponseValidationError } from '../../../activities/api/errors.ts';
+import { fakeJwt, startServer, tokenRoute, type Handler, type LocalServer } from './local-server.ts';
+import { samplePlot } from './samples.ts';
+
+let server: LocalServer | undefined;
+afterEach(async () => server?.close());
+
+async function collect(answer: Handler) {
+  server = await startServer((req, res) => {
+    if (tokenRoute(req, res, () => fakeJwt(1))) return;
+    return answer(req, res);
+  });
+  const client = createUpstreamClient({ baseUrl: server.url, clientId: 'c', clientSecret: 'secret-xyz', maxAttempts: 1 });
+  const ids: string[] = [];
+  try {
+    for await (const plot of client.ownPlots()) ids.push(plot.id);
+    return { ids, error: undefined };
+  } catch (e) {
+    return { ids, error: e as Error };
+  }
+}
+
+/** Writes the array in many small chunks, as a slow network would. */
+function chunked(text: string, opts: { cutAt?: number } = {}): Handler {
+  return async (_q, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const end = opts.cutAt ?? text.length;
+    for (let i = 0; i < end; i += 4096) {
+      res.write(text.slice(i, Math.min(i + 4096, end)));
+      await new Promise((r) => setImmediate(r));
+    }
+    if (opts.cutAt === undefined) res.end();
+    else res.socket?.destroy();
+  };
+}
+
+describe('GET /plots streamed', () => {
+  it('yields normalised plots one by one from a chunked array', async () => {
+    const plots = Array.from({ length: 60 }, (_, i) => samplePlot(i));
+    const { ids, error } = await collect(chunked(JSON.stringify(plots)));
+    expect(error).toBeUndefined();
+    expect(ids).toHaveLength(60);
+    expect(ids[59]).toBe(plots[59]!['id']);
+  });
+
+  it('an empty array yields nothing', async () => {
+    const { ids, error } = await collect(chunked('[]'));
+    expect(error).toBeUndefined();
+    expect(ids).toEqual([]);
+  });
+
+  it('a body cut short raises a retryable NetworkError naming the endpoint', async () => {
+    const text = JSON.stringify(Array.from({ length: 30 }, (_, i) => samplePlot(i)));
+    const { ids, error } = await collect(chunked(text, { cutAt: Math.floor(text.length / 2) }));
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error!.message).toMatch(/^GET \/plots: network error/);
+    expect((error as NetworkError).retryable).toBe(true);
+    expect(ids.length).toBeGreaterThan(0);
+    expect(ids.length).toBeLessThan(30);
+  });
+
+  it('a complete body that is not valid JSON, or not an array, raises NetworkError', async () => {
+    const a = await collect(chunked(`[${JSON.stringify(samplePlot(0))},`));
+    expect(a.error).toBeInstanceOf(NetworkError);
+    expect(a.error!.message).toMatch(/^GET \/plots: network error: plot stream truncated or not a JSON array/);
+    const b = await collect(chunked('{"data": []}'));
+    expect(b.error).toBeInstanceOf(NetworkError);
+  });
+
+  it('a plot that does not match names its index', async () => {
+    const { error } = await collect(chunked(JSON.stringify([samplePlot(0), samplePlot(1, { geometry: { type: 'Polygon', coordinates: 'x' } })])));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error!.message).toBe('GET /plots: [1].geometry.coordinates: expected array');
+  });
+});
