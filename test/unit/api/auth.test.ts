@@ -125,13 +125,13 @@ describe('client authentication', () => {
       json(res, 400, { statusCode: 400, message: [`token ${token} is odd`, `Bearer ${token}`], error: 'Bad Request' });
     });
     const bad = createUpstreamClient({ baseUrl: server.url, clientId: 'cid', clientSecret: `${SECRET}wrong`, logger });
-    const e1 = await bad.listSuppliers().catch((e: unknown) => e as Error);
+    const e1 = (await bad.listSuppliers().catch((e: unknown) => e)) as Error;
     expect(e1).toBeInstanceOf(UnauthorizedError);
     expect(e1.message).toContain('POST /auth/machine-to-machine-clients/token');
     expect(e1.message).not.toContain(SECRET);
 
     const good = createUpstreamClient({ baseUrl: server.url, clientId: 'cid', clientSecret: SECRET, logger });
-    const e2 = await good.listSuppliers().catch((e: unknown) => e as BadRequestError);
+    const e2 = (await good.listSuppliers().catch((e: unknown) => e)) as BadRequestError;
     expect(e2).toBeInstanceOf(BadRequestError);
     expect(e2.serviceMessages).toHaveLength(2);
     for (const text of [e2.message, JSON.stringify(e2), String(e2.stack), ...e2.serviceMessages]) {

@@ -11,7 +11,7 @@ export interface RecordedRequest {
   body: string;
 }
 
-export type Handler = (req: RecordedRequest, res: ServerResponse) => void | Promise<void>;
+export type Handler = (req: RecordedRequest, res: ServerResponse) => unknown;
 
 export interface LocalServer {
   url: string;
