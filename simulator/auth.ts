@@ -1,6 +1,6 @@
 // The machine-to-machine token endpoint and bearer verification (HS256 JWT, per-process key).
 import { randomBytes, randomUUID } from 'node:crypto';
-import { SignJWT, jwtVerify } from 'jose';
+import { SignJWT, decodeJwt, jwtVerify } from 'jose';
 import { HttpError, badRequest } from './http-errors.ts';
 
 export interface AuthOptions {
@@ -14,6 +14,9 @@ export const TOKEN_SCOPE = 'api:read api:write';
 
 export class Auth {
   private key = randomBytes(32);
+  // Token ids seen in use, and those expired early by the tokenExpiry fault: few, one per token.
+  private used = new Set<string>();
+  private revoked = new Set<string>();
   constructor(private opts: AuthOptions) {}
 
   /** POST /auth/machine-to-machine-clients/token: 400 for a bad body, 401 for wrong credentials. */
@@ -49,11 +52,33 @@ export class Auth {
   async verify(header: string | undefined): Promise<void> {
     const match = /^Bearer\s+(\S+)$/i.exec(header ?? '');
     if (!match?.[1]) throw new HttpError(401, 'Unauthorized');
+    let jti: string | undefined;
     try {
-      await jwtVerify(match[1], this.key, { algorithms: ['HS256'] });
+      jti = (await jwtVerify(match[1], this.key, { algorithms: ['HS256'] })).payload.jti;
     } catch {
       throw new HttpError(401, 'Unauthorized');
     }
+    if (jti && this.revoked.has(jti)) throw new HttpError(401, 'Unauthorized');
+    if (jti) this.used.add(jti);
+  }
+
+  /**
+   * The tokenExpiry fault: a token that has already been used expires now, for good, as a token
+   * revoked or expired early by the live service would. A fresh token is never expired on its first
+   * use, so a client that re-authenticates once always recovers.
+   */
+  expireEarly(header: string | undefined): boolean {
+    const token = /^Bearer\s+(\S+)$/i.exec(header ?? '')?.[1];
+    if (!token) return false;
+    let jti: string | undefined;
+    try {
+      jti = decodeJwt(token).jti;
+    } catch {
+      return false;
+    }
+    if (!jti || !this.used.has(jti)) return false;
+    this.revoked.add(jti);
+    return true;
   }
 
   setCredentials(clientId: string, clientSecret: string): void {

@@ -70,7 +70,7 @@ async function writeReply(res: ServerResponse, reply: Reply, truncate: boolean):
 }
 
 /** Applies the exclusive fault, if any; returns a reply to send instead, 'reset', or undefined. */
-function faultReply(state: SimState, decision: FaultDecision, authenticated: boolean): Reply | 'reset' | undefined {
+function faultReply(state: SimState, decision: FaultDecision, authenticated: boolean, authorization: string | undefined): Reply | 'reset' | undefined {
   switch (decision.kind) {
     case 'http500': return errorReply(new HttpError(500, 'Internal server error (simulated)'));
     case 'http503': return errorReply(new HttpError(503, 'Service unavailable (simulated)'));
@@ -80,7 +80,7 @@ function faultReply(state: SimState, decision: FaultDecision, authenticated: boo
     }
     case 'http429NoRetryAfter': return errorReply(new HttpError(429, 'Too Many Requests'));
     case 'reset': return 'reset';
-    case 'tokenExpiry': return authenticated ? errorReply(new HttpError(401, 'Unauthorized')) : undefined;
+    case 'tokenExpiry': return authenticated && state.auth.expireEarly(authorization) ? errorReply(new HttpError(401, 'Unauthorized')) : undefined;
     default: return undefined;
   }
 }
@@ -97,7 +97,7 @@ export function createHttpServer(state: SimState, routes: Route[]): http.Server 
     let decision: FaultDecision = { latencyMs: 0, dropCreateResponse: false };
     if (!isControl) decision = decideFault(state.settings.faults, state.seed, state.requestCounter++, isToken);
     if (decision.latencyMs > 0) await state.timers.sleep(decision.latencyMs);
-    const injected = found && !isControl ? faultReply(state, decision, !found.route.public) : undefined;
+    const injected = found && !isControl ? faultReply(state, decision, !found.route.public, req.headers.authorization) : undefined;
     if (injected === 'reset') {
       req.socket.destroy();
       return;

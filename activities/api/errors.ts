@@ -126,8 +126,8 @@ export class ResponseValidationError extends UpstreamError {
   override name = 'ResponseValidationError';
   readonly issues: readonly ValidationIssue[];
   constructor(endpoint: string, issues: readonly ValidationIssue[], status?: number) {
+    // Message: `GET /businesses/{businessId}/plots: [12].geometry.coordinates: expected array`.
     super(formatIssues(issues), { endpoint, status, retryable: false });
-    // The summary already starts with the field path: drop the generic prefix noise.
     this.issues = issues;
   }
 }

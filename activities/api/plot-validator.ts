@@ -1,4 +1,4 @@
-import { BusinessSchema, type Analysis, type Business, type Plot } from '../../schema/upstream.ts';
+import { BusinessSchema, type Business, type Plot } from '../../schema/upstream.ts';
 import { ResponseValidationError } from './errors.ts';
 import {
   FieldFailure, isObject, optionalFlag, optionalGeometry, optionalNumber, optionalRecord, optionalString,
@@ -116,5 +116,3 @@ function toResponseError(e: unknown, endpoint: string, status?: number): unknown
   if (!(e instanceof FieldFailure)) return e;
   return new ResponseValidationError(endpoint, [{ path: formatPath(e.path), message: e.rule }], status);
 }
-
-export type { Analysis };

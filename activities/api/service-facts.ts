@@ -36,11 +36,8 @@ export type PathTemplate = (typeof PATHS)[keyof typeof PATHS];
 export const PLOT_PAGE_MAX_LIMIT = 500;
 /** ddsync reads full pages: fewer round trips for the refresh. */
 export const PLOT_PAGE_DEFAULT_LIMIT = 500;
-/**
- * Lists are plain arrays without total or next link (KNOWN), so a page with fewer than `limit`
- * items (or none) is the last; exactly `limit` means "ask for the next page".
- */
-export const LISTS_ARE_PLAIN_ARRAYS = true;
+// Lists are plain arrays without total or next link (KNOWN): the page-size stop rule lives in
+// page-rule.ts. An invalid `page` is served as page 1 (contract): plot-query.ts never sends one.
 
 /** Token lifetime when the token response omits expires_in (contract: 86400 s). */
 export const DEFAULT_TOKEN_LIFETIME_S = 86_400;
@@ -56,6 +53,8 @@ export const FORBIDDEN_CUSTOM_DATA_KEYS: ReadonlySet<string> = new Set(['__proto
 export const CUSTOM_DATA_MAX_KEYS = 10;
 export const CUSTOM_DATA_MAX_KEY_LENGTH = 255;
 export const CUSTOM_DATA_MAX_STRING_LENGTH = 255;
+// customData rule 7 (responses unchanged) and rule 8 (visible only to the record's owners) are
+// the server's: nothing to enforce client-side. See custom-data.ts.
 
 /** Open value sets: these are the values known today; any other string must pass through. */
 export const KNOWN_RISK_ASSESSMENT_STATUSES = ['NEW', 'UNDER_REVIEW', 'IN_RISK_MITIGATION', 'EUDR_COMPLIANT', 'EUDR_NON_COMPLIANT'] as const;
@@ -89,9 +88,10 @@ export const PLOT_FILTER_OPERATIONS = {
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 1000;
 
-/** DDS reference and verification number, on the transaction record (ASSUMED field names). */
-export const TRANSACTION_REFERENCE_FIELD = 'referenceNumber';
-export const TRANSACTION_VERIFICATION_FIELD = 'verificationNumber';
+/** DDS reference and verification number on the transaction record (ASSUMED field names; read into
+ *  Transaction.referenceNumber / verificationNumber whatever they are called upstream). */
+export const TRANSACTION_REFERENCE_FIELD: string = 'referenceNumber';
+export const TRANSACTION_VERIFICATION_FIELD: string = 'verificationNumber';
 
 /**
  * Statuses that mean "the request was not processed": safe to retry for every method, POST

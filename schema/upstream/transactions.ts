@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { customDataResponse, dateTime, opt, openEnum, unsetAsNull, type CustomData, type DateTime, type Open } from './primitives.ts';
-import { ACTIVITY_TYPES, COMPONENT_UNITS, KNOWN_TRANSACTION_STATUSES } from '../../activities/api/service-facts.ts';
+import {
+  ACTIVITY_TYPES, COMPONENT_UNITS, KNOWN_TRANSACTION_STATUSES, TRANSACTION_REFERENCE_FIELD, TRANSACTION_VERIFICATION_FIELD,
+} from '../../activities/api/service-facts.ts';
 
 /**
  * Transactions and components. The contract shows concepts only; field names come from
@@ -95,7 +97,18 @@ export const ComponentSchema: z.ZodType<Component> = z.looseObject({
   createdAt: opt(dateTime), updatedAt: opt(dateTime),
 });
 
-export const TransactionSchema: z.ZodType<Transaction> = z.looseObject({
+/**
+ * The DDS reference and verification number arrive under field names we only assume
+ * (service-facts.ts); they are read from there into `referenceNumber` / `verificationNumber`.
+ */
+function withReferenceFields(v: unknown): unknown {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+  const o = v as Record<string, unknown>;
+  if (TRANSACTION_REFERENCE_FIELD === 'referenceNumber' && TRANSACTION_VERIFICATION_FIELD === 'verificationNumber') return o;
+  return { ...o, referenceNumber: o[TRANSACTION_REFERENCE_FIELD], verificationNumber: o[TRANSACTION_VERIFICATION_FIELD] };
+}
+
+export const TransactionSchema: z.ZodType<Transaction> = z.preprocess(withReferenceFields, z.looseObject({
   id: z.string(),
   customId: str,
   status: openEnum(KNOWN_TRANSACTION_STATUSES),
@@ -108,4 +121,4 @@ export const TransactionSchema: z.ZodType<Transaction> = z.looseObject({
   components: opt(z.array(ComponentSchema)),
   customData: opt(customDataResponse),
   createdAt: opt(dateTime), updatedAt: opt(dateTime),
-});
+}));

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFaults } from '../../simulator/index.ts';
-import { startClient, type Client } from './helpers.ts';
+import { startClient, tokenFor, type Client } from './helpers.ts';
 
 /** Raw HTTP/1.1 exchange, so truncation and resets are visible exactly as sent. */
 function rawGet(port: number, path: string, token: string): Promise<{ data: string; error?: string }> {
@@ -55,11 +55,25 @@ describe('fault injection', () => {
     only({});
   });
 
-  it('expires valid tokens early and adds latency', async () => {
-    only({ tokenExpiry: 1 });
-    expect((await c.get(path)).status).toBe(401);
-    // The token endpoint is exempt from early expiry.
-    expect((await fetch(`${c.sim.url}/auth/machine-to-machine-clients/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_id: 'ddsync-demo', client_secret: 'ddsync-demo-secret', grant_type: 'client_credentials' }) })).status).toBe(200);
+  it('expires used tokens early, for good, but never a fresh token on its first use', async () => {
+    const own = await startClient({ timeScale: 0.001 });
+    try {
+      expect((await own.get(path)).status).toBe(200); // the token is now in use
+      own.sim.control.setFaults({ tokenExpiry: 1 });
+      expect((await own.get(path)).status).toBe(401);
+      own.sim.control.setFaults({});
+      expect((await own.get(path)).status).toBe(401); // expired means expired
+      // The token endpoint is exempt, and a fresh token survives its first use even now.
+      own.sim.control.setFaults({ tokenExpiry: 1 });
+      const fresh = await tokenFor(own.sim.url);
+      expect((await fetch(`${own.sim.url}${path}`, { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(200);
+      expect((await fetch(`${own.sim.url}${path}`, { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(401);
+    } finally {
+      await own.sim.close();
+    }
+  });
+
+  it('adds latency', async () => {
     only({ latency: 1, latencyMs: [200_000, 200_000] });
     const started = performance.now();
     expect((await c.get(path)).status).toBe(200);
