@@ -1,4 +1,5 @@
 // Business connections: seeded supplier and buyer links, plus those created by accepted invitations.
+import { withServerKeys } from './custom-data.ts';
 import { forbidden, notFound } from './http-errors.ts';
 import type { Layout } from './layout.ts';
 import { uuidFor } from './rng.ts';
@@ -62,12 +63,12 @@ export class ConnectionStore {
     return c;
   }
 
-  /** Only the buyer side (target) may set customData. */
+  /** Only the buyer side (target) may set customData; server-owned keys already stored are kept. */
   setCustomData(id: string, customData: Record<string, unknown>): Connection {
     const c = this.connections.get(id);
     if (!c || (c.sourceIndex !== CALLER && c.targetIndex !== CALLER)) throw notFound(`Business connection ${id}`);
     if (c.targetIndex !== CALLER) throw forbidden('Only the buyer side of a business connection may set its customData');
-    c.customData = customData;
+    c.customData = withServerKeys(c.customData, customData);
     c.updatedAt = new Date().toISOString();
     return c;
   }

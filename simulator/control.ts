@@ -51,7 +51,7 @@ export interface SimulatorControl {
   rotateWebhookSecret(webhookId: string): { secret: string; previousSecret: string };
   surveyResponses(): Array<{ id: string; status: string }>;
   setSurveyResponseStatus(id: string, status: string): void;
-  invitations(): Array<{ id: string; status: string; senderBusinessId: string; email: string }>;
+  invitations(): Array<{ id: string; status: string; senderBusinessId: string; email: string; customData: Record<string, unknown> }>;
   setEntitlements(partial: Partial<Entitlements>): Entitlements;
   setInvitationsEnabled(enabled: boolean): void;
   setFaults(faults: Partial<FaultProfile> | string): FaultProfile;
@@ -175,7 +175,7 @@ export function createControl(state: SimState): SimulatorControl {
     },
     surveyResponses: () => state.surveys.list().map((r) => ({ id: r.id, status: r.status })),
     setSurveyResponseStatus: (id, status) => state.surveys.setStatus(id, status),
-    invitations: () => state.invitations.all().map((i) => ({ id: i.id, status: i.status, senderBusinessId: layout.businesses[i.senderIndex]?.id ?? '', email: i.email })),
+    invitations: () => state.invitations.all().map((i) => ({ id: i.id, status: i.status, senderBusinessId: layout.businesses[i.senderIndex]?.id ?? '', email: i.email, customData: { ...i.customData } })),
     setEntitlements: (partial) => Object.assign(state.settings.entitlements, partial),
     setInvitationsEnabled: (enabled) => { state.settings.invitationsEnabled = enabled; },
     setFaults: (faults) => (state.settings.faults = parseFaults(faults)),

@@ -1,4 +1,5 @@
 // Business invitations: seeded received ones (one whose acceptance must 409), sent ones via POST.
+import { SERVER_SOURCE_KEY, withServerKeys } from './custom-data.ts';
 import { HttpError, forbidden, notFound, conflict } from './http-errors.ts';
 import { CALLER, type ConnectionStore } from './connections.ts';
 import type { Layout } from './layout.ts';
@@ -55,7 +56,8 @@ export class InvitationStore {
   create(email: string, customData: Record<string, unknown>): Invitation {
     const now = new Date().toISOString();
     const id = uuidFor(this.seed, 'invitation-new', this.counter++);
-    const inv: Invitation = { id, senderIndex: CALLER, email, status: 'PENDING', sourceIsInvitee: 'true', customData, createdAt: now, updatedAt: now };
+    // The service stamps its own key (server-owned namespace) next to the client's: rule 7.
+    const inv: Invitation = { id, senderIndex: CALLER, email, status: 'PENDING', sourceIsInvitee: 'true', customData: withServerKeys({ [SERVER_SOURCE_KEY]: 'api' }, customData), createdAt: now, updatedAt: now };
     this.invitations.set(id, inv);
     return inv;
   }
@@ -78,7 +80,7 @@ export class InvitationStore {
       }
     }
     if (patch.status !== undefined) inv.status = patch.status;
-    if (patch.customData !== undefined) inv.customData = patch.customData;
+    if (patch.customData !== undefined) inv.customData = withServerKeys(inv.customData, patch.customData);
     inv.updatedAt = new Date().toISOString();
     return inv;
   }

@@ -113,8 +113,16 @@ export class UpstreamHttp {
     const tokenEndpoint = endpointName('POST', PATHS.token);
     this.auth = new TokenManager(
       async () => {
-        // One attempt per exchange: the retry loop of the call that needs the token repeats it.
-        const body = await this.#attempt({ method: 'POST', template: PATHS.token, body: credentials, authenticated: false }, jsonBody, undefined, 1, {});
+        // A token exchange is safe to repeat whatever the calling request's method: it has its own
+        // short retry loop, so a POST that needs a token is not failed by one 500 at the token endpoint.
+        const body = await withRetries(
+          (attempt) => this.#attempt({ method: 'POST', template: PATHS.token, body: credentials, authenticated: false }, jsonBody, undefined, attempt, {}),
+          {
+            endpoint: tokenEndpoint, repeatable: true, maxAttempts: Math.min(3, this.#o.maxAttempts),
+            backoff: { baseMs: this.#o.retryBaseMs, maxMs: this.#o.retryMaxMs }, sleep: this.#sleep, random: this.#random,
+            stats: [this.stats], logger: this.#logger,
+          },
+        );
         const issued = issuedTokenFrom(body);
         if ('problem' in issued) throw new UnauthorizedError({ endpoint: tokenEndpoint, status: 200, serviceMessages: [`unusable token response (${issued.problem})`] });
         count([this.stats], 'tokenRefreshes');

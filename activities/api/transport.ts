@@ -103,6 +103,11 @@ export async function sendOnce<T>(req: HttpRequest, reader: BodyReader<T>, deps:
     throw error;
   }
 
+  if (reader.streaming) {
+    // A streamed body has no overall deadline (it may be long), but it must keep moving.
+    clearTimeout(timer);
+    res = withIdleTimeout(res, deps.timeoutMs, () => controller.abort(new RequestTimeout()));
+  }
   try {
     return await reader.read(res);
   } catch (e) {
@@ -111,6 +116,25 @@ export async function sendOnce<T>(req: HttpRequest, reader: BodyReader<T>, deps:
     if (reader.streaming) clearTimeout(timer);
     else cleanup();
   }
+}
+
+/** Re-arms a timer on every chunk; when no chunk arrives for `ms`, `onIdle` aborts the request. */
+function withIdleTimeout(res: Response, ms: number, onIdle: () => void): Response {
+  if (!res.body) return res;
+  let timer = setTimeout(onIdle, ms);
+  timer.unref();
+  const watchdog = new TransformStream<Uint8Array, Uint8Array>({
+    transform(chunk, controller) {
+      clearTimeout(timer);
+      timer = setTimeout(onIdle, ms);
+      timer.unref();
+      controller.enqueue(chunk);
+    },
+    flush() {
+      clearTimeout(timer);
+    },
+  });
+  return new Response(res.body.pipeThrough(watchdog), { status: res.status, statusText: res.statusText, headers: res.headers });
 }
 
 /** JSON body read fully (bounded responses); a truncated or unparseable body is a NetworkError. */

@@ -50,7 +50,7 @@ describe('survey response PDFs, connections and invitations', () => {
     const buyers = await c.json<Array<{ id: string }>>('/business-connections/buyers');
     expect(buyers.length).toBeGreaterThan(0);
     const id = suppliers[0]!.id;
-    const ok = await c.send('PATCH', `/business-connections/${id}`, { customData: { erpId: 'V-17', active: true, rank: 3, 'sim.internal': 'x' } });
+    const ok = await c.send('PATCH', `/business-connections/${id}`, { customData: { erpId: 'V-17', active: true, rank: 3, _internal: 'x', $internal: 'y' } });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { customData: unknown }).customData).toEqual({ erpId: 'V-17', active: true, rank: 3 });
     expect((await c.send('PATCH', `/business-connections/${buyers[0]!.id}`, { customData: {} })).status).toBe(403);
