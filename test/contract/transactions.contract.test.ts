@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startHarness, rejectionOf, type Harness } from './harness.ts';
+import { recordingFetch } from './recording-fetch.ts';
 import {
   BadRequestError, ConflictError, NotEntitledError, NotFoundError, RequestValidationError, type UpstreamClient,
 } from '../../activities/api/index.ts';
@@ -104,6 +105,22 @@ describe('contract: transactions', () => {
     await slow.api.deleteComponent(tx.components![0]!.id);
     expect((await slow.api.getTransaction(tx.id)).components!.map((c) => c.id)).toEqual([added.id]);
     expect(await rejectionOf(slow.api.deleteComponent(tx.components![0]!.id))).toBeInstanceOf(NotFoundError);
+  });
+
+  it('answers 201 on create, 202 on submit and 204 on deletes', async () => {
+    const rec = recordingFetch();
+    const api = slow.client({ fetch: rec.fetch });
+    const tx = await api.createTransaction(draft('ship-status-1'));
+    expect(rec.last('POST', /^\/transactions$/)?.status).toBe(201);
+    const component = await api.addComponent(tx.id, supplierComponent());
+    expect(rec.last('POST', /\/components$/)?.status).toBe(201);
+    await api.deleteComponent(component.id);
+    expect(rec.last('DELETE', /^\/components\//)?.status).toBe(204);
+    await api.submitTransaction(tx.id);
+    expect(rec.last('PUT', /\/submit$/)?.status).toBe(202);
+    const other = await api.createTransaction(draft('ship-status-2'));
+    await api.deleteTransaction(other.id);
+    expect(rec.last('DELETE', /^\/transactions\//)?.status).toBe(204);
   });
 
   it('deletes a DRAFT (then it is gone)', async () => {
