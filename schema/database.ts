@@ -1,6 +1,212 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
 /**
- * The warehouse as Kysely sees it: one interface per table. Tables arrive with the migrations in
- * sql/ (warehouse refresh issue); until then the database has no typed tables.
+ * The warehouse as Kysely sees it: one interface per table of sql/migrations. Keep in step with
+ * the SQL (test/integration/migrations.test.ts compares the two).
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface Database {}
+
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+type Json = ColumnType<unknown, string, string>;
+
+export interface SyncRunsTable {
+  id: string;
+  kind: Generated<string>;
+  workflow_id: string | null;
+  status: Generated<'running' | 'succeeded' | 'partial' | 'failed'>;
+  started_at: DefaultTimestamp;
+  finished_at: Timestamp | null;
+  suppliers_total: number | null;
+  suppliers_done: Generated<number>;
+  suppliers_failed: Generated<number>;
+  pages: Generated<number>;
+  plots_seen: Generated<number>;
+  requests: Generated<number>;
+  retries: Generated<number>;
+  rate_limited: Generated<number>;
+  error: string | null;
+}
+
+export interface SyncRunCountsTable {
+  run_id: string;
+  table_name: string;
+  inserted: Generated<number>;
+  updated: Generated<number>;
+  unchanged: Generated<number>;
+  deleted: Generated<number>;
+}
+
+export interface SyncRunSuppliersTable {
+  run_id: string;
+  supplier_id: string;
+  status: Generated<'running' | 'succeeded' | 'failed'>;
+  started_at: DefaultTimestamp;
+  finished_at: Timestamp | null;
+  pages: Generated<number>;
+  plots_seen: Generated<number>;
+  error: string | null;
+}
+
+interface Tracked {
+  content_hash: string;
+  first_seen_at: DefaultTimestamp;
+  changed_at: DefaultTimestamp;
+}
+
+export interface BusinessesTable extends Tracked {
+  id: string;
+  name: string | null;
+  email: string | null;
+  username: string | null;
+  address_street: string | null;
+  address_zip: string | null;
+  address_postcode: string | null;
+  address_area: string | null;
+  address_city: string | null;
+  address_country_code: string | null;
+  address_country: string | null;
+  address_line1: string | null;
+  address_line2: string | null;
+  eori: string | null;
+  vat: string | null;
+  system_environment: string | null;
+  initial_locale: string | null;
+  units: string | null;
+  created_at: Timestamp | null;
+  updated_at: Timestamp | null;
+  is_caller: Generated<boolean>;
+  deleted_at: Timestamp | null;
+}
+
+export interface BusinessConnectionsTable extends Tracked {
+  id: string;
+  source_business_id: string;
+  target_business_id: string;
+  partner_business_id: string;
+  role: 'supplier' | 'buyer';
+  plots_count: number | null;
+  plots_commodities: Generated<string[]>;
+  custom_data: Json | null;
+  created_at: Timestamp | null;
+  updated_at: Timestamp | null;
+  deleted_at: Timestamp | null;
+}
+
+export interface PlotsTable extends Tracked {
+  id: string;
+  owner_id: string | null;
+  name: string | null;
+  description: string | null;
+  country_code: string | null;
+  commodities: Generated<string[]>;
+  surface_area_m2: number | null;
+  area_ha: number | null;
+  bbox_min_lon: number | null;
+  bbox_min_lat: number | null;
+  bbox_max_lon: number | null;
+  bbox_max_lat: number | null;
+  geometry: Json | null;
+  geometry_valid: boolean;
+  geometry_issue: string | null;
+  risk_assessment_status: string | null;
+  risk_level: string | null;
+  production_date_start: ColumnType<Date, string, string> | null;
+  production_date_end: ColumnType<Date, string, string> | null;
+  filename: string | null;
+  custom_data: Json | null;
+  most_recent_analysis_id: string | null;
+  euforobs_analysis_id: string | null;
+  precision_analysis_id: string | null;
+  is_own: Generated<boolean>;
+  created_at: Timestamp | null;
+  updated_at: Timestamp | null;
+  history_hash: string;
+  deleted_at: Timestamp | null;
+}
+
+export interface PlotSuppliersTable {
+  plot_id: string;
+  supplier_id: string;
+  first_seen_at: DefaultTimestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface PlotSpeciesTable {
+  plot_id: string;
+  position: number;
+  scientific_name: string | null;
+  common_name: string | null;
+}
+
+export interface AnalysesTable extends Tracked {
+  id: string;
+  plot_id: string;
+  type: string | null;
+  status: string | null;
+  name: string | null;
+  version: string | null;
+  analysed_at: Timestamp | null;
+  deforested_area_m2: number | null;
+  deforested_geometry: Json | null;
+  risk_of_deforestation: number | null;
+  custom_data: Json | null;
+  created_at: Timestamp | null;
+  updated_at: Timestamp | null;
+  is_most_recent: Generated<boolean>;
+  is_most_recent_of_type: Generated<boolean>;
+}
+
+export interface PlotHistoryTable {
+  plot_id: string;
+  valid_from: Timestamp;
+  valid_to: Timestamp | null;
+  is_current: Generated<boolean>;
+  risk_assessment_status: string | null;
+  risk_level: string | null;
+  geometry_hash: string | null;
+  commodities: Generated<string[]>;
+  most_recent_analysis_id: string | null;
+  euforobs_analysis_id: string | null;
+  precision_analysis_id: string | null;
+  run_id: string | null;
+}
+
+export interface BusinessInvitationsTable extends Tracked {
+  id: string;
+  status: string | null;
+  email: string | null;
+  sender_business_id: string | null;
+  business_id: string | null;
+  source_is_invitee: boolean | null;
+  custom_data: Json | null;
+  created_at: Timestamp | null;
+  updated_at: Timestamp | null;
+  deleted_at: Timestamp | null;
+}
+
+export interface SightingsTable {
+  entity: string;
+  key: string;
+  run_id: string;
+  seen_at: DefaultTimestamp;
+}
+
+export interface Database {
+  sync_runs: SyncRunsTable;
+  sync_run_counts: SyncRunCountsTable;
+  sync_run_suppliers: SyncRunSuppliersTable;
+  businesses: BusinessesTable;
+  business_connections: BusinessConnectionsTable;
+  plots: PlotsTable;
+  plot_suppliers: PlotSuppliersTable;
+  plot_species: PlotSpeciesTable;
+  analyses: AnalysesTable;
+  plot_history: PlotHistoryTable;
+  business_invitations: BusinessInvitationsTable;
+  sightings: SightingsTable;
+}
+
+export type SyncRun = Selectable<SyncRunsTable>;
+export type NewSyncRun = Insertable<SyncRunsTable>;
+export type SyncRunUpdate = Updateable<SyncRunsTable>;
+export type PlotRow = Selectable<PlotsTable>;

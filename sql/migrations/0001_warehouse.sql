@@ -1,0 +1,220 @@
+-- The warehouse: typed tables mirroring the service, history, and the bookkeeping of sync runs.
+-- Ids are text: the contract calls them strings, UUID-formatted where stated; text never rejects one.
+-- Data tables are only written when content changes (content_hash); when each row was last seen is
+-- bookkeeping, kept in `sightings`, so a refresh with nothing new writes nothing to the data tables.
+
+create table sync_runs (
+  id uuid primary key,
+  kind text not null default 'refresh',
+  workflow_id text,
+  status text not null default 'running' check (status in ('running', 'succeeded', 'partial', 'failed')),
+  started_at timestamptz not null default now(),
+  finished_at timestamptz,
+  suppliers_total integer,
+  suppliers_done integer not null default 0,
+  suppliers_failed integer not null default 0,
+  pages integer not null default 0,
+  plots_seen bigint not null default 0,
+  requests bigint not null default 0,
+  retries bigint not null default 0,
+  rate_limited bigint not null default 0,
+  error text
+);
+comment on table sync_runs is 'One row per warehouse refresh: when, how it ended, pages, requests, retries and 429s.';
+
+-- Rows inserted / updated / unchanged / soft-deleted, per run and table.
+create table sync_run_counts (
+  run_id uuid not null references sync_runs (id) on delete cascade,
+  table_name text not null,
+  inserted bigint not null default 0,
+  updated bigint not null default 0,
+  unchanged bigint not null default 0,
+  deleted bigint not null default 0,
+  primary key (run_id, table_name)
+);
+
+create table sync_run_suppliers (
+  run_id uuid not null references sync_runs (id) on delete cascade,
+  supplier_id text not null,
+  status text not null default 'running' check (status in ('running', 'succeeded', 'failed')),
+  started_at timestamptz not null default now(),
+  finished_at timestamptz,
+  pages integer not null default 0,
+  plots_seen bigint not null default 0,
+  error text,
+  primary key (run_id, supplier_id)
+);
+
+create table businesses (
+  id text primary key,
+  name text,
+  email text,
+  username text,
+  address_street text,
+  address_zip text,
+  address_postcode text,
+  address_area text,
+  address_city text,
+  address_country_code text,
+  address_country text,
+  address_line1 text,
+  address_line2 text,
+  eori text,
+  vat text,
+  system_environment text,
+  initial_locale text,
+  units text,
+  created_at timestamptz,
+  updated_at timestamptz,
+  is_caller boolean not null default false,
+  content_hash text not null,
+  first_seen_at timestamptz not null default now(),
+  changed_at timestamptz not null default now(),
+  deleted_at timestamptz
+);
+
+create table business_connections (
+  id text primary key,
+  source_business_id text not null,
+  target_business_id text not null,
+  -- The side that is not the calling business; `role` says whether it supplies or buys.
+  partner_business_id text not null,
+  role text not null check (role in ('supplier', 'buyer')),
+  plots_count integer,
+  plots_commodities text[] not null default '{}',
+  custom_data jsonb,
+  created_at timestamptz,
+  updated_at timestamptz,
+  content_hash text not null,
+  first_seen_at timestamptz not null default now(),
+  changed_at timestamptz not null default now(),
+  deleted_at timestamptz
+);
+create index business_connections_partner on business_connections (partner_business_id);
+
+create table plots (
+  id text primary key,
+  owner_id text,
+  name text,
+  description text,
+  country_code text,
+  commodities text[] not null default '{}',
+  -- As reported by the service (m²), and computed from the polygon with @turf/area (ha).
+  surface_area_m2 double precision,
+  area_ha double precision,
+  bbox_min_lon double precision,
+  bbox_min_lat double precision,
+  bbox_max_lon double precision,
+  bbox_max_lat double precision,
+  geometry jsonb,
+  geometry_valid boolean not null,
+  geometry_issue text,
+  risk_assessment_status text,
+  risk_level text,
+  production_date_start date,
+  production_date_end date,
+  filename text,
+  custom_data jsonb,
+  most_recent_analysis_id text,
+  euforobs_analysis_id text,
+  precision_analysis_id text,
+  is_own boolean not null default false,
+  created_at timestamptz,
+  updated_at timestamptz,
+  content_hash text not null,
+  history_hash text not null,
+  first_seen_at timestamptz not null default now(),
+  changed_at timestamptz not null default now(),
+  deleted_at timestamptz
+);
+create index plots_country on plots (country_code) where deleted_at is null;
+create index plots_risk on plots (risk_assessment_status) where deleted_at is null;
+comment on column plots.surface_area_m2 is 'surfaceArea as reported by the service, in square metres.';
+comment on column plots.area_ha is 'Area of the polygon computed with @turf/area, in hectares.';
+comment on column plots.geometry_valid is 'false when the polygon is invalid (see geometry_issue); such plots are stored and flagged, never dropped.';
+
+-- A plot reachable through several suppliers is one plot and several links. Own plots have no link.
+create table plot_suppliers (
+  plot_id text not null references plots (id),
+  supplier_id text not null,
+  first_seen_at timestamptz not null default now(),
+  deleted_at timestamptz,
+  primary key (plot_id, supplier_id)
+);
+create index plot_suppliers_supplier on plot_suppliers (supplier_id);
+
+create table plot_species (
+  plot_id text not null references plots (id),
+  position smallint not null,
+  scientific_name text,
+  common_name text,
+  primary key (plot_id, position)
+);
+
+-- Every analysis once, both types; the plot's most recent (overall and per type) is marked.
+create table analyses (
+  id text primary key,
+  plot_id text not null,
+  type text,
+  status text,
+  name text,
+  version text,
+  analysed_at timestamptz,
+  deforested_area_m2 double precision,
+  deforested_geometry jsonb,
+  risk_of_deforestation double precision,
+  custom_data jsonb,
+  created_at timestamptz,
+  updated_at timestamptz,
+  is_most_recent boolean not null default false,
+  is_most_recent_of_type boolean not null default false,
+  content_hash text not null,
+  first_seen_at timestamptz not null default now(),
+  changed_at timestamptz not null default now()
+);
+create index analyses_plot on analyses (plot_id);
+
+-- SCD type 2 over the tracked attributes of a plot.
+create table plot_history (
+  plot_id text not null,
+  valid_from timestamptz not null,
+  valid_to timestamptz,
+  is_current boolean not null default true,
+  risk_assessment_status text,
+  risk_level text,
+  geometry_hash text,
+  commodities text[] not null default '{}',
+  most_recent_analysis_id text,
+  euforobs_analysis_id text,
+  precision_analysis_id text,
+  run_id uuid,
+  primary key (plot_id, valid_from)
+);
+create unique index plot_history_current on plot_history (plot_id) where is_current;
+
+create table business_invitations (
+  id text primary key,
+  status text,
+  email text,
+  sender_business_id text,
+  business_id text,
+  source_is_invitee boolean,
+  custom_data jsonb,
+  created_at timestamptz,
+  updated_at timestamptz,
+  content_hash text not null,
+  first_seen_at timestamptz not null default now(),
+  changed_at timestamptz not null default now(),
+  deleted_at timestamptz
+);
+
+-- Bookkeeping: when each synced row was last seen, and by which run. The sweep soft-deletes rows of
+-- the swept scope whose sighting is older than the run.
+create table sightings (
+  entity text not null,
+  key text not null,
+  run_id uuid not null,
+  seen_at timestamptz not null default now(),
+  primary key (entity, key)
+);
+create index sightings_run on sightings (entity, run_id);

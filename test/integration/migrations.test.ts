@@ -1,0 +1,57 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { sql } from 'kysely';
+import pg from 'pg';
+import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
+import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import { createTestDatabase } from '../support/databases.ts';
+
+describe('migrations', () => {
+  let url: string;
+  let db: Warehouse;
+  beforeAll(async () => {
+    url = await createTestDatabase('migrate');
+    db = openWarehouse(url, 4);
+  });
+  afterAll(() => db?.destroy());
+
+  it('apply once even when two workers start at the same time', async () => {
+    const other = openWarehouse(url, 2);
+    try {
+      const [a, b] = await Promise.all([migrateToLatest(db), migrateToLatest(other)]);
+      // Each migration ran exactly once, by whichever worker held the lock.
+      expect([...a.applied, ...b.applied].sort()).toEqual(['0001_warehouse', '0002_bi_views']);
+      expect(a.current).toBe('0002_bi_views');
+      expect((await migrateToLatest(db)).applied).toEqual([]);
+    } finally {
+      await other.destroy();
+    }
+  });
+
+  it('creates every table the Kysely types name', async () => {
+    const tables = ['sync_runs', 'sync_run_counts', 'sync_run_suppliers', 'businesses', 'business_connections', 'plots', 'plot_suppliers', 'plot_species', 'analyses', 'plot_history', 'business_invitations', 'sightings'];
+    const { rows } = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`.execute(db);
+    expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(tables));
+    const views = await sql<{ table_name: string }>`select table_name from information_schema.views where table_schema = 'public'`.execute(db);
+    expect(views.rows.map((r) => r.table_name).sort()).toEqual(['bi_current_plots', 'bi_plot_changes', 'bi_risk_overview', 'bi_sync_health']);
+  });
+
+  it('gives BI tools a role that can read everything and write nothing', async () => {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const login = `bi_${Math.random().toString(36).slice(2, 8)}`;
+    await admin.query(`create role ${login} login password 'bi-test-pw' in role ddsync_reader`);
+    await admin.query(`insert into sync_runs (id, status) values ('00000000-0000-4000-8000-000000000001', 'succeeded')`);
+    await admin.end();
+    const bi = new pg.Client({ connectionString: url.replace(/\/\/[^@]+@/, `//${login}:bi-test-pw@`) });
+    await bi.connect();
+    try {
+      expect((await bi.query('select count(*)::int as n from sync_runs')).rows[0].n).toBe(1);
+      expect((await bi.query('select count(*)::int as n from bi_sync_health')).rows[0].n).toBe(1);
+      await expect(bi.query(`insert into sync_runs (id) values ('00000000-0000-4000-8000-000000000002')`)).rejects.toThrow(/permission denied/);
+      await expect(bi.query('delete from sync_runs')).rejects.toThrow(/permission denied/);
+      await expect(bi.query('create table evil (x int)')).rejects.toThrow(/permission denied/);
+    } finally {
+      await bi.end();
+    }
+  });
+});
