@@ -1,10 +1,12 @@
 import { createHealthActivities, type UpstreamProbe } from './health.ts';
+import { createRefreshActivities, type RefreshApi } from './refresh/activities.ts';
 import type { Warehouse } from './warehouse/database.ts';
 import type { Logger } from '../infra/logger.ts';
 
 export interface ActivityDeps {
   db: Warehouse;
-  api: UpstreamProbe;
+  /** The upstream client (createUpstreamClient); tests may pass anything with these functions. */
+  api: UpstreamProbe & RefreshApi;
   log: Logger;
 }
 
@@ -12,6 +14,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createHealthActivities(deps),
+    ...createRefreshActivities(deps),
   };
 }
 

@@ -13,12 +13,13 @@ export interface SyncRunsTable {
   id: string;
   kind: Generated<string>;
   workflow_id: string | null;
-  status: Generated<'running' | 'succeeded' | 'partial' | 'failed'>;
+  status: Generated<RunStatus>;
   started_at: DefaultTimestamp;
   finished_at: Timestamp | null;
   suppliers_total: number | null;
   suppliers_done: Generated<number>;
   suppliers_failed: Generated<number>;
+  plots_expected: number | null;
   pages: Generated<number>;
   plots_seen: Generated<number>;
   requests: Generated<number>;
@@ -26,6 +27,10 @@ export interface SyncRunsTable {
   rate_limited: Generated<number>;
   error: string | null;
 }
+
+export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed';
+export type ScopeStatus = 'pending' | 'running' | 'succeeded' | 'failed';
+export type ScopeKind = 'supplier' | 'own_plots' | 'network' | 'invitations';
 
 export interface SyncRunCountsTable {
   run_id: string;
@@ -36,15 +41,47 @@ export interface SyncRunCountsTable {
   deleted: Generated<number>;
 }
 
-export interface SyncRunSuppliersTable {
+export interface SyncRunScopesTable {
   run_id: string;
-  supplier_id: string;
-  status: Generated<'running' | 'succeeded' | 'failed'>;
-  started_at: DefaultTimestamp;
+  scope: string;
+  kind: ScopeKind;
+  supplier_id: string | null;
+  status: Generated<ScopeStatus>;
+  started_at: Timestamp | null;
   finished_at: Timestamp | null;
+  plots_expected: number | null;
   pages: Generated<number>;
   plots_seen: Generated<number>;
+  requests: Generated<number>;
+  retries: Generated<number>;
+  rate_limited: Generated<number>;
   error: string | null;
+}
+
+export interface SyncPagesTable {
+  run_id: string;
+  scope: string;
+  entity: string;
+  page: number;
+  ids: string[];
+  received: number;
+  counts: ColumnType<Record<string, Record<string, number>>, string, string>;
+  requests: Generated<number>;
+  retries: Generated<number>;
+  rate_limited: Generated<number>;
+  written_at: DefaultTimestamp;
+}
+
+export interface SyncIssuesTable {
+  run_id: string;
+  scope: string;
+  entity: string;
+  record_id: string | null;
+  location: string;
+  field: string;
+  rule: string;
+  action: 'skipped' | 'nulled';
+  seen_at: DefaultTimestamp;
 }
 
 interface Tracked {
@@ -128,6 +165,7 @@ export interface PlotSuppliersTable {
   plot_id: string;
   supplier_id: string;
   first_seen_at: DefaultTimestamp;
+  changed_at: DefaultTimestamp;
   deleted_at: Timestamp | null;
 }
 
@@ -154,6 +192,7 @@ export interface AnalysesTable extends Tracked {
   updated_at: Timestamp | null;
   is_most_recent: Generated<boolean>;
   is_most_recent_of_type: Generated<boolean>;
+  deleted_at: Timestamp | null;
 }
 
 export interface PlotHistoryTable {
@@ -168,6 +207,7 @@ export interface PlotHistoryTable {
   most_recent_analysis_id: string | null;
   euforobs_analysis_id: string | null;
   precision_analysis_id: string | null;
+  history_hash: string;
   run_id: string | null;
 }
 
@@ -184,17 +224,12 @@ export interface BusinessInvitationsTable extends Tracked {
   deleted_at: Timestamp | null;
 }
 
-export interface SightingsTable {
-  entity: string;
-  key: string;
-  run_id: string;
-  seen_at: DefaultTimestamp;
-}
-
 export interface Database {
   sync_runs: SyncRunsTable;
   sync_run_counts: SyncRunCountsTable;
-  sync_run_suppliers: SyncRunSuppliersTable;
+  sync_run_scopes: SyncRunScopesTable;
+  sync_pages: SyncPagesTable;
+  sync_issues: SyncIssuesTable;
   businesses: BusinessesTable;
   business_connections: BusinessConnectionsTable;
   plots: PlotsTable;
@@ -203,7 +238,6 @@ export interface Database {
   analyses: AnalysesTable;
   plot_history: PlotHistoryTable;
   business_invitations: BusinessInvitationsTable;
-  sightings: SightingsTable;
 }
 
 export type SyncRun = Selectable<SyncRunsTable>;

@@ -8,7 +8,7 @@ export interface PolygonGeometry {
 }
 
 // Same sphere radius as @turf/area, so planar areas in the local tangent plane agree closely.
-const EARTH_RADIUS_M = 6378137;
+const EARTH_RADIUS_M = 6371008.8;
 const METERS_PER_DEGREE = (Math.PI * EARTH_RADIUS_M) / 180;
 
 function round7(value: number): number {

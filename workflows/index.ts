@@ -1,2 +1,4 @@
 // The worker's workflow bundle: re-exports only.
 export { healthCheck } from './health-check.ts';
+export { refreshWarehouse } from './refresh-warehouse.ts';
+export { syncSupplierPlots } from './sync-supplier-plots.ts';

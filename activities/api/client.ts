@@ -5,7 +5,7 @@ import { surveyResponseEndpoints } from './endpoints/survey-responses.ts';
 import { transactionEndpoints } from './endpoints/transactions.ts';
 import { webhookEndpoints } from './endpoints/webhooks.ts';
 import { getSupplierPlotsPage, supplierPlotPages, supplierPlots, type PlotPage, type PlotPageOptions } from './paging.ts';
-import { ownPlots } from './plot-stream.ts';
+import { ownPlots, type OwnPlotsOptions } from './plot-stream.ts';
 import { emptyStats, type ClientStats } from './stats.ts';
 
 /**
@@ -33,7 +33,7 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
     /** A supplier's plots, one by one, across pages. */
     supplierPlots: (businessId: string, opts?: PlotPageOptions): AsyncGenerator<Plot> => supplierPlots(http, businessId, opts),
     /** The business's own plots (GET /plots), streamed. */
-    ownPlots: (opts?: CallOptions): AsyncGenerator<Plot> => ownPlots(http, opts),
+    ownPlots: (opts?: OwnPlotsOptions): AsyncGenerator<Plot> => ownPlots(http, opts),
 
     ...networkEndpoints(http),
     ...transactionEndpoints(http),

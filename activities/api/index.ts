@@ -10,7 +10,7 @@ export * from './errors.ts';
 export { buildPlotQuery, effectiveLimit, type PlotQuery, type PlotFilter, type FilterCondition, type PlotRelation, type PlotFilterField } from './plot-query.ts';
 export { hasMorePages } from './page-rule.ts';
 export { checkCustomData, prepareCustomData, parseCustomDataJson, type CustomDataInput } from './custom-data.ts';
-export { normalisePlots, normalisePlot } from './plot-validator.ts';
+export { normalisePlots, normalisePlot, normalisePlotsSkippingInvalid, type InvalidRecord } from './plot-validator.ts';
 export { parseRetryAfter } from './retry-after.ts';
 export { backoffDelay, backoffCeiling } from './backoff.ts';
 export * as serviceFacts from './service-facts.ts';

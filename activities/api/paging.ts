@@ -2,7 +2,7 @@ import type { Plot } from '../../schema/upstream.ts';
 import { type CallOptions, type UpstreamHttp, endpointName } from './client-core.ts';
 import { ResponseValidationError } from './errors.ts';
 import { hasMorePages, isRepeatedPage } from './page-rule.ts';
-import { normalisePlots } from './plot-validator.ts';
+import { normalisePlots, normalisePlotsSkippingInvalid, type InvalidRecord } from './plot-validator.ts';
 import { buildPlotQuery, effectiveLimit, type PlotQuery } from './plot-query.ts';
 import { PATHS, PLOT_PAGE_DEFAULT_LIMIT } from './service-facts.ts';
 import { jsonBody } from './transport.ts';
@@ -16,6 +16,8 @@ import { jsonBody } from './transport.ts';
 export interface PlotPageOptions extends CallOptions, PlotQuery {
   /** Items per page; the service serves at most 500 (default 500 for ddsync). */
   limit?: number;
+  /** Leave out plots that do not match (reported in `invalid`) instead of failing the page. */
+  skipInvalid?: boolean;
 }
 
 export interface PlotPage {
@@ -23,6 +25,8 @@ export interface PlotPage {
   /** The limit the service applied: min(requested, 500). */
   limit: number;
   plots: Plot[];
+  /** Plots left out because they did not match (only with `skipInvalid`). */
+  invalid: InvalidRecord[];
   /** Whether a next page may hold more plots. */
   more: boolean;
 }
@@ -39,8 +43,13 @@ export async function getSupplierPlotsPage(http: UpstreamHttp, businessId: strin
   const query = buildPlotQuery(opts, page, requested);
   const limit = effectiveLimit(requested);
   const body = await http.request({ method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query }, jsonBody, callOptions(opts));
+  if (opts.skipInvalid) {
+    const { plots, invalid, received } = normalisePlotsSkippingInvalid(body, ENDPOINT, 200);
+    // The stop rule counts what the service sent, valid or not.
+    return { page, limit, plots, invalid, more: hasMorePages(received, limit) };
+  }
   const plots = normalisePlots(body, ENDPOINT, 200);
-  return { page, limit, plots, more: hasMorePages(plots.length, limit) };
+  return { page, limit, plots, invalid: [], more: hasMorePages(plots.length, limit) };
 }
 
 /** Every page from `startPage` on, until the stop rule says done. */

@@ -4,7 +4,7 @@ import { streamArray } from 'stream-json/streamers/stream-array.js';
 import type { Plot } from '../../schema/upstream.ts';
 import { type CallOptions, type UpstreamHttp, endpointName } from './client-core.ts';
 import { NetworkError, UpstreamError } from './errors.ts';
-import { normalisePlot } from './plot-validator.ts';
+import { checkPlotLeniently, normalisePlot, type InvalidRecord } from './plot-validator.ts';
 import { PATHS } from './service-facts.ts';
 import { streamBody } from './transport.ts';
 
@@ -17,7 +17,12 @@ import { streamBody } from './transport.ts';
 
 const ENDPOINT = endpointName('GET', PATHS.ownPlots);
 
-export async function* ownPlots(http: UpstreamHttp, opts: CallOptions = {}): AsyncGenerator<Plot> {
+export interface OwnPlotsOptions extends CallOptions {
+  /** Report and skip a plot that does not match, instead of failing the stream (the refresh). */
+  onInvalid?: (record: InvalidRecord) => void;
+}
+
+export async function* ownPlots(http: UpstreamHttp, opts: OwnPlotsOptions = {}): AsyncGenerator<Plot> {
   const { body } = await http.request({ method: 'GET', template: PATHS.ownPlots }, streamBody, opts);
   const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
   // Packed values only: streamArray assembles from packed tokens, and skipping chunk tokens is much faster.
@@ -29,7 +34,13 @@ export async function* ownPlots(http: UpstreamHttp, opts: CallOptions = {}): Asy
   tokens.on('error', forward);
   try {
     for await (const item of items as AsyncIterable<{ key: number; value: unknown }>) {
-      yield normalisePlot(item.value, ENDPOINT, item.key);
+      if (!opts.onInvalid) {
+        yield normalisePlot(item.value, ENDPOINT, item.key);
+        continue;
+      }
+      const checked = checkPlotLeniently(item.value, item.key);
+      if ('plot' in checked) yield checked.plot;
+      else opts.onInvalid(checked.invalid);
     }
   } catch (e) {
     if (e instanceof UpstreamError) throw e;

@@ -112,6 +112,42 @@ export function normalisePlots(body: unknown, endpoint: string, status?: number)
   }
 }
 
+/** A plot of a page that did not match: left out, reported with where and why. */
+export interface InvalidRecord {
+  index: number;
+  id: string | null;
+  path: string;
+  message: string;
+}
+
+/**
+ * The lenient form used by the refresh: one bad plot must not cost the rest of its page. Only the
+ * page's shape (an array) is fatal; each plot that fails is reported and left out.
+ */
+export function normalisePlotsSkippingInvalid(body: unknown, endpoint: string, status?: number): { plots: Plot[]; invalid: InvalidRecord[]; received: number } {
+  if (!Array.isArray(body)) throw toResponseError(new FieldFailure([], 'expected array'), endpoint, status);
+  const plots: Plot[] = [];
+  const invalid: InvalidRecord[] = [];
+  for (let i = 0; i < body.length; i++) {
+    const checked = checkPlotLeniently(body[i], i);
+    if ('plot' in checked) plots.push(checked.plot);
+    else invalid.push(checked.invalid);
+  }
+  return { plots, invalid, received: body.length };
+}
+
+/** One plot checked and normalised in place, or the reason it does not match. */
+export function checkPlotLeniently(value: unknown, index: number): { plot: Plot } | { invalid: InvalidRecord } {
+  try {
+    checkPlot(value, [index]);
+    return { plot: value as Plot };
+  } catch (e) {
+    if (!(e instanceof FieldFailure)) throw e;
+    const raw = value as { id?: unknown } | null;
+    return { invalid: { index, id: typeof raw?.id === 'string' ? raw.id : null, path: formatPath(e.path), message: e.rule } };
+  }
+}
+
 function toResponseError(e: unknown, endpoint: string, status?: number): unknown {
   if (!(e instanceof FieldFailure)) return e;
   return new ResponseValidationError(endpoint, [{ path: formatPath(e.path), message: e.rule }], status);

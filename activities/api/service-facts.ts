@@ -98,3 +98,11 @@ export const TRANSACTION_VERIFICATION_FIELD: string = 'verificationNumber';
  * included. ASSUMED: no rate limit is documented; 429 and 503 are refused before any work.
  */
 export const RETRY_ANY_METHOD_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
+/**
+ * Which side of a connection is the calling business. KNOWN: the supplier is the side that is not the
+ * caller. The caller is therefore the business present in every connection of both listings; when
+ * that is ambiguous (a single connection), ASSUMED: in the suppliers listing the caller is the target
+ * (the source shares data, like an invitation's `sourceIsInvitee`).
+ */
+export const CALLER_SIDE_OF_SUPPLIER_CONNECTION = 'targetBusiness' as const;

@@ -1,7 +1,10 @@
 -- The warehouse: typed tables mirroring the service, history, and the bookkeeping of sync runs.
 -- Ids are text: the contract calls them strings, UUID-formatted where stated; text never rejects one.
--- Data tables are only written when content changes (content_hash); when each row was last seen is
--- bookkeeping, kept in `sightings`, so a refresh with nothing new writes nothing to the data tables.
+-- Data tables are written only when content changes (content_hash), so a refresh that finds nothing
+-- new writes nothing to them. When a row was last seen is derived from the runs (see sync_last_seen
+-- in 0002), not rewritten on every row at every run.
+
+-- ── Run bookkeeping ─────────────────────────────────────────────────────────────────────────────
 
 create table sync_runs (
   id uuid primary key,
@@ -13,6 +16,8 @@ create table sync_runs (
   suppliers_total integer,
   suppliers_done integer not null default 0,
   suppliers_failed integer not null default 0,
+  -- Sum of the connections' plotsCount when the run listed its suppliers: what progress is measured against.
+  plots_expected bigint,
   pages integer not null default 0,
   plots_seen bigint not null default 0,
   requests bigint not null default 0,
@@ -20,7 +25,7 @@ create table sync_runs (
   rate_limited bigint not null default 0,
   error text
 );
-comment on table sync_runs is 'One row per warehouse refresh: when, how it ended, pages, requests, retries and 429s.';
+comment on table sync_runs is 'One row per warehouse refresh: when, how it ended, pages, plots, requests, retries and 429s.';
 
 -- Rows inserted / updated / unchanged / soft-deleted, per run and table.
 create table sync_run_counts (
@@ -32,18 +37,69 @@ create table sync_run_counts (
   deleted bigint not null default 0,
   primary key (run_id, table_name)
 );
+comment on table sync_run_counts is 'Per run and table: rows inserted, updated (changed), unchanged (seen, not rewritten) and soft-deleted.';
 
-create table sync_run_suppliers (
+-- One row per part of a run: each supplier (kind supplier, scope = the supplier's business id), the
+-- business's own plots (scope own-plots), the business network (scope network) and the received
+-- invitations (scope invitations). Only a part that succeeded is swept.
+create table sync_run_scopes (
   run_id uuid not null references sync_runs (id) on delete cascade,
-  supplier_id text not null,
-  status text not null default 'running' check (status in ('running', 'succeeded', 'failed')),
-  started_at timestamptz not null default now(),
+  scope text not null,
+  kind text not null check (kind in ('supplier', 'own_plots', 'network', 'invitations')),
+  supplier_id text,
+  status text not null default 'pending' check (status in ('pending', 'running', 'succeeded', 'failed')),
+  started_at timestamptz,
   finished_at timestamptz,
+  plots_expected bigint,
   pages integer not null default 0,
   plots_seen bigint not null default 0,
+  requests bigint not null default 0,
+  retries bigint not null default 0,
+  rate_limited bigint not null default 0,
   error text,
-  primary key (run_id, supplier_id)
+  primary key (run_id, scope)
 );
+create index sync_run_scopes_last_success on sync_run_scopes (scope, finished_at) where status = 'succeeded';
+comment on table sync_run_scopes is 'Per run: one row per supplier (kind supplier), the own plots and the network listing, with status, pages, plots and errors.';
+
+-- Working set of a running refresh: what each page saw, so the sweep can soft-delete what was not
+-- seen. One row per page (not per record), keyed so a replayed page overwrites itself; removed when
+-- the run finishes.
+create table sync_pages (
+  run_id uuid not null references sync_runs (id) on delete cascade,
+  scope text not null,
+  -- The table whose ids the page saw: plots, businesses, business_connections, business_invitations.
+  entity text not null,
+  page integer not null,
+  ids text[] not null,
+  received integer not null,
+  counts jsonb not null,
+  requests integer not null default 0,
+  retries integer not null default 0,
+  rate_limited integer not null default 0,
+  written_at timestamptz not null default now(),
+  primary key (run_id, scope, entity, page)
+);
+
+-- Records the service sent that could not be stored as they were, with the field and the rule:
+-- `skipped` (left out of the page) or `nulled` (stored, that value set to null).
+create table sync_issues (
+  run_id uuid not null references sync_runs (id) on delete cascade,
+  scope text not null,
+  entity text not null,
+  record_id text,
+  -- Where the record was: page and position, e.g. "page 3 #17".
+  location text not null,
+  field text not null,
+  rule text not null,
+  action text not null check (action in ('skipped', 'nulled')),
+  seen_at timestamptz not null default now()
+);
+create index sync_issues_run on sync_issues (run_id);
+-- A replayed page must not report the same issue twice.
+create unique index sync_issues_once on sync_issues (run_id, scope, entity, location, field);
+
+-- ── Mirrored data ───────────────────────────────────────────────────────────────────────────────
 
 create table businesses (
   id text primary key,
@@ -72,6 +128,7 @@ create table businesses (
   changed_at timestamptz not null default now(),
   deleted_at timestamptz
 );
+comment on table businesses is 'The calling business, its suppliers and buyers, from the connection listings.';
 
 create table business_connections (
   id text primary key,
@@ -127,10 +184,11 @@ create table plots (
   changed_at timestamptz not null default now(),
   deleted_at timestamptz
 );
-create index plots_country on plots (country_code) where deleted_at is null;
-create index plots_risk on plots (risk_assessment_status) where deleted_at is null;
+create index plots_own on plots (id) where is_own and deleted_at is null;
+comment on table plots is 'Every plot reachable through a supplier, and the business''s own plots: one row per plot however many suppliers reach it.';
 comment on column plots.surface_area_m2 is 'surfaceArea as reported by the service, in square metres.';
 comment on column plots.area_ha is 'Area of the polygon computed with @turf/area, in hectares.';
+comment on column plots.geometry is 'GeoJSON Polygon or MultiPolygon, [longitude, latitude], WGS84, as the service sent it.';
 comment on column plots.geometry_valid is 'false when the polygon is invalid (see geometry_issue); such plots are stored and flagged, never dropped.';
 
 -- A plot reachable through several suppliers is one plot and several links. Own plots have no link.
@@ -138,10 +196,11 @@ create table plot_suppliers (
   plot_id text not null references plots (id),
   supplier_id text not null,
   first_seen_at timestamptz not null default now(),
+  changed_at timestamptz not null default now(),
   deleted_at timestamptz,
   primary key (plot_id, supplier_id)
 );
-create index plot_suppliers_supplier on plot_suppliers (supplier_id);
+create index plot_suppliers_live on plot_suppliers (supplier_id, plot_id) where deleted_at is null;
 
 create table plot_species (
   plot_id text not null references plots (id),
@@ -150,6 +209,7 @@ create table plot_species (
   common_name text,
   primary key (plot_id, position)
 );
+comment on table plot_species is 'Species of a plot as last seen; replaced whenever the plot changes.';
 
 -- Every analysis once, both types; the plot's most recent (overall and per type) is marked.
 create table analyses (
@@ -170,9 +230,11 @@ create table analyses (
   is_most_recent_of_type boolean not null default false,
   content_hash text not null,
   first_seen_at timestamptz not null default now(),
-  changed_at timestamptz not null default now()
+  changed_at timestamptz not null default now(),
+  deleted_at timestamptz
 );
 create index analyses_plot on analyses (plot_id);
+comment on table analyses is 'Every analysis seen, EUFOROBS and PRECISION; older ones stay when a newer one becomes the most recent.';
 
 -- SCD type 2 over the tracked attributes of a plot.
 create table plot_history (
@@ -187,10 +249,12 @@ create table plot_history (
   most_recent_analysis_id text,
   euforobs_analysis_id text,
   precision_analysis_id text,
+  history_hash text not null,
   run_id uuid,
   primary key (plot_id, valid_from)
 );
 create unique index plot_history_current on plot_history (plot_id) where is_current;
+comment on table plot_history is 'One row per version of a plot''s tracked attributes (risk status, risk level, geometry, commodities, most recent analyses): valid_from, valid_to, is_current.';
 
 create table business_invitations (
   id text primary key,
@@ -207,14 +271,4 @@ create table business_invitations (
   changed_at timestamptz not null default now(),
   deleted_at timestamptz
 );
-
--- Bookkeeping: when each synced row was last seen, and by which run. The sweep soft-deletes rows of
--- the swept scope whose sighting is older than the run.
-create table sightings (
-  entity text not null,
-  key text not null,
-  run_id uuid not null,
-  seen_at timestamptz not null default now(),
-  primary key (entity, key)
-);
-create index sightings_run on sightings (entity, run_id);
+comment on table business_invitations is 'Business invitations received by the calling business.';

@@ -28,11 +28,11 @@ describe('migrations', () => {
   });
 
   it('creates every table the Kysely types name', async () => {
-    const tables = ['sync_runs', 'sync_run_counts', 'sync_run_suppliers', 'businesses', 'business_connections', 'plots', 'plot_suppliers', 'plot_species', 'analyses', 'plot_history', 'business_invitations', 'sightings'];
+    const tables = ['sync_runs', 'sync_run_counts', 'sync_run_scopes', 'sync_pages', 'sync_issues', 'businesses', 'business_connections', 'plots', 'plot_suppliers', 'plot_species', 'analyses', 'plot_history', 'business_invitations'];
     const { rows } = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`.execute(db);
     expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(tables));
     const views = await sql<{ table_name: string }>`select table_name from information_schema.views where table_schema = 'public'`.execute(db);
-    expect(views.rows.map((r) => r.table_name).sort()).toEqual(['bi_current_plots', 'bi_plot_changes', 'bi_risk_overview', 'bi_sync_health']);
+    expect(views.rows.map((r) => r.table_name).sort()).toEqual(['bi_current_plots', 'bi_plot_changes', 'bi_risk_overview', 'bi_sync_health', 'sync_last_seen']);
   });
 
   it('gives BI tools a role that can read everything and write nothing', async () => {

@@ -63,7 +63,7 @@ describe('seeded dataset', () => {
       expect(ha).toBeGreaterThanOrEqual(0.5);
       expect(ha).toBeLessThanOrEqual(500);
       const real = area({ type: 'Feature', properties: {}, geometry: p.geometry as never });
-      expect(Math.abs(real - p.surfaceArea) / p.surfaceArea).toBeLessThan(0.02);
+      expect(Math.abs(real - p.surfaceArea) / p.surfaceArea).toBeLessThan(0.001);
     }
     expect(count).toBe(1500);
     expect(sim.control.countPlots()).toBe(1500);

@@ -1,0 +1,177 @@
+import { Context } from '@temporalio/activity';
+import type { ClientStats, UpstreamClient } from '../api/index.ts';
+import { emptyStats, UpstreamError } from '../api/index.ts';
+import type { InvalidRecord } from '../api/index.ts';
+import type { Plot } from '../../schema/upstream.ts';
+import type { Warehouse } from '../warehouse/database.ts';
+import type { Logger } from '../../infra/logger.ts';
+import { mapFailures } from '../failures.ts';
+import { rowsWritten } from './counts.ts';
+import { toInvitationRows, toNetwork } from './network-rows.ts';
+import { INVITATIONS_SCOPE, NETWORK_SCOPE, writeInvitations, writeNetwork } from './network-writer.ts';
+import type { RequestCounts } from './page-ledger.ts';
+import { mapPlotPage } from './plot-page.ts';
+import { writePlotPage } from './plot-writer.ts';
+import { beginRun, finishScope, markScopeRunning, openScopes, OWN_PLOTS_SCOPE } from './run-ledger.ts';
+import { finishRun, type RunSummary } from './sweep.ts';
+
+/**
+ * The activities of a warehouse refresh. Rows travel API → activity → Postgres inside one activity;
+ * what returns to the workflow is ids and counts only, so plot data never enters workflow history.
+ */
+
+export type RefreshApi = Pick<UpstreamClient, 'listSuppliers' | 'listBuyers' | 'listBusinessInvitations' | 'getSupplierPlotsPage' | 'ownPlots'>;
+
+export interface RefreshDeps {
+  db: Warehouse;
+  api: RefreshApi;
+  log: Logger;
+}
+
+export interface PlotPageResult {
+  /** Whether a next page may hold more plots (the page was full). */
+  more: boolean;
+  /** Plots the service sent on this page, valid or not. */
+  received: number;
+  /** Rows inserted, updated or soft-deleted by this page. */
+  written: number;
+  /** First and last plot id: a page equal to the previous one means the service ignored `page`. */
+  signature: string;
+}
+
+export interface OwnPlotsResult {
+  completed: boolean;
+  pages: number;
+  plots: number;
+  error?: string;
+}
+
+/** Plots per write of the own-plots stream: the same batch size as a supplier page. */
+const OWN_PLOTS_BATCH = 500;
+
+function requestCounts(stats: ClientStats): RequestCounts {
+  return { requests: stats.requests, retries: stats.retries, rateLimited: stats.rateLimited };
+}
+
+function cancellation(): AbortSignal {
+  return Context.current().cancellationSignal;
+}
+
+/** A non-retryable upstream answer ends a part of the run as failed, with the service's message. */
+function isFinal(error: unknown): error is UpstreamError {
+  return error instanceof UpstreamError && !error.retryable;
+}
+
+export function createRefreshActivities({ db, api, log }: RefreshDeps) {
+  return mapFailures({
+    async beginRefresh(input: { runId: string }): Promise<void> {
+      await beginRun(db, input.runId, Context.current().info.workflowExecution?.workflowId ?? null);
+      log.info({ runId: input.runId }, 'refresh started');
+    },
+
+    /** Suppliers and buyers → businesses and connections; declares the run's parts. Returns the supplier ids. */
+    async syncNetwork(input: { runId: string }): Promise<{ supplierIds: string[] }> {
+      const { runId } = input;
+      await openScopes(db, runId, [{ scope: NETWORK_SCOPE, kind: 'network' }]);
+      await markScopeRunning(db, runId, NETWORK_SCOPE);
+      const stats = emptyStats();
+      const signal = cancellation();
+      const [suppliers, buyers] = await Promise.all([api.listSuppliers({ stats, signal }), api.listBuyers({ stats, signal })]);
+      const network = toNetwork(suppliers, buyers);
+      await writeNetwork(db, runId, network, requestCounts(stats));
+      await openScopes(db, runId, [
+        ...network.suppliers.map((s) => ({ scope: s.id, kind: 'supplier' as const, supplierId: s.id, plotsExpected: s.plotsCount })),
+        { scope: OWN_PLOTS_SCOPE, kind: 'own_plots' as const },
+        { scope: INVITATIONS_SCOPE, kind: 'invitations' as const },
+      ]);
+      await finishScope(db, runId, NETWORK_SCOPE, 'succeeded');
+      log.info({ runId, suppliers: network.suppliers.length, buyers: buyers.length }, 'network synced');
+      return { supplierIds: network.suppliers.map((s) => s.id) };
+    },
+
+    async syncInvitations(input: { runId: string }): Promise<{ completed: boolean; error?: string }> {
+      const { runId } = input;
+      await markScopeRunning(db, runId, INVITATIONS_SCOPE);
+      const stats = emptyStats();
+      try {
+        const invitations = await api.listBusinessInvitations({ stats, signal: cancellation() });
+        const { rows, issues } = toInvitationRows(invitations);
+        await writeInvitations(db, runId, rows, issues, requestCounts(stats));
+      } catch (error) {
+        if (!isFinal(error)) throw error;
+        await finishScope(db, runId, INVITATIONS_SCOPE, 'failed', error.message);
+        return { completed: false, error: error.message };
+      }
+      await finishScope(db, runId, INVITATIONS_SCOPE, 'succeeded');
+      return { completed: true };
+    },
+
+    /** One page of a supplier's plots: fetch, validate, map, write in one transaction. */
+    async loadPlotPage(input: { runId: string; supplierId: string; page: number }): Promise<PlotPageResult> {
+      const { runId, supplierId, page } = input;
+      if (page === 1) await markScopeRunning(db, runId, supplierId);
+      const stats = emptyStats();
+      const result = await api.getSupplierPlotsPage(supplierId, page, { skipInvalid: true, stats, signal: cancellation() });
+      const { rows, issues } = mapPlotPage(result.plots, result.invalid, page, false);
+      const outcome = await writePlotPage(db, {
+        runId, scope: supplierId, supplierId, page, received: result.plots.length + result.invalid.length, rows, issues, requests: requestCounts(stats),
+      });
+      const ids = result.plots.map((p) => p.id);
+      return {
+        more: result.more,
+        received: result.plots.length + result.invalid.length,
+        written: rowsWritten(outcome.counts),
+        signature: ids.length === 0 ? '' : `${ids[0]}…${ids[ids.length - 1]}`,
+      };
+    },
+
+    /** The business's own plots (GET /plots), streamed and written in batches; heartbeats per batch. */
+    async loadOwnPlots(input: { runId: string }): Promise<OwnPlotsResult> {
+      const { runId } = input;
+      await markScopeRunning(db, runId, OWN_PLOTS_SCOPE);
+      const stats = emptyStats();
+      let batch: Plot[] = [];
+      let invalid: InvalidRecord[] = [];
+      let pages = 0;
+      let plots = 0;
+      const flush = async () => {
+        pages++;
+        const { rows, issues } = mapPlotPage(batch, invalid, pages, true);
+        // Requests are counted once, on the batch that ends the stream.
+        const requests = requestCounts(stats);
+        Object.assign(stats, emptyStats());
+        await writePlotPage(db, { runId, scope: OWN_PLOTS_SCOPE, supplierId: null, page: pages, received: batch.length + invalid.length, rows, issues, requests });
+        plots += batch.length + invalid.length;
+        batch = [];
+        invalid = [];
+        Context.current().heartbeat({ pages, plots });
+      };
+      try {
+        for await (const plot of api.ownPlots({ stats, signal: cancellation(), onInvalid: (r) => invalid.push(r) })) {
+          batch.push(plot);
+          if (batch.length + invalid.length >= OWN_PLOTS_BATCH) await flush();
+        }
+        if (batch.length + invalid.length > 0 || pages === 0) await flush();
+      } catch (error) {
+        if (!isFinal(error)) throw error;
+        await finishScope(db, runId, OWN_PLOTS_SCOPE, 'failed', error.message);
+        return { completed: false, pages, plots, error: error.message };
+      }
+      await finishScope(db, runId, OWN_PLOTS_SCOPE, 'succeeded');
+      return { completed: true, pages, plots };
+    },
+
+    async finishSupplier(input: { runId: string; supplierId: string; error?: string }): Promise<void> {
+      await finishScope(db, input.runId, input.supplierId, input.error === undefined ? 'succeeded' : 'failed', input.error);
+    },
+
+    /** Sweep, totals, outcome: see sweep.ts. `failure` ends the run as failed without sweeping. */
+    async finishRefresh(input: { runId: string; failure?: string }): Promise<RunSummary> {
+      const summary = await finishRun(db, input.runId, input.failure);
+      log.info({ runId: input.runId, status: summary.status, seconds: summary.seconds, pages: summary.pages, plots: summary.plotsSeen, rowsWritten: summary.rowsWritten }, 'refresh finished');
+      return summary;
+    },
+  });
+}
+
+export type RefreshActivities = ReturnType<typeof createRefreshActivities>;

@@ -1,0 +1,82 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../schema/database.ts';
+import { toJsonRecordset } from './json-recordset.ts';
+import { addCounts, type TableCounts } from './counts.ts';
+
+/**
+ * The one write path of every mirrored table keyed by `id` with a `content_hash`: insert what is
+ * new, rewrite what changed or comes back after a soft delete, leave the rest untouched (no new row
+ * version, no WAL). The batch travels as one JSON parameter, sorted by id so concurrent writers lock
+ * shared rows in the same order.
+ */
+export interface HashedTable {
+  table: 'plots' | 'analyses' | 'businesses' | 'business_connections' | 'business_invitations';
+  /** The written columns as a json_to_recordset column list: "id text, name text, ...". */
+  columns: string;
+  /** Columns whose values are already JSON text (spliced in raw). */
+  rawJson?: readonly string[];
+}
+
+interface Hashed {
+  id: string;
+  content_hash: string;
+}
+
+/** Column names of a json_to_recordset column list. */
+export function fieldsOf(columns: string): string[] {
+  return columns.split(',').map((c) => c.trim().split(/\s+/)[0]!);
+}
+
+/** The last row per id wins, in id order. */
+export function uniqueSortedById<T>(rows: readonly T[], idOf: (row: T) => string): T[] {
+  const byId = new Map<string, T>();
+  for (const r of rows) byId.set(idOf(r), r);
+  return [...byId.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+}
+
+/** Of `rows`, those that are new, changed, or soft-deleted in the warehouse: one indexed read. */
+export async function changedOnly<T extends Hashed>(db: Kysely<Database>, table: HashedTable['table'], rows: readonly T[]): Promise<T[]> {
+  if (rows.length === 0) return [];
+  const stored = await sql<{ id: string; content_hash: string; deleted: boolean }>`
+    select id, content_hash, deleted_at is not null as deleted from ${sql.table(table)} where id = any(${rows.map((r) => r.id)}::text[])`.execute(db);
+  const known = new Map(stored.rows.map((r) => [r.id, r]));
+  return rows.filter((r) => {
+    const s = known.get(r.id);
+    return !s || s.deleted || s.content_hash !== r.content_hash;
+  });
+}
+
+/**
+ * Upserts `rows` (unique ids) and returns the ids written, each with whether it was inserted.
+ * The WHERE repeats the hash test: a concurrent writer may have stored the same content meanwhile.
+ */
+export async function upsertChanged<T extends Hashed>(db: Kysely<Database>, spec: HashedTable, rows: readonly T[]): Promise<Map<string, boolean>> {
+  if (rows.length === 0) return new Map();
+  const fields = fieldsOf(spec.columns);
+  const updates = fields.filter((f) => f !== 'id').map((f) => `${f} = excluded.${f}`).join(', ');
+  const batch = toJsonRecordset(rows, (spec.rawJson ?? []) as Array<keyof T & string>);
+  const result = await sql<{ id: string; inserted: boolean }>`
+    insert into ${sql.table(spec.table)} (${sql.raw(fields.join(', '))}, first_seen_at, changed_at, deleted_at)
+    select ${sql.raw(fields.map((f) => `r.${f}`).join(', '))}, now(), now(), null
+    from json_to_recordset(${batch}::json) as r(${sql.raw(spec.columns)})
+    order by r.id
+    on conflict (id) do update set ${sql.raw(updates)}, changed_at = now(), deleted_at = null
+      where ${sql.raw(spec.table)}.content_hash is distinct from excluded.content_hash or ${sql.raw(spec.table)}.deleted_at is not null
+    returning id, (xmax = 0) as inserted`.execute(db);
+  return new Map(result.rows.map((r) => [r.id, r.inserted]));
+}
+
+export function insertedCount(written: Map<string, boolean>): number {
+  let n = 0;
+  for (const inserted of written.values()) if (inserted) n++;
+  return n;
+}
+
+/** Writes what changed among `rows` and counts inserted / updated / unchanged under the table's name. */
+export async function writeChanged<T extends Hashed>(db: Kysely<Database>, spec: HashedTable, rows: readonly T[], counts: TableCounts): Promise<Map<string, boolean>> {
+  const unique = uniqueSortedById(rows, (r) => r.id);
+  const written = await upsertChanged(db, spec, await changedOnly(db, spec.table, unique));
+  const inserted = insertedCount(written);
+  addCounts(counts, spec.table, { inserted, updated: written.size - inserted, unchanged: unique.length - written.size });
+  return written;
+}

@@ -1,0 +1,102 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database, RunStatus, ScopeKind } from '../../schema/database.ts';
+
+/**
+ * sync_runs and sync_run_scopes: a run's row, one row per part of it (each supplier, own plots, the
+ * network, invitations), their progress and outcome. Every write is idempotent (activities retry).
+ */
+
+export const OWN_PLOTS_SCOPE = 'own-plots';
+
+export interface ScopeSpec {
+  scope: string;
+  kind: ScopeKind;
+  supplierId?: string | null;
+  plotsExpected?: number | null;
+}
+
+export async function beginRun(db: Kysely<Database>, runId: string, workflowId: string | null): Promise<void> {
+  await sql`insert into sync_runs (id, workflow_id) values (${runId}::uuid, ${workflowId}) on conflict (id) do nothing`.execute(db);
+}
+
+/** Declares the parts of a run (idempotent) and what progress is measured against. */
+export async function openScopes(db: Kysely<Database>, runId: string, scopes: readonly ScopeSpec[]): Promise<void> {
+  if (scopes.length > 0) {
+    await sql`
+      insert into sync_run_scopes (run_id, scope, kind, supplier_id, plots_expected)
+      select ${runId}::uuid, s.scope, s.kind, s.supplier_id, s.plots_expected
+      from json_to_recordset(${JSON.stringify(scopes.map((s) => ({ scope: s.scope, kind: s.kind, supplier_id: s.supplierId ?? null, plots_expected: s.plotsExpected ?? null })))}::json)
+        as s(scope text, kind text, supplier_id text, plots_expected int8)
+      on conflict (run_id, scope) do nothing`.execute(db);
+  }
+  await sql`
+    update sync_runs r set
+      suppliers_total = (select count(*) from sync_run_scopes s where s.run_id = r.id and s.kind = 'supplier'),
+      plots_expected = (select sum(plots_expected) from sync_run_scopes s where s.run_id = r.id)
+    where r.id = ${runId}::uuid`.execute(db);
+}
+
+export async function markScopeRunning(db: Kysely<Database>, runId: string, scope: string): Promise<void> {
+  await sql`
+    update sync_run_scopes set status = 'running', started_at = coalesce(started_at, now())
+    where run_id = ${runId}::uuid and scope = ${scope} and status in ('pending', 'running')`.execute(db);
+}
+
+/** Ends a part of the run with its totals from the pages it wrote. A part already ended stays as it ended. */
+export async function finishScope(db: Kysely<Database>, runId: string, scope: string, status: 'succeeded' | 'failed', error?: string): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`
+      update sync_run_scopes s set status = ${status}, finished_at = now(), started_at = coalesce(s.started_at, now()), error = ${error ?? null},
+        pages = t.pages, plots_seen = t.plots, requests = t.requests, retries = t.retries, rate_limited = t.rate_limited
+      from (
+        select count(*) filter (where entity = 'plots') as pages,
+               coalesce(sum(received) filter (where entity = 'plots'), 0) as plots,
+               coalesce(sum(requests), 0) as requests, coalesce(sum(retries), 0) as retries, coalesce(sum(rate_limited), 0) as rate_limited
+        from sync_pages where run_id = ${runId}::uuid and scope = ${scope}
+      ) t
+      where s.run_id = ${runId}::uuid and s.scope = ${scope} and s.status in ('pending', 'running')`.execute(trx);
+    await sql`
+      update sync_runs r set
+        suppliers_done = (select count(*) from sync_run_scopes s where s.run_id = r.id and s.kind = 'supplier' and s.status = 'succeeded'),
+        suppliers_failed = (select count(*) from sync_run_scopes s where s.run_id = r.id and s.kind = 'supplier' and s.status = 'failed')
+      where r.id = ${runId}::uuid`.execute(trx);
+  });
+}
+
+export interface RunProgress {
+  runId: string;
+  status: RunStatus;
+  startedAt: Date;
+  finishedAt: Date | null;
+  suppliersTotal: number | null;
+  suppliersDone: number;
+  suppliersFailed: number;
+  plotsExpected: number | null;
+  plotsSeen: number;
+  pages: number;
+  error: string | null;
+}
+
+/** Progress of a run, live while it runs (from its pages) and final once it has finished. */
+export async function readProgress(db: Kysely<Database>, runId: string): Promise<RunProgress | undefined> {
+  const { rows } = await sql<{
+    status: RunStatus; started_at: Date; finished_at: Date | null; suppliers_total: number | null; suppliers_done: number; suppliers_failed: number;
+    plots_expected: number | null; plots_seen: number; pages: number; live_plots: number | null; live_pages: number | null; error: string | null;
+  }>`
+    select r.status, r.started_at, r.finished_at, r.suppliers_total, r.suppliers_done, r.suppliers_failed, r.plots_expected,
+           r.plots_seen, r.pages, p.plots as live_plots, p.pages as live_pages, r.error
+    from sync_runs r
+    left join lateral (
+      select sum(received)::int8 as plots, count(*)::int8 as pages from sync_pages where run_id = r.id and entity = 'plots'
+    ) p on r.status = 'running'
+    where r.id = ${runId}::uuid`.execute(db);
+  const r = rows[0];
+  if (!r) return undefined;
+  const running = r.status === 'running';
+  return {
+    runId, status: r.status, startedAt: r.started_at, finishedAt: r.finished_at,
+    suppliersTotal: r.suppliers_total, suppliersDone: r.suppliers_done, suppliersFailed: r.suppliers_failed,
+    plotsExpected: r.plots_expected, plotsSeen: running ? Number(r.live_plots ?? 0) : r.plots_seen,
+    pages: running ? Number(r.live_pages ?? 0) : r.pages, error: r.error,
+  };
+}

@@ -1,0 +1,198 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, RunStatus } from '../../schema/database.ts';
+import { addCounts, emptyCounts, mergeCounts, type TableCounts } from './counts.ts';
+import { INVITATIONS_SCOPE, NETWORK_SCOPE } from './network-writer.ts';
+import { OWN_PLOTS_SCOPE } from './run-ledger.ts';
+
+/**
+ * The end of a refresh, in one transaction: soft-delete what the parts of the run that completed did
+ * not see (a part that failed is not swept, so an outage never empties the warehouse), close the
+ * history of plots that disappeared, total the counts into sync_run_counts, set the run's outcome,
+ * and drop the run's page records. Runs once: a retry after it committed only reads the outcome.
+ */
+
+export interface RunSummary {
+  runId: string;
+  status: RunStatus;
+  startedAt: string;
+  finishedAt: string;
+  seconds: number;
+  suppliers: number;
+  suppliersFailed: number;
+  pages: number;
+  plotsSeen: number;
+  requests: number;
+  retries: number;
+  rateLimited: number;
+  counts: TableCounts;
+  /** Rows inserted, updated or soft-deleted over every mirrored table. */
+  rowsWritten: number;
+  issues: number;
+  error: string | null;
+}
+
+type Tx = Transaction<Database>;
+
+export async function finishRun(db: Kysely<Database>, runId: string, failure?: string): Promise<RunSummary> {
+  await db.transaction().execute(async (trx) => {
+    const run = await sql<{ status: RunStatus }>`select status from sync_runs where id = ${runId}::uuid for update`.execute(trx);
+    if (run.rows[0]?.status !== 'running') return;
+    // Parts that never reported (a child terminated, a crash) did not complete.
+    await sql`
+      update sync_run_scopes set status = 'failed', finished_at = now(), error = coalesce(error, 'did not finish')
+      where run_id = ${runId}::uuid and status in ('pending', 'running')`.execute(trx);
+    const scopes = await sql<{ scope: string; kind: string; status: string }>`
+      select scope, kind, status from sync_run_scopes where run_id = ${runId}::uuid`.execute(trx);
+    const succeeded = (scope: string) => scopes.rows.some((s) => s.scope === scope && s.status === 'succeeded');
+    const sweep = emptyCounts();
+    if (failure === undefined) {
+      await sweepPlots(trx, runId, { network: succeeded(NETWORK_SCOPE), ownPlots: succeeded(OWN_PLOTS_SCOPE) }, sweep);
+      if (succeeded(NETWORK_SCOPE)) {
+        await sweepEntity(trx, runId, NETWORK_SCOPE, 'businesses', sweep);
+        await sweepEntity(trx, runId, NETWORK_SCOPE, 'business_connections', sweep);
+      }
+      if (succeeded(INVITATIONS_SCOPE)) await sweepEntity(trx, runId, INVITATIONS_SCOPE, 'business_invitations', sweep);
+    }
+    const counts = mergeCounts(await pageCounts(trx, runId), sweep);
+    for (const [table, c] of Object.entries(counts)) {
+      await sql`
+        insert into sync_run_counts (run_id, table_name, inserted, updated, unchanged, deleted)
+        values (${runId}::uuid, ${table}, ${c.inserted}, ${c.updated}, ${c.unchanged}, ${c.deleted})
+        on conflict (run_id, table_name) do nothing`.execute(trx);
+    }
+    const anyFailed = scopes.rows.some((s) => s.status === 'failed');
+    const status: RunStatus = failure !== undefined || !succeeded(NETWORK_SCOPE) ? 'failed' : anyFailed ? 'partial' : 'succeeded';
+    const error = failure ?? (anyFailed ? failedScopesMessage(scopes.rows) : null);
+    await sql`
+      update sync_runs r set status = ${status}, finished_at = now(), error = ${error},
+        pages = t.pages, plots_seen = t.plots, requests = t.requests, retries = t.retries, rate_limited = t.rate_limited,
+        suppliers_done = (select count(*) from sync_run_scopes s where s.run_id = r.id and s.kind = 'supplier' and s.status = 'succeeded'),
+        suppliers_failed = (select count(*) from sync_run_scopes s where s.run_id = r.id and s.kind = 'supplier' and s.status = 'failed')
+      from (
+        select count(*) filter (where entity = 'plots') as pages, coalesce(sum(received) filter (where entity = 'plots'), 0) as plots,
+               coalesce(sum(requests), 0) as requests, coalesce(sum(retries), 0) as retries, coalesce(sum(rate_limited), 0) as rate_limited
+        from sync_pages where run_id = ${runId}::uuid
+      ) t
+      where r.id = ${runId}::uuid`.execute(trx);
+    await sql`delete from sync_pages where run_id = ${runId}::uuid`.execute(trx);
+  });
+  return readSummary(db, runId);
+}
+
+function failedScopesMessage(scopes: ReadonlyArray<{ scope: string; kind: string; status: string }>): string {
+  const failed = scopes.filter((s) => s.status === 'failed');
+  const names = failed.slice(0, 5).map((s) => (s.kind === 'supplier' ? `supplier ${s.scope}` : s.scope));
+  return `${failed.length} part(s) failed and were not swept: ${names.join(', ')}${failed.length > 5 ? ', …' : ''} (see sync_run_scopes)`;
+}
+
+/** What each page counted, summed per table. */
+async function pageCounts(trx: Tx, runId: string): Promise<TableCounts> {
+  const { rows } = await sql<{ table_name: string; inserted: number; updated: number; unchanged: number; deleted: number }>`
+    select c.key as table_name,
+           sum((c.value->>'inserted')::int8)::int8 as inserted, sum((c.value->>'updated')::int8)::int8 as updated,
+           sum((c.value->>'unchanged')::int8)::int8 as unchanged, sum((c.value->>'deleted')::int8)::int8 as deleted
+    from sync_pages p, jsonb_each(p.counts) c
+    where p.run_id = ${runId}::uuid
+    group by c.key`.execute(trx);
+  const counts = emptyCounts();
+  for (const r of rows) addCounts(counts, r.table_name, r);
+  return counts;
+}
+
+/**
+ * Links of suppliers that completed but no longer reach a plot, and every link of a supplier that
+ * is no longer connected (when the listing completed); own plots not listed any more (when they were
+ * read completely); then plots left with no live link, with their history and analyses.
+ */
+async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; ownPlots: boolean }, counts: TableCounts): Promise<void> {
+  await sql`create temp table swept_plots (id text primary key) on commit drop`.execute(trx);
+  const links = await sql`
+    with seen as (
+      select p.scope, unnest(p.ids) as plot_id from sync_pages p where p.run_id = ${runId}::uuid and p.entity = 'plots'
+    ), swept as (
+      update plot_suppliers l set deleted_at = now(), changed_at = now()
+      from sync_run_scopes s
+      where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.status = 'succeeded' and l.supplier_id = s.scope
+        and l.deleted_at is null
+        and not exists (select 1 from seen where seen.scope = l.supplier_id and seen.plot_id = l.plot_id)
+      returning l.plot_id
+    )
+    insert into swept_plots select distinct plot_id from swept on conflict do nothing`.execute(trx);
+  let deletedLinks = Number(links.numAffectedRows ?? 0);
+  if (complete.network) {
+    const gone = await sql<{ n: number }>`
+      with swept as (
+        update plot_suppliers l set deleted_at = now(), changed_at = now()
+        where l.deleted_at is null
+          and not exists (select 1 from sync_run_scopes s where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.scope = l.supplier_id)
+        returning l.plot_id
+      ), ins as (insert into swept_plots select distinct plot_id from swept on conflict do nothing)
+      select count(*)::int8 as n from swept`.execute(trx);
+    deletedLinks += Number(gone.rows[0]?.n ?? 0);
+  }
+  addCounts(counts, 'plot_suppliers', { deleted: deletedLinks });
+
+  const orphaned = await sql<{ n: number }>`
+    with gone as (
+      update plots p set deleted_at = now(), changed_at = now()
+      from swept_plots s
+      where p.id = s.id and p.deleted_at is null and not p.is_own
+        and not exists (select 1 from plot_suppliers l where l.plot_id = p.id and l.deleted_at is null)
+      returning p.id
+    )
+    select count(*)::int8 as n from gone`.execute(trx);
+  let deletedPlots = Number(orphaned.rows[0]?.n ?? 0);
+  // swept_plots also holds plots that merely lost one of several links: keep only those now deleted.
+  await sql`delete from swept_plots s using plots p where p.id = s.id and p.deleted_at is null`.execute(trx);
+  if (complete.ownPlots) {
+    const own = await sql<{ n: number }>`
+      with seen as (
+        select unnest(ids) as id from sync_pages where run_id = ${runId}::uuid and scope = ${OWN_PLOTS_SCOPE} and entity = 'plots'
+      ), gone as (
+        update plots p set deleted_at = now(), changed_at = now()
+        where p.is_own and p.deleted_at is null and not exists (select 1 from seen where seen.id = p.id)
+        returning p.id
+      ), ins as (insert into swept_plots select id from gone on conflict do nothing)
+      select count(*)::int8 as n from gone`.execute(trx);
+    deletedPlots += Number(own.rows[0]?.n ?? 0);
+  }
+  addCounts(counts, 'plots', { deleted: deletedPlots });
+  if (deletedPlots === 0) return;
+  const history = await sql`
+    update plot_history h set valid_to = now(), is_current = false
+    from swept_plots s where h.plot_id = s.id and h.is_current`.execute(trx);
+  addCounts(counts, 'plot_history', { updated: Number(history.numAffectedRows ?? 0) });
+  const analyses = await sql`
+    update analyses a set deleted_at = now(), changed_at = now()
+    from swept_plots s where a.plot_id = s.id and a.deleted_at is null`.execute(trx);
+  addCounts(counts, 'analyses', { deleted: Number(analyses.numAffectedRows ?? 0) });
+}
+
+/** Rows of a listing read in one response that the response no longer had. */
+async function sweepEntity(trx: Tx, runId: string, scope: string, table: 'businesses' | 'business_connections' | 'business_invitations', counts: TableCounts): Promise<void> {
+  const result = await sql`
+    with seen as (select unnest(ids) as id from sync_pages where run_id = ${runId}::uuid and scope = ${scope} and entity = ${table})
+    update ${sql.table(table)} t set deleted_at = now(), changed_at = now()
+    where t.deleted_at is null and not exists (select 1 from seen where seen.id = t.id)`.execute(trx);
+  addCounts(counts, table, { deleted: Number(result.numAffectedRows ?? 0) });
+}
+
+export async function readSummary(db: Kysely<Database>, runId: string): Promise<RunSummary> {
+  const run = await db.selectFrom('sync_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
+  const countRows = await db.selectFrom('sync_run_counts').selectAll().where('run_id', '=', runId).orderBy('table_name').execute();
+  const issues = await sql<{ n: number }>`select count(*)::int8 as n from sync_issues where run_id = ${runId}::uuid`.execute(db);
+  const counts = emptyCounts();
+  let rowsWritten = 0;
+  for (const c of countRows) {
+    addCounts(counts, c.table_name, c);
+    rowsWritten += c.inserted + c.updated + c.deleted;
+  }
+  const finished = run.finished_at ?? new Date();
+  return {
+    runId, status: run.status, startedAt: run.started_at.toISOString(), finishedAt: finished.toISOString(),
+    seconds: Math.round((finished.getTime() - run.started_at.getTime()) / 100) / 10,
+    suppliers: run.suppliers_total ?? 0, suppliersFailed: run.suppliers_failed, pages: run.pages, plotsSeen: run.plots_seen,
+    requests: run.requests, retries: run.retries, rateLimited: run.rate_limited, counts, rowsWritten,
+    issues: Number(issues.rows[0]?.n ?? 0), error: run.error,
+  };
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import type { Worker } from '@temporalio/worker';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/index.ts';
+import { createUpstreamClient, type UpstreamClient } from '../../activities/api/index.ts';
+import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
+import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import type { RunSummary } from '../../activities/refresh/sweep.ts';
+import { createDdsyncWorker } from '../../infra/worker.ts';
+import { createLogger } from '../../infra/logger.ts';
+import { refreshWarehouse, refreshWorkflowId, type RefreshInput } from '../../workflows/refresh-warehouse.ts';
+import { createTestDatabase } from './databases.ts';
+import { connectTemporal, workflowBundle, type TemporalForTest } from './temporal.ts';
+
+/**
+ * Everything a refresh test needs, real: the simulator over HTTP, a migrated database of its own,
+ * the run's Temporal dev server with a task queue of its own, and a ddsync worker.
+ */
+export interface RefreshHarness {
+  sim: Simulator;
+  db: Warehouse;
+  databaseUrl: string;
+  api: UpstreamClient;
+  temporal: TemporalForTest;
+  /** Runs a refresh to completion on the harness's worker. */
+  refresh(input?: RefreshInput): Promise<RunSummary>;
+  /** Starts (or restarts) the in-process worker; refresh() starts one when none runs. */
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startRefreshHarness(simulator: SimulatorOptions, prefix = 'refresh'): Promise<RefreshHarness> {
+  const sim = await startSimulator({ port: 0, ...simulator });
+  const databaseUrl = await createTestDatabase(prefix);
+  const db = openWarehouse(databaseUrl, 8);
+  await migrateToLatest(db);
+  const temporal = await connectTemporal();
+  const api = createUpstreamClient({ baseUrl: sim.url, clientId: 'ddsync-demo', clientSecret: 'ddsync-demo-secret', retryBaseMs: 20, retryMaxMs: 200 });
+  const log = createLogger({ level: 'silent' });
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+
+  const startWorker = async () => {
+    if (worker) return;
+    worker = await createDdsyncWorker({
+      connection: temporal.workerConnection, namespace: temporal.namespace, taskQueue: temporal.taskQueue,
+      deps: { db, api, log }, workflowBundle: await workflowBundle(), maxConcurrentActivities: 8,
+    });
+    running = worker.run();
+  };
+  const stopWorker = async () => {
+    if (!worker) return;
+    worker.shutdown();
+    await running;
+    worker = undefined;
+  };
+  return {
+    sim, db, databaseUrl, api, temporal, startWorker, stopWorker,
+    async refresh(input = {}) {
+      await startWorker();
+      const runId = input.runId ?? randomUUID();
+      return temporal.client.workflow.execute(refreshWarehouse, {
+        taskQueue: temporal.taskQueue, workflowId: refreshWorkflowId(runId), args: [{ ...input, runId }],
+      });
+    },
+    async close() {
+      await stopWorker();
+      await temporal.close();
+      await db.destroy();
+      await sim.close();
+    },
+  };
+}

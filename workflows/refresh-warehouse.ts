@@ -1,0 +1,132 @@
+import {
+  CancellationScope, ContinueAsNew, ParentClosePolicy, continueAsNew, defineQuery, executeChild, proxyActivities, setHandler, uuid4, workflowInfo,
+} from '@temporalio/workflow';
+import type { RefreshActivities } from '../activities/refresh/activities.ts';
+import type { RunSummary } from '../activities/refresh/sweep.ts';
+import { failureMessage } from './failure-message.ts';
+import { supplierPlotsWorkflowId, syncSupplierPlots } from './sync-supplier-plots.ts';
+
+/**
+ * A warehouse refresh: the supplier network, then every supplier's plots (one child workflow per
+ * supplier, `supplierConcurrency` at a time) alongside the business's own plots and invitations, then
+ * the sweep that soft-deletes what this complete run did not see and closes the run. A supplier
+ * whose child fails is not swept and makes the run `partial`; the others are unaffected.
+ */
+export interface RefreshInput {
+  /** Defaults to a new UUID; the sync_runs id. */
+  runId?: string;
+  /** Supplier children in flight at once (default 4). */
+  supplierConcurrency?: number;
+  /** Pages per supplier child before it continues as new (default 100). */
+  pagesPerRun?: number;
+  /** Carried across continue-as-new once the suppliers are being read. */
+  progress?: { supplierIds: string[]; next: number; failed: number };
+}
+
+export interface RefreshProgress {
+  runId: string;
+  phase: 'network' | 'plots' | 'finishing' | 'done';
+  suppliersTotal: number;
+  suppliersDone: number;
+  suppliersFailed: number;
+}
+
+export const refreshProgressQuery = defineQuery<RefreshProgress>('progress');
+
+const { beginRefresh, syncNetwork, syncInvitations } = proxyActivities<RefreshActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
+});
+const { loadOwnPlots } = proxyActivities<RefreshActivities>({
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
+});
+const { finishRefresh } = proxyActivities<RefreshActivities>({
+  startToCloseTimeout: '30 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
+});
+
+export const refreshWorkflowId = (runId: string) => `refresh/${runId}`;
+
+/** Children finished per workflow run before continuing as new (keeps history far below its limits). */
+const CHILDREN_PER_RUN = 500;
+
+export async function refreshWarehouse(input: RefreshInput = {}): Promise<RunSummary> {
+  const runId = input.runId ?? uuid4();
+  const concurrency = Math.max(1, input.supplierConcurrency ?? 4);
+  const progress: RefreshProgress = { runId, phase: 'network', suppliersTotal: 0, suppliersDone: 0, suppliersFailed: input.progress?.failed ?? 0 };
+  setHandler(refreshProgressQuery, () => progress);
+  try {
+    let state = input.progress;
+    if (!state) {
+      await beginRefresh({ runId });
+      const { supplierIds } = await syncNetwork({ runId });
+      state = { supplierIds, next: 0, failed: 0 };
+      // Own plots and invitations run beside the first supplier children; both report their own outcome.
+      const sideTasks = Promise.allSettled([loadOwnPlots({ runId }), syncInvitations({ runId })]);
+      progress.phase = 'plots';
+      const carried = await readSuppliers(runId, state, concurrency, input.pagesPerRun, progress);
+      await sideTasks;
+      if (carried) return await continueAsNew<typeof refreshWarehouse>({ ...input, runId, progress: carried });
+    } else {
+      progress.phase = 'plots';
+      const carried = await readSuppliers(runId, state, concurrency, input.pagesPerRun, progress);
+      if (carried) return await continueAsNew<typeof refreshWarehouse>({ ...input, runId, progress: carried });
+    }
+    progress.phase = 'finishing';
+    const summary = await finishRefresh({ runId });
+    progress.phase = 'done';
+    return summary;
+  } catch (error) {
+    if (error instanceof ContinueAsNew) throw error;
+    // Record the failure (the run ends `failed`, nothing is swept), even when cancelled, then fail.
+    await CancellationScope.nonCancellable(() => finishRefresh({ runId, failure: failureMessage(error) }));
+    throw error;
+  }
+}
+
+/**
+ * A sliding window of supplier children. Returns the state to continue as new with once this run
+ * has finished CHILDREN_PER_RUN children (in-flight ones are awaited first), or undefined when done.
+ */
+async function readSuppliers(
+  runId: string,
+  state: NonNullable<RefreshInput['progress']>,
+  concurrency: number,
+  pagesPerRun: number | undefined,
+  progress: RefreshProgress,
+): Promise<RefreshInput['progress'] | undefined> {
+  const { supplierIds } = state;
+  progress.suppliersTotal = supplierIds.length;
+  progress.suppliersDone = state.next - state.failed;
+  let next = state.next;
+  let failed = state.failed;
+  let finishedHere = 0;
+  const inFlight = new Set<Promise<void>>();
+  const start = (supplierId: string) => {
+    const child: Promise<void> = executeChild(syncSupplierPlots, {
+      workflowId: supplierPlotsWorkflowId(runId, supplierId),
+      args: [{ runId, supplierId, ...(pagesPerRun ? { pagesPerRun } : {}) }],
+      parentClosePolicy: ParentClosePolicy.TERMINATE,
+    }).then(
+      () => { progress.suppliersDone++; },
+      () => { failed++; progress.suppliersFailed++; },
+    ).finally(() => {
+      finishedHere++;
+      inFlight.delete(child);
+    });
+    inFlight.add(child);
+  };
+  while (next < supplierIds.length) {
+    const stop = finishedHere + inFlight.size >= CHILDREN_PER_RUN || workflowInfo().continueAsNewSuggested;
+    if (stop) break;
+    if (inFlight.size >= concurrency) {
+      await Promise.race(inFlight);
+      continue;
+    }
+    start(supplierIds[next++]!);
+  }
+  await Promise.all(inFlight);
+  return next < supplierIds.length ? { supplierIds, next, failed } : undefined;
+}

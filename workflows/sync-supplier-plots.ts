@@ -1,0 +1,69 @@
+import { ApplicationFailure, CancellationScope, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { RefreshActivities } from '../activities/refresh/activities.ts';
+import { failureMessage } from './failure-message.ts';
+
+/**
+ * Every page of one supplier's plots (its own and its upstream businesses'), one activity per page
+ * of 500 that fetches, validates, maps and writes it. Only counts and "more?" come back, so plot
+ * data never enters history; the workflow continues as new every `pagesPerRun` pages.
+ */
+export interface SyncSupplierPlotsInput {
+  runId: string;
+  supplierId: string;
+  /** Continue-as-new every so many pages (default 100). */
+  pagesPerRun?: number;
+  /** Carried across continue-as-new. */
+  page?: number;
+  totals?: SupplierTotals;
+  lastSignature?: string;
+}
+
+export interface SupplierTotals {
+  pages: number;
+  plots: number;
+  written: number;
+}
+
+const { loadPlotPage } = proxyActivities<RefreshActivities>({
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
+});
+const { finishSupplier } = proxyActivities<RefreshActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20 },
+});
+
+export const supplierPlotsWorkflowId = (runId: string, supplierId: string) => `refresh/${runId}/supplier/${supplierId}`;
+
+export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<SupplierTotals> {
+  const { runId, supplierId } = input;
+  const pagesPerRun = input.pagesPerRun ?? 100;
+  const totals = { ...(input.totals ?? { pages: 0, plots: 0, written: 0 }) };
+  let page = input.page ?? 1;
+  let lastSignature = input.lastSignature;
+  let next: SyncSupplierPlotsInput | undefined;
+  try {
+    for (let inThisRun = 0; ; inThisRun++) {
+      if (inThisRun >= pagesPerRun || workflowInfo().continueAsNewSuggested) {
+        next = { ...input, page, totals, lastSignature };
+        break;
+      }
+      const result = await loadPlotPage({ runId, supplierId, page });
+      if (result.signature !== '' && result.signature === lastSignature) {
+        throw ApplicationFailure.nonRetryable(`page ${page} repeats page ${page - 1} of supplier ${supplierId}: the service ignored the page parameter`, 'RepeatedPageError');
+      }
+      totals.pages++;
+      totals.plots += result.received;
+      totals.written += result.written;
+      lastSignature = result.signature;
+      if (!result.more) break;
+      page++;
+    }
+  } catch (error) {
+    await CancellationScope.nonCancellable(() => finishSupplier({ runId, supplierId, error: failureMessage(error) }));
+    throw error;
+  }
+  if (next) return continueAsNew<typeof syncSupplierPlots>(next);
+  await finishSupplier({ runId, supplierId });
+  return totals;
+}
