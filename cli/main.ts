@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   worker: () => import('./commands/worker.ts'),
   stack: () => import('./commands/stack.ts'),
   config: () => import('./commands/config.ts'),
+  migrate: () => import('./commands/migrate.ts'),
 };
 
 function version(): string {

@@ -1,9 +1,9 @@
 import {
-  CancellationScope, ContinueAsNew, ParentClosePolicy, continueAsNew, defineQuery, executeChild, proxyActivities, setHandler, uuid4, workflowInfo,
+  CancellationScope, ContinueAsNew, ParentClosePolicy, continueAsNew, defineQuery, executeChild, setHandler, uuid4, workflowInfo,
 } from '@temporalio/workflow';
-import type { RefreshActivities } from '../activities/refresh/activities.ts';
 import type { RunSummary } from '../activities/refresh/sweep.ts';
 import { failureMessage } from './failure-message.ts';
+import { refreshActivities, type RefreshTimeouts } from './refresh-activities.ts';
 import { supplierPlotsWorkflowId, syncSupplierPlots } from './sync-supplier-plots.ts';
 
 /**
@@ -19,6 +19,7 @@ export interface RefreshInput {
   supplierConcurrency?: number;
   /** Pages per supplier child before it continues as new (default 100). */
   pagesPerRun?: number;
+  timeouts?: RefreshTimeouts;
   /** Carried across continue-as-new once the suppliers are being read. */
   progress?: { supplierIds: string[]; next: number; failed: number };
 }
@@ -33,20 +34,6 @@ export interface RefreshProgress {
 
 export const refreshProgressQuery = defineQuery<RefreshProgress>('progress');
 
-const { beginRefresh, syncNetwork, syncInvitations } = proxyActivities<RefreshActivities>({
-  startToCloseTimeout: '5 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
-});
-const { loadOwnPlots } = proxyActivities<RefreshActivities>({
-  startToCloseTimeout: '2 hours',
-  heartbeatTimeout: '2 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
-});
-const { finishRefresh } = proxyActivities<RefreshActivities>({
-  startToCloseTimeout: '30 minutes',
-  retry: { initialInterval: '1 second', maximumInterval: '1 minute', maximumAttempts: 20 },
-});
-
 export const refreshWorkflowId = (runId: string) => `refresh/${runId}`;
 
 /** Children finished per workflow run before continuing as new (keeps history far below its limits). */
@@ -57,6 +44,7 @@ export async function refreshWarehouse(input: RefreshInput = {}): Promise<RunSum
   const concurrency = Math.max(1, input.supplierConcurrency ?? 4);
   const progress: RefreshProgress = { runId, phase: 'network', suppliersTotal: 0, suppliersDone: 0, suppliersFailed: input.progress?.failed ?? 0 };
   setHandler(refreshProgressQuery, () => progress);
+  const { beginRefresh, syncNetwork, syncInvitations, loadOwnPlots, finishRefresh } = refreshActivities(input.timeouts);
   try {
     let state = input.progress;
     if (!state) {
@@ -66,12 +54,12 @@ export async function refreshWarehouse(input: RefreshInput = {}): Promise<RunSum
       // Own plots and invitations run beside the first supplier children; both report their own outcome.
       const sideTasks = Promise.allSettled([loadOwnPlots({ runId }), syncInvitations({ runId })]);
       progress.phase = 'plots';
-      const carried = await readSuppliers(runId, state, concurrency, input.pagesPerRun, progress);
+      const carried = await readSuppliers(runId, state, { concurrency, pagesPerRun: input.pagesPerRun, timeouts: input.timeouts }, progress);
       await sideTasks;
       if (carried) return await continueAsNew<typeof refreshWarehouse>({ ...input, runId, progress: carried });
     } else {
       progress.phase = 'plots';
-      const carried = await readSuppliers(runId, state, concurrency, input.pagesPerRun, progress);
+      const carried = await readSuppliers(runId, state, { concurrency, pagesPerRun: input.pagesPerRun, timeouts: input.timeouts }, progress);
       if (carried) return await continueAsNew<typeof refreshWarehouse>({ ...input, runId, progress: carried });
     }
     progress.phase = 'finishing';
@@ -93,8 +81,7 @@ export async function refreshWarehouse(input: RefreshInput = {}): Promise<RunSum
 async function readSuppliers(
   runId: string,
   state: NonNullable<RefreshInput['progress']>,
-  concurrency: number,
-  pagesPerRun: number | undefined,
+  options: { concurrency: number; pagesPerRun: number | undefined; timeouts: RefreshTimeouts | undefined },
   progress: RefreshProgress,
 ): Promise<RefreshInput['progress'] | undefined> {
   const { supplierIds } = state;
@@ -107,7 +94,7 @@ async function readSuppliers(
   const start = (supplierId: string) => {
     const child: Promise<void> = executeChild(syncSupplierPlots, {
       workflowId: supplierPlotsWorkflowId(runId, supplierId),
-      args: [{ runId, supplierId, ...(pagesPerRun ? { pagesPerRun } : {}) }],
+      args: [{ runId, supplierId, ...(options.pagesPerRun ? { pagesPerRun: options.pagesPerRun } : {}), ...(options.timeouts ? { timeouts: options.timeouts } : {}) }],
       parentClosePolicy: ParentClosePolicy.TERMINATE,
     }).then(
       () => { progress.suppliersDone++; },
@@ -121,7 +108,7 @@ async function readSuppliers(
   while (next < supplierIds.length) {
     const stop = finishedHere + inFlight.size >= CHILDREN_PER_RUN || workflowInfo().continueAsNewSuggested;
     if (stop) break;
-    if (inFlight.size >= concurrency) {
+    if (inFlight.size >= options.concurrency) {
       await Promise.race(inFlight);
       continue;
     }

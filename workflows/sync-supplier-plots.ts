@@ -1,5 +1,5 @@
-import { ApplicationFailure, CancellationScope, continueAsNew, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { RefreshActivities } from '../activities/refresh/activities.ts';
+import { ApplicationFailure, CancellationScope, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { refreshActivities, type RefreshTimeouts } from './refresh-activities.ts';
 import { failureMessage } from './failure-message.ts';
 
 /**
@@ -16,6 +16,7 @@ export interface SyncSupplierPlotsInput {
   page?: number;
   totals?: SupplierTotals;
   lastSignature?: string;
+  timeouts?: RefreshTimeouts;
 }
 
 export interface SupplierTotals {
@@ -24,20 +25,12 @@ export interface SupplierTotals {
   written: number;
 }
 
-const { loadPlotPage } = proxyActivities<RefreshActivities>({
-  startToCloseTimeout: '5 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 },
-});
-const { finishSupplier } = proxyActivities<RefreshActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20 },
-});
-
 export const supplierPlotsWorkflowId = (runId: string, supplierId: string) => `refresh/${runId}/supplier/${supplierId}`;
 
 export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<SupplierTotals> {
   const { runId, supplierId } = input;
   const pagesPerRun = input.pagesPerRun ?? 100;
+  const { loadPlotPage, finishSupplier } = refreshActivities(input.timeouts);
   const totals = { ...(input.totals ?? { pages: 0, plots: 0, written: 0 }) };
   let page = input.page ?? 1;
   let lastSignature = input.lastSignature;

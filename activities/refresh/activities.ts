@@ -6,6 +6,7 @@ import type { Plot } from '../../schema/upstream.ts';
 import type { Warehouse } from '../warehouse/database.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { mapFailures } from '../failures.ts';
+import { keepAlive } from '../keep-alive.ts';
 import { rowsWritten } from './counts.ts';
 import { toInvitationRows, toNetwork } from './network-rows.ts';
 import { INVITATIONS_SCOPE, NETWORK_SCOPE, writeInvitations, writeNetwork } from './network-writer.ts';
@@ -63,7 +64,7 @@ function isFinal(error: unknown): error is UpstreamError {
 }
 
 export function createRefreshActivities({ db, api, log }: RefreshDeps) {
-  return mapFailures({
+  return mapFailures(keepAlive({
     async beginRefresh(input: { runId: string }): Promise<void> {
       await beginRun(db, input.runId, Context.current().info.workflowExecution?.workflowId ?? null);
       log.info({ runId: input.runId }, 'refresh started');
@@ -171,7 +172,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       log.info({ runId: input.runId, status: summary.status, seconds: summary.seconds, pages: summary.pages, plots: summary.plotsSeen, rowsWritten: summary.rowsWritten }, 'refresh finished');
       return summary;
     },
-  });
+  }));
 }
 
 export type RefreshActivities = ReturnType<typeof createRefreshActivities>;

@@ -5,13 +5,14 @@ import { createLogger } from '../../infra/logger.ts';
 import { connectWorker, installTemporalRuntime } from '../../infra/temporal-connection.ts';
 import { createDdsyncWorker } from '../../infra/worker.ts';
 import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
 
 export const summary = 'run a Temporal worker (connects to Temporal, Postgres and the service)';
 export const help = `ddsync worker [--bundle PATH]
 
-Polls TEMPORAL_TASK_QUEUE and runs ddsync's workflows and activities until SIGINT/SIGTERM, then
-finishes the activities in flight and exits. Needs DATABASE_URL, DDSYNC_UPSTREAM_URL,
+Migrates the warehouse, then polls TEMPORAL_TASK_QUEUE and runs ddsync's workflows and activities
+until SIGINT/SIGTERM, then finishes the activities in flight and exits. Needs DATABASE_URL, DDSYNC_UPSTREAM_URL,
 DDSYNC_CLIENT_ID and DDSYNC_CLIENT_SECRET (see README, "Configuration").
 --bundle PATH   a prebuilt workflow bundle (npm run build:workflows); default: bundle at start.`;
 
@@ -27,6 +28,9 @@ export async function run(argv: string[]): Promise<number> {
   } catch (error) {
     throw new Error(`cannot reach the warehouse at DATABASE_URL: ${error instanceof Error ? error.message : String(error)}`);
   }
+  // Every worker migrates on start; the migrator's advisory lock makes concurrent starts safe.
+  const migrated = await migrateToLatest(db);
+  if (migrated.applied.length > 0) log.info({ applied: migrated.applied }, 'warehouse migrated');
   const api = createUpstreamFromConfig(config.upstream!, log);
   const temporal = config.temporal!;
   const connection = await connectWorker(temporal).catch((error: unknown) => {

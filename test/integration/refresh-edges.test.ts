@@ -1,0 +1,70 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { startRefreshHarness, type RefreshHarness } from '../support/refresh-harness.ts';
+import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
+import { waitUntil } from '../support/wait.ts';
+import { refreshWarehouse, refreshWorkflowId } from '../../workflows/refresh-warehouse.ts';
+
+describe('refresh edges', () => {
+  let h: RefreshHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('pages suppliers of exactly 500 and 1,000 plots and one with none', async () => {
+    h = await startRefreshHarness({ seed: 11, layout: { ownPlots: 2, suppliers: [{ plots: 500 }, { plots: 1000 }, { plots: 0 }] } }, 'edges');
+    const summary = await h.refresh();
+    expect(summary.status).toBe('succeeded');
+    expect(await warehousePlotFacts(h.db)).toEqual(simulatorPlotFacts(h.sim));
+    const [s500, s1000, none] = h.sim.control.suppliers();
+    const scopes = await sql<{ scope: string; pages: number; plots_seen: number; status: string }>`
+      select scope, pages, plots_seen::int, status from sync_run_scopes where run_id = ${summary.runId}::uuid and kind = 'supplier'`.execute(h.db);
+    const by = Object.fromEntries(scopes.rows.map((s) => [s.scope, s]));
+    // A full page means "ask again": 500 plots take a second, empty page; 1,000 take three requests.
+    expect(by[s500!.id]).toMatchObject({ pages: 2, plots_seen: 500, status: 'succeeded' });
+    expect(by[s1000!.id]).toMatchObject({ pages: 3, plots_seen: 1000, status: 'succeeded' });
+    expect(by[none!.id]).toMatchObject({ pages: 1, plots_seen: 0, status: 'succeeded' });
+    expect(summary.counts['plots']!.inserted).toBe(1502);
+  });
+
+  it('does not sweep a supplier whose read failed, and says so', async () => {
+    const layout = { ownPlots: 1, suppliers: [{ plots: 3000 }, { plots: 40 }, { plots: 40 }] };
+    h = await startRefreshHarness({ seed: 12, layout }, 'edges');
+    expect((await h.refresh()).status).toBe('succeeded');
+    const { control } = h.sim;
+    const [, s1, s2] = control.suppliers();
+    const plotsOf = (id: string) => [...control.plots()].filter((p) => p.supplierIds.includes(id)).map((p) => p.plot['id'] as string);
+    const goneFromS1 = plotsOf(s1!.id)[0]!;
+    const goneFromS2 = plotsOf(s2!.id)[0]!;
+    control.removePlot(goneFromS1);
+    control.removePlot(goneFromS2);
+
+    // Supplier 2 is disconnected after the run listed it and before its first page: its pages answer 403.
+    control.setFaults({ latency: 1, latencyMs: [60, 60] });
+    const runId = randomUUID();
+    const run = h.temporal.client.workflow.execute(refreshWarehouse, {
+      taskQueue: h.temporal.taskQueue, workflowId: refreshWorkflowId(runId), args: [{ runId, supplierConcurrency: 1 }],
+    });
+    await waitUntil('the run to list its suppliers', async () => {
+      const r = await sql<{ n: number }>`select count(*)::int as n from sync_pages where run_id = ${runId}::uuid and entity = 'plots'`.execute(h!.db);
+      return r.rows[0]!.n > 0;
+    });
+    control.disconnectSupplier(s2!.id);
+    const summary = await run;
+
+    expect(summary.status).toBe('partial');
+    expect(summary.suppliersFailed).toBe(1);
+    expect(summary.error).toContain(s2!.id);
+    const scope = await sql<{ status: string; error: string }>`select status, error from sync_run_scopes where run_id = ${runId}::uuid and scope = ${s2!.id}`.execute(h.db);
+    expect(scope.rows[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('403') });
+    const state = await sql<{ id: string; deleted: boolean }>`select id, deleted_at is not null as deleted from plots where id = any(${[goneFromS1, goneFromS2]}::text[])`.execute(h.db);
+    const deleted = Object.fromEntries(state.rows.map((r) => [r.id, r.deleted]));
+    expect(deleted[goneFromS1]).toBe(true);
+    // Not swept: the failed supplier's plots stay as they were, the removed one included.
+    expect(deleted[goneFromS2]).toBe(false);
+    const links = await sql<{ n: number }>`select count(*)::int as n from plot_suppliers where supplier_id = ${s2!.id} and deleted_at is null`.execute(h.db);
+    expect(links.rows[0]!.n).toBe(40);
+  });
+});

@@ -1,0 +1,32 @@
+import { proxyActivities, type ActivityOptions } from '@temporalio/workflow';
+import type { RefreshActivities } from '../activities/refresh/activities.ts';
+
+/**
+ * Timeouts and retries of the refresh's activities. Every activity heartbeats (activities/keep-alive.ts),
+ * so a worker that dies mid-page is noticed within `heartbeatTimeout` and the page runs again
+ * elsewhere. Upstream calls retry inside the client first; the activity retries on top, bounded, so a
+ * long outage ends the supplier as failed (the run is `partial`) rather than hanging.
+ */
+export interface RefreshTimeouts {
+  /** How soon a dead worker's activity is retried elsewhere (default 30 s). */
+  heartbeatTimeout?: ActivityOptions['heartbeatTimeout'];
+}
+
+const upstreamRetry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 } as const;
+const bookkeepingRetry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 } as const;
+
+export function refreshActivities(timeouts: RefreshTimeouts = {}) {
+  const heartbeatTimeout = timeouts.heartbeatTimeout ?? '30 seconds';
+  return {
+    // proxyActivities returns a Proxy: spreading it copies nothing, so the names are picked.
+    ...pick(proxyActivities<RefreshActivities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout, retry: upstreamRetry }), 'syncNetwork', 'syncInvitations', 'loadPlotPage'),
+    ...pick(proxyActivities<RefreshActivities>({ startToCloseTimeout: '4 hours', heartbeatTimeout, retry: upstreamRetry }), 'loadOwnPlots'),
+    ...pick(proxyActivities<RefreshActivities>({ startToCloseTimeout: '1 hour', heartbeatTimeout, retry: bookkeepingRetry }), 'finishRefresh', 'finishSupplier', 'beginRefresh'),
+  };
+}
+
+function pick<T extends object, K extends keyof T>(source: T, ...keys: K[]): Pick<T, K> {
+  const out = {} as Pick<T, K>;
+  for (const k of keys) out[k] = source[k];
+  return out;
+}
