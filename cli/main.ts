@@ -16,6 +16,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   stack: () => import('./commands/stack.ts'),
   config: () => import('./commands/config.ts'),
   migrate: () => import('./commands/migrate.ts'),
+  refresh: () => import('./commands/refresh.ts'),
+  schedule: () => import('./commands/schedule.ts'),
+  demo: () => import('./commands/demo.ts'),
 };
 
 function version(): string {

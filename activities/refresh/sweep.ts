@@ -46,6 +46,7 @@ export async function finishRun(db: Kysely<Database>, runId: string, failure?: s
     const succeeded = (scope: string) => scopes.rows.some((s) => s.scope === scope && s.status === 'succeeded');
     const sweep = emptyCounts();
     if (failure === undefined) {
+      await collectSeenIds(trx, runId);
       await sweepPlots(trx, runId, { network: succeeded(NETWORK_SCOPE), ownPlots: succeeded(OWN_PLOTS_SCOPE) }, sweep);
       if (succeeded(NETWORK_SCOPE)) {
         await sweepEntity(trx, runId, NETWORK_SCOPE, 'businesses', sweep);
@@ -64,7 +65,7 @@ export async function finishRun(db: Kysely<Database>, runId: string, failure?: s
     const status: RunStatus = failure !== undefined || !succeeded(NETWORK_SCOPE) ? 'failed' : anyFailed ? 'partial' : 'succeeded';
     const error = failure ?? (anyFailed ? failedScopesMessage(scopes.rows) : null);
     await sql`
-      update sync_runs r set status = ${status}, finished_at = now(), error = ${error},
+      update sync_runs r set status = ${status}, finished_at = clock_timestamp(), error = ${error},
         pages = t.pages, plots_seen = t.plots, requests = t.requests, retries = t.retries, rate_limited = t.rate_limited,
         suppliers_done = (select count(*) from sync_run_scopes s where s.run_id = r.id and s.kind = 'supplier' and s.status = 'succeeded'),
         suppliers_failed = (select count(*) from sync_run_scopes s where s.run_id = r.id and s.kind = 'supplier' and s.status = 'failed')
@@ -83,6 +84,18 @@ function failedScopesMessage(scopes: ReadonlyArray<{ scope: string; kind: string
   const failed = scopes.filter((s) => s.status === 'failed');
   const names = failed.slice(0, 5).map((s) => (s.kind === 'supplier' ? `supplier ${s.scope}` : s.scope));
   return `${failed.length} part(s) failed and were not swept: ${names.join(', ')}${failed.length > 5 ? ', …' : ''} (see sync_run_scopes)`;
+}
+
+/**
+ * Every id the run's pages saw, in a temp table with fresh statistics: the sweeps below are then
+ * hash anti-joins whatever the size (an unnest inside NOT EXISTS is re-evaluated per row).
+ */
+async function collectSeenIds(trx: Tx, runId: string): Promise<void> {
+  await sql`create temp table seen_ids (entity text not null, scope text not null, id text not null) on commit drop`.execute(trx);
+  await sql`
+    insert into seen_ids (entity, scope, id)
+    select p.entity, p.scope, u.id from sync_pages p cross join lateral unnest(p.ids) as u(id) where p.run_id = ${runId}::uuid`.execute(trx);
+  await sql`analyze seen_ids`.execute(trx);
 }
 
 /** What each page counted, summed per table. */
@@ -107,14 +120,12 @@ async function pageCounts(trx: Tx, runId: string): Promise<TableCounts> {
 async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; ownPlots: boolean }, counts: TableCounts): Promise<void> {
   await sql`create temp table swept_plots (id text primary key) on commit drop`.execute(trx);
   const links = await sql`
-    with seen as (
-      select p.scope, unnest(p.ids) as plot_id from sync_pages p where p.run_id = ${runId}::uuid and p.entity = 'plots'
-    ), swept as (
+    with swept as (
       update plot_suppliers l set deleted_at = now(), changed_at = now()
       from sync_run_scopes s
       where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.status = 'succeeded' and l.supplier_id = s.scope
         and l.deleted_at is null
-        and not exists (select 1 from seen where seen.scope = l.supplier_id and seen.plot_id = l.plot_id)
+        and not exists (select 1 from seen_ids seen where seen.entity = 'plots' and seen.scope = l.supplier_id and seen.id = l.plot_id)
       returning l.plot_id
     )
     insert into swept_plots select distinct plot_id from swept on conflict do nothing`.execute(trx);
@@ -146,11 +157,10 @@ async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; 
   await sql`delete from swept_plots s using plots p where p.id = s.id and p.deleted_at is null`.execute(trx);
   if (complete.ownPlots) {
     const own = await sql<{ n: number }>`
-      with seen as (
-        select unnest(ids) as id from sync_pages where run_id = ${runId}::uuid and scope = ${OWN_PLOTS_SCOPE} and entity = 'plots'
-      ), gone as (
+      with gone as (
         update plots p set deleted_at = now(), changed_at = now()
-        where p.is_own and p.deleted_at is null and not exists (select 1 from seen where seen.id = p.id)
+        where p.is_own and p.deleted_at is null
+          and not exists (select 1 from seen_ids seen where seen.entity = 'plots' and seen.scope = ${OWN_PLOTS_SCOPE} and seen.id = p.id)
         returning p.id
       ), ins as (insert into swept_plots select id from gone on conflict do nothing)
       select count(*)::int8 as n from gone`.execute(trx);
@@ -171,9 +181,8 @@ async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; 
 /** Rows of a listing read in one response that the response no longer had. */
 async function sweepEntity(trx: Tx, runId: string, scope: string, table: 'businesses' | 'business_connections' | 'business_invitations', counts: TableCounts): Promise<void> {
   const result = await sql`
-    with seen as (select unnest(ids) as id from sync_pages where run_id = ${runId}::uuid and scope = ${scope} and entity = ${table})
     update ${sql.table(table)} t set deleted_at = now(), changed_at = now()
-    where t.deleted_at is null and not exists (select 1 from seen where seen.id = t.id)`.execute(trx);
+    where t.deleted_at is null and not exists (select 1 from seen_ids seen where seen.entity = ${table} and seen.scope = ${scope} and seen.id = t.id)`.execute(trx);
   addCounts(counts, table, { deleted: Number(result.numAffectedRows ?? 0) });
 }
 

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { loadConfig, ConfigError } from '../../../infra/config.ts';
 
-const ALL = ['upstream', 'database', 'temporal', 'worker', 'logging'] as const;
+const ALL = ['upstream', 'database', 'temporal', 'worker', 'refresh', 'logging'] as const;
 const valid = {
   DDSYNC_UPSTREAM_URL: 'http://127.0.0.1:4010/',
   DDSYNC_CLIENT_ID: 'ddsync-demo',
@@ -25,6 +25,14 @@ describe('configuration', () => {
     expect(config.upstream).toMatchObject({ baseUrl: 'http://127.0.0.1:4010', concurrency: 8, maxAttempts: 6 });
     expect(config.temporal).toMatchObject({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'ddsync', tls: false });
     expect(config.database?.poolSize).toBe(10);
+    expect(config.refresh).toEqual({ interval: '6h', supplierConcurrency: 4 });
+  });
+
+  it('accepts refresh intervals Temporal understands and refuses the rest, naming the rule', () => {
+    expect(loadConfig(['refresh'], { DDSYNC_REFRESH_INTERVAL: '45m' }).refresh?.interval).toBe('45m');
+    for (const bad of ['6 hours', '10s', '0h', 'h', '1.5h']) {
+      expect(() => loadConfig(['refresh'], { DDSYNC_REFRESH_INTERVAL: bad })).toThrow(/DDSYNC_REFRESH_INTERVAL is malformed: expected a duration of at least a minute/);
+    }
   });
 
   it('reports every missing setting at once, by name, with what is expected', () => {

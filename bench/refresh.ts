@@ -1,0 +1,186 @@
+// Throughput of a whole warehouse refresh on this machine's embedded stack, against two baselines
+// measured in the same run: reading every page with no database (fetch-only) and COPYing the same
+// plot rows into a bare table (COPY-only). Then a second, no-change refresh, which should cost
+// about a read and write nothing. Prints figures and ratios; never passes or fails on time.
+// Usage: npm run bench:refresh -- --plots N [--suppliers S] [--json]
+import { Client, Connection } from '@temporalio/client';
+import { openWarehouse, type Warehouse } from '../activities/warehouse/database.ts';
+import { parseFlags, intFlag, UsageError } from '../cli/usage.ts';
+import { createUpstreamFromConfig } from '../cli/upstream.ts';
+import { loadConfig } from '../infra/config.ts';
+import { startEmbeddedPostgres, type RunningPostgres } from '../infra/embedded-postgres.ts';
+import { createLogger } from '../infra/logger.ts';
+import { startTemporalDevServer, type RunningDevServer } from '../infra/temporal-dev-server.ts';
+import { rowVersions } from '../test/support/warehouse-facts.ts';
+import { procStatusMb, resetPeakRss, sampleRss, spawnChild, type Child } from './support/children.ts';
+import { measureCopyOnly, type CopyResult } from './support/copy-baseline.ts';
+import { measureFetchOnly, type FetchOnlyResult, type WalkApi } from './support/plot-walk.ts';
+import { runRefresh, startWorker, type RefreshRun } from './support/refresh-runs.ts';
+import { formatReport, type RefreshBenchResult } from './support/report.ts';
+
+const USAGE = 'usage: npm run bench:refresh -- --plots N [--suppliers S] [--json]';
+/** Suppliers read at once, by the refresh (its default) and by the fetch-only baseline alike. */
+const SUPPLIER_CONCURRENCY = 4;
+const DDSYNC_BIN = new URL('../bin/ddsync.js', import.meta.url).pathname;
+const BENCH_DIR = new URL('../.ddsync/bench/', import.meta.url).pathname;
+
+interface Options {
+  plots: number;
+  suppliers: number;
+  json: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseFlags(argv, { plots: { type: 'string' }, suppliers: { type: 'string' }, json: { type: 'boolean' } });
+  if (values.plots === undefined) throw new UsageError('--plots is required');
+  return { plots: intFlag('plots', values.plots, 0), suppliers: intFlag('suppliers', values.suppliers, 10, 1, 10_000), json: values.json ?? false };
+}
+
+/** Stops what was started, last first, even when a step fails; one failure does not skip the rest. */
+class Teardown {
+  #steps: Array<{ name: string; run: () => Promise<unknown> }> = [];
+  add(name: string, run: () => Promise<unknown>): void {
+    this.#steps.push({ name, run });
+  }
+  async run(): Promise<void> {
+    for (const step of this.#steps.reverse()) {
+      await step.run().catch((error: unknown) => progress(`could not stop ${step.name}: ${error instanceof Error ? error.message : String(error)}`));
+    }
+    this.#steps = [];
+  }
+}
+
+/** Progress goes to stderr, so stdout holds only the report (and the JSON as its last line). */
+const progress = (message: string) => process.stderr.write(`bench:refresh: ${message}\n`);
+
+/** Runs `step` and records its wall time under `name`. */
+async function phase<T>(seconds: Record<string, number>, name: string, step: () => Promise<T>): Promise<T> {
+  progress(`${name}…`);
+  const started = performance.now();
+  try {
+    return await step();
+  } finally {
+    seconds[name] = (performance.now() - started) / 1000;
+  }
+}
+
+interface Stack {
+  postgres: RunningPostgres;
+  temporal: RunningDevServer;
+  simulator: Child;
+  upstreamUrl: string;
+  temporalClient: Client;
+}
+
+async function startStack(options: Options, teardown: Teardown): Promise<Stack> {
+  const postgres = await startEmbeddedPostgres({ dataDir: `${BENCH_DIR}pg-${Date.now()}-${process.pid}`, persistent: false });
+  teardown.add('Postgres', () => postgres.stop());
+  const temporal = await startTemporalDevServer();
+  teardown.add('Temporal dev server', () => temporal.stop());
+  // Its own process, so serving pages does not share an event loop with what is measured.
+  const simulator = spawnChild('simulator', [DDSYNC_BIN, 'simulator', '--port', '0', '--plots', String(options.plots), '--suppliers', String(options.suppliers), '--seed', '1'], process.env);
+  teardown.add('simulator', () => simulator.stop());
+  const [, upstreamUrl] = await simulator.waitForLine(/simulator listening on (http:\/\/\S+)/, 120_000);
+  const connection = await Connection.connect({ address: temporal.address });
+  teardown.add('Temporal client', () => connection.close());
+  return { postgres, temporal, simulator, upstreamUrl: upstreamUrl!, temporalClient: new Client({ connection, namespace: temporal.namespace }) };
+}
+
+/** The settings a worker reads; the benchmark's own client is configured from the same ones. */
+function workerEnv(stack: Stack, databaseUrl: string, taskQueue: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DDSYNC_UPSTREAM_URL: stack.upstreamUrl,
+    DDSYNC_CLIENT_ID: 'ddsync-demo',
+    DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: stack.temporal.address,
+    TEMPORAL_NAMESPACE: stack.temporal.namespace,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    DDSYNC_LOG_LEVEL: 'warn',
+  };
+}
+
+interface RefreshPhases {
+  full: RefreshRun;
+  noChange: RefreshRun;
+  tablesTouched: string[];
+  peakRssMb: number;
+  peakRssCoversStartup: boolean;
+  startupPeakRssMb: number;
+}
+
+/** Both refreshes on one worker and a new database; the no-change one is checked row by row. */
+async function measureRefreshes(stack: Stack, env: NodeJS.ProcessEnv, taskQueue: string, db: Warehouse, seconds: Record<string, number>, teardown: Teardown): Promise<RefreshPhases> {
+  const worker = await phase(seconds, 'worker start', () => startWorker(env, stack.temporalClient, taskQueue));
+  teardown.add('worker', () => worker.stop(15_000));
+  const startupPeakRssMb = procStatusMb(worker.pid, 'VmHWM') ?? 0;
+  const reset = resetPeakRss(worker.pid);
+  const full = await phase(seconds, 'full refresh', () => runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/full/${taskQueue}`));
+  const before = await rowVersions(db);
+  const noChange = await phase(seconds, 'no-change refresh', () => runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/no-change/${taskQueue}`));
+  const after = await rowVersions(db);
+  const peakRssMb = procStatusMb(worker.pid, 'VmHWM') ?? Math.max(full.sampledPeakRssMb, noChange.sampledPeakRssMb);
+  const tablesTouched = Object.keys(before).filter((table) => before[table] !== after[table]);
+  return { full, noChange, tablesTouched, peakRssMb, peakRssCoversStartup: !reset, startupPeakRssMb };
+}
+
+function toResult(options: Options, fetched: FetchOnlyResult, copied: CopyResult & { benchRssMb: number }, refreshes: RefreshPhases, phaseSeconds: Record<string, number>): RefreshBenchResult {
+  const { full, noChange } = refreshes;
+  const fetchOnlyPlotsPerSec = fetched.plots / fetched.seconds;
+  const copyOnlyRowsPerSec = copied.rows / copied.seconds;
+  const fullPlotsPerSec = full.summary.plotsSeen / full.seconds;
+  return {
+    plots: options.plots, suppliers: fetched.supplierIds.length,
+    fetchOnlySeconds: fetched.seconds, fetchOnlyPlots: fetched.plots, fetchOnlyPages: fetched.pages, fetchOnlyPlotsPerSec,
+    copyOnlySeconds: copied.seconds, copyOnlyRows: copied.rows, copyOnlyStatements: copied.statements, copyOnlyMegabytes: copied.megabytes, copyOnlyRowsPerSec,
+    fullSeconds: full.seconds, fullPlotsSeen: full.summary.plotsSeen, fullPages: full.summary.pages, fullRowsWritten: full.summary.rowsWritten,
+    fullStatus: full.summary.status, fullPlotsPerSec, fullFinishSeconds: full.finishSeconds ?? null, fullToCopyRatio: fullPlotsPerSec / copyOnlyRowsPerSec,
+    noChangeSeconds: noChange.seconds, noChangePlotsSeen: noChange.summary.plotsSeen, noChangeStatus: noChange.summary.status, noChangeFinishSeconds: noChange.finishSeconds ?? null,
+    noChangeToFetchRatio: noChange.seconds / fetched.seconds, noChangeRowsWritten: noChange.summary.rowsWritten, noChangeTablesTouched: refreshes.tablesTouched,
+    peakRssMb: refreshes.peakRssMb, peakRssCoversStartup: refreshes.peakRssCoversStartup,
+    fullSampledRssMb: full.sampledPeakRssMb, noChangeSampledRssMb: noChange.sampledPeakRssMb, workerStartupPeakRssMb: refreshes.startupPeakRssMb,
+    benchCopyPhaseRssMb: copied.benchRssMb, phaseSeconds,
+  };
+}
+
+async function run(options: Options, seconds: Record<string, number>, teardown: Teardown): Promise<RefreshBenchResult> {
+  const stack = await phase(seconds, 'setup', () => startStack(options, teardown));
+  const taskQueue = `bench-refresh-${process.pid}-${Date.now()}`;
+  const database = `refresh_${Date.now()}`;
+  await stack.postgres.createDatabase(database);
+  const env = workerEnv(stack, stack.postgres.urlFor(database), taskQueue);
+  // The same client as the worker's: built from the same settings, with the same defaults.
+  const api: WalkApi = createUpstreamFromConfig(loadConfig(['upstream'], env).upstream!, createLogger({ level: 'warn' }));
+  const fetched = await phase(seconds, 'fetch-only', () => measureFetchOnly(api, SUPPLIER_CONCURRENCY));
+  const benchRss = sampleRss(process.pid);
+  const copied = { ...(await phase(seconds, 'COPY-only (re-read, map, COPY)', () => measureCopyOnly(api, fetched.supplierIds, stack.postgres))), benchRssMb: benchRss.stop() };
+  const db = openWarehouse(stack.postgres.urlFor(database), 2, 'ddsync-bench');
+  teardown.add('warehouse pool', () => db.destroy());
+  const refreshes = await measureRefreshes(stack, env, taskQueue, db, seconds, teardown);
+  return toResult(options, fetched, copied, refreshes, seconds);
+}
+
+async function main(): Promise<number> {
+  let options: Options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n${USAGE}\n`);
+    return 2;
+  }
+  const seconds: Record<string, number> = {};
+  const teardown = new Teardown();
+  let result: RefreshBenchResult;
+  try {
+    result = await run(options, seconds, teardown);
+  } finally {
+    await phase(seconds, 'teardown', () => teardown.run());
+  }
+  console.log(formatReport(result));
+  if (options.json) console.log(JSON.stringify(result));
+  return 0;
+}
+
+process.exitCode = await main();

@@ -1,0 +1,112 @@
+// Child processes of a benchmark (the simulator, the worker): each in its own process so its CPU
+// and memory are its own, with output drained (a full pipe would stall it) and a tail kept for errors.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { stopOnExit } from '../../infra/exit-hooks.ts';
+
+export interface Child {
+  name: string;
+  pid: number;
+  /** Resolves when the process has exited, with a description of how. */
+  exited: Promise<string>;
+  /** The last lines it printed, for error messages. */
+  tail(): string;
+  /** Waits for a line matching `pattern` on stdout; fails if the process exits first. */
+  waitForLine(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
+  /** SIGTERM, then SIGKILL after `graceMs`; idempotent. */
+  stop(graceMs?: number): Promise<void>;
+}
+
+const TAIL_LINES = 40;
+
+export function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv): Child {
+  const proc: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+  if (proc.pid === undefined) throw new Error(`${name} did not start`);
+  const lines: string[] = [];
+  const listeners = new Set<(line: string) => void>();
+  const collect = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (line === '') continue;
+      lines.push(line);
+      if (lines.length > TAIL_LINES) lines.shift();
+      for (const listener of listeners) listener(line);
+    }
+  };
+  proc.stdout?.on('data', collect);
+  proc.stderr?.on('data', collect);
+  const tail = () => lines.join('\n');
+  const exited = new Promise<string>((resolve) => {
+    proc.once('exit', (code, signal) => resolve(`${name} exited with ${signal ?? `code ${code}`}`));
+    proc.once('error', (e) => resolve(`${name} could not run: ${e.message}`));
+  });
+  const running = () => proc.exitCode === null && proc.signalCode === null;
+  const kill = () => {
+    if (running()) proc.kill('SIGKILL');
+  };
+  let stopping: Promise<void> | undefined;
+  const stop = (graceMs = 10_000) => (stopping ??= (async () => {
+    unregister();
+    if (!running()) return;
+    proc.kill('SIGTERM');
+    const timer = setTimeout(kill, graceMs);
+    await exited;
+    clearTimeout(timer);
+  })());
+  // Ctrl-C or a crash of the benchmark must not leave children behind.
+  const unregister = stopOnExit({ stop, kill });
+
+  const waitForLine = (pattern: RegExp, timeoutMs: number) => new Promise<RegExpMatchArray>((resolve, reject) => {
+    const done = (error?: Error, match?: RegExpMatchArray) => {
+      listeners.delete(onLine);
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(match!);
+    };
+    const onLine = (line: string) => {
+      const match = pattern.exec(line);
+      if (match) done(undefined, match);
+    };
+    const timer = setTimeout(() => done(new Error(`${name} printed no line matching ${pattern} within ${timeoutMs} ms:\n${tail()}`)), timeoutMs);
+    listeners.add(onLine);
+    void exited.then((how) => done(new Error(`${how} before it was ready:\n${tail()}`)));
+  });
+
+  return { name, pid: proc.pid, exited, tail, waitForLine, stop };
+}
+
+/** A field of /proc/<pid>/status in MB (VmRSS: now, VmHWM: peak), or undefined once the process is gone. */
+export function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number | undefined {
+  try {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Resets the kernel's peak-RSS mark (VmHWM) of a process, so the peak afterwards covers only what
+ * follows (not the worker's start-up, which bundles the workflows). Linux ≥ 4.0; false if refused.
+ */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Samples VmRSS every `everyMs`; `stop()` returns the highest value seen. */
+export function sampleRss(pid: number, everyMs = 250): { stop(): number } {
+  let max = procStatusMb(pid, 'VmRSS') ?? 0;
+  const timer = setInterval(() => {
+    max = Math.max(max, procStatusMb(pid, 'VmRSS') ?? 0);
+  }, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(max, procStatusMb(pid, 'VmRSS') ?? 0);
+    },
+  };
+}

@@ -1,0 +1,144 @@
+// The COPY-only baseline: the plot rows the refresh would write, COPYed into a bare table with the
+// same columns and types as the warehouse's `plots` (no indexes, no constraints, no defaults). It is
+// the fastest way Postgres can take these rows, so "full refresh ÷ COPY" says what the refresh's
+// change detection, upserts, links, species, analyses and history cost on top.
+//
+// Memory: rows are not all held at once. The pages are read again (one at a time), each distinct
+// plot is mapped with toPlotRows and encoded as COPY text, and the text is COPYed whenever about
+// BATCH_BYTES have piled up. Only the COPY statements are timed; fetching, mapping and encoding
+// happen while no COPY runs (the walk is sequential, so nothing else competes for the CPU then).
+// What stays for the whole walk is the set of plot ids seen (to skip plots shared by suppliers).
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { toPlotRows } from '../../activities/refresh/plot-rows.ts';
+import { storable } from '../../activities/refresh/json-recordset.ts';
+import type { PlotRow } from '../../activities/refresh/rows.ts';
+import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import type { RunningPostgres } from '../../infra/embedded-postgres.ts';
+import { walkOwnPlots, walkSupplierPages, type PlotBatch, type WalkApi } from './plot-walk.ts';
+
+const BARE_TABLE = 'bare_plots';
+/** COPY text gathered before one COPY statement runs: bounds memory at about this much. */
+const BATCH_BYTES = 32 * 1024 * 1024;
+/** Columns holding JSON text: made storable the way the refresh's JSON batches are. */
+const JSON_COLUMNS = new Set(['geometry', 'custom_data']);
+
+export interface CopyResult {
+  rows: number;
+  seconds: number;
+  statements: number;
+  megabytes: number;
+}
+
+/** A database of its own, migrated, with the bare copy of `plots`; returns a connected client. */
+async function prepareDatabase(postgres: RunningPostgres): Promise<pg.Client> {
+  const name = `copy_baseline_${Date.now()}`;
+  await postgres.createDatabase(name);
+  const db = openWarehouse(postgres.urlFor(name), 1, 'ddsync-bench');
+  try {
+    await migrateToLatest(db);
+  } finally {
+    await db.destroy();
+  }
+  const client = new pg.Client({ connectionString: postgres.urlFor(name), application_name: 'ddsync-bench' });
+  await client.connect();
+  // CREATE TABLE AS copies names and types only: no keys, indexes, NOT NULLs or defaults.
+  await client.query(`create table ${BARE_TABLE} as select * from plots with no data`);
+  return client;
+}
+
+/** Reads every page again, maps each distinct plot once and COPYs the rows; times only the COPYs. */
+export async function measureCopyOnly(api: WalkApi, supplierIds: readonly string[], postgres: RunningPostgres): Promise<CopyResult> {
+  const client = await prepareDatabase(postgres);
+  try {
+    const copier = new BatchedCopy(client);
+    const seen = new Set<string>();
+    const onBatch = async (batch: PlotBatch) => {
+      const rows: PlotRow[] = [];
+      for (const plot of batch.plots) {
+        if (seen.has(plot.id)) continue;
+        seen.add(plot.id);
+        rows.push(toPlotRows(plot, batch.isOwn).rows.plot);
+      }
+      await copier.add(rows);
+    };
+    // One at a time, so a COPY never runs beside a fetch or a mapping.
+    await walkOwnPlots(api, onBatch);
+    await walkSupplierPages(api, supplierIds, 1, onBatch);
+    await copier.flush();
+    const counted = await client.query<{ n: string }>(`select count(*) as n from ${BARE_TABLE}`);
+    if (Number(counted.rows[0]?.n) !== copier.rows) throw new Error(`COPY baseline: ${copier.rows} rows sent, ${counted.rows[0]?.n} stored`);
+    return { rows: copier.rows, seconds: copier.seconds, statements: copier.statements, megabytes: copier.bytes / 1e6 };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Encoded pages pile up to BATCH_BYTES, then go to Postgres in one timed COPY statement. */
+class BatchedCopy {
+  rows = 0;
+  seconds = 0;
+  statements = 0;
+  bytes = 0;
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #pendingRows = 0;
+  #columns: string[] | undefined;
+
+  constructor(private readonly client: pg.Client) {}
+
+  async add(rows: readonly PlotRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    // Every row comes from the same object literal in toPlotRows: the first one names the columns.
+    const columns = (this.#columns ??= Object.keys(rows[0]!));
+    const chunk = Buffer.from(rows.map((row) => copyLine(row, columns)).join(''), 'utf8');
+    this.#pending.push(chunk);
+    this.#pendingBytes += chunk.length;
+    this.#pendingRows += rows.length;
+    if (this.#pendingBytes >= BATCH_BYTES) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.#pending.length === 0 || !this.#columns) return;
+    const statement = `copy ${BARE_TABLE} (${this.#columns.join(', ')}) from stdin`;
+    const started = performance.now();
+    await pipeline(Readable.from(this.#pending), this.client.query(copyFrom(statement)));
+    this.seconds += (performance.now() - started) / 1000;
+    this.statements++;
+    this.rows += this.#pendingRows;
+    this.bytes += this.#pendingBytes;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#pendingRows = 0;
+  }
+}
+
+/** One row in COPY's text format: tab-separated, \N for null, backslash escapes. */
+function copyLine(row: PlotRow, columns: readonly string[]): string {
+  const values = row as unknown as Record<string, unknown>;
+  return `${columns.map((c) => copyField(values[c], JSON_COLUMNS.has(c))).join('\t')}\n`;
+}
+
+function copyField(value: unknown, isJson: boolean): string {
+  if (value === null || value === undefined) return '\\N';
+  if (typeof value === 'boolean') return value ? 't' : 'f';
+  if (typeof value === 'number') return String(value);
+  if (Array.isArray(value)) return escapeCopy(arrayLiteral(value));
+  return escapeCopy(isJson ? storable(String(value)) : String(value));
+}
+
+/** A text[] literal: every element quoted, so commas, braces and spaces need no thought. */
+function arrayLiteral(items: readonly unknown[]): string {
+  return `{${items.map((item) => (item === null ? 'NULL' : `"${String(item).replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
+}
+
+const COPY_SPECIALS = /[\\\t\n\r\0]/g;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '' };
+
+/** Postgres text cannot hold NUL; the refresh drops it too (json-recordset.ts). */
+function escapeCopy(text: string): string {
+  return text.replace(COPY_SPECIALS, (c) => COPY_ESCAPES[c]!);
+}

@@ -1,0 +1,76 @@
+// The real thing: `ddsync worker` as a child process (its own CPU time and memory, measurable in
+// /proc), and refreshes started through a Temporal client and timed until they complete.
+import type { Client } from '@temporalio/client';
+import type { RunSummary } from '../../activities/refresh/sweep.ts';
+import type { refreshWarehouse } from '../../workflows/refresh-warehouse.ts';
+import { sampleRss, spawnChild, type Child } from './children.ts';
+
+const DDSYNC_BIN = new URL('../../bin/ddsync.js', import.meta.url).pathname;
+// Values of temporal.api.enums.v1.TaskQueueType (the proto package is not a direct dependency).
+const TASK_QUEUE_TYPES = { workflow: 1, activity: 2 } as const;
+
+export interface RefreshRun {
+  summary: RunSummary;
+  /** From starting the workflow to its result, as a client sees it. */
+  seconds: number;
+  /** Highest VmRSS of the worker sampled during the run. */
+  sampledPeakRssMb: number;
+  /** Scheduled → completed of the last activity (finishRefresh: the sweep and totals), from history. */
+  finishSeconds: number | undefined;
+}
+
+/** Starts the worker and waits until it polls both the workflow and the activity task queue. */
+export async function startWorker(env: NodeJS.ProcessEnv, client: Client, taskQueue: string, timeoutMs = 120_000): Promise<Child> {
+  const worker = spawnChild('worker', [DDSYNC_BIN, 'worker'], env);
+  let exit: string | undefined;
+  void worker.exited.then((how) => {
+    exit = how;
+  });
+  // At DDSYNC_LOG_LEVEL=warn the worker prints nothing when ready: ask Temporal who polls instead.
+  const deadline = Date.now() + timeoutMs;
+  while (!(await hasPollers(client, taskQueue))) {
+    if (exit) throw new Error(`${exit} before it polled ${taskQueue}:\n${worker.tail()}`);
+    if (Date.now() > deadline) {
+      await worker.stop();
+      throw new Error(`the worker did not poll ${taskQueue} within ${timeoutMs} ms:\n${worker.tail()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return worker;
+}
+
+async function hasPollers(client: Client, taskQueue: string): Promise<boolean> {
+  for (const taskQueueType of Object.values(TASK_QUEUE_TYPES)) {
+    const described = await client.workflowService.describeTaskQueue({ namespace: client.options.namespace, taskQueue: { name: taskQueue }, taskQueueType });
+    if ((described.pollers ?? []).length === 0) return false;
+  }
+  return true;
+}
+
+/** One refresh (`supplierConcurrency` 4, as scheduled), timed; fails if the worker dies meanwhile. */
+export async function runRefresh(client: Client, taskQueue: string, worker: Child, workflowId: string): Promise<RefreshRun> {
+  const sampler = sampleRss(worker.pid);
+  try {
+    const started = performance.now();
+    const handle = await client.workflow.start<typeof refreshWarehouse>('refreshWarehouse', { taskQueue, workflowId, args: [{ supplierConcurrency: 4 }] });
+    const died = worker.exited.then((how): never => {
+      throw new Error(`${how} during refresh ${workflowId}:\n${worker.tail()}`);
+    });
+    const summary = await Promise.race([handle.result(), died]);
+    const seconds = (performance.now() - started) / 1000;
+    if (summary.status === 'failed') throw new Error(`refresh ${workflowId} failed: ${summary.error}`);
+    return { summary, seconds, sampledPeakRssMb: sampler.stop(), finishSeconds: await activitySeconds(client, workflowId, 'finishRefresh') };
+  } finally {
+    sampler.stop();
+  }
+}
+
+/** How long an activity of the workflow's latest run took, scheduled to completed (its last attempt included). */
+async function activitySeconds(client: Client, workflowId: string, activityType: string): Promise<number | undefined> {
+  const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
+  const millis = (e: (typeof events & object)[number]) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+  const scheduled = (events ?? []).find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityType);
+  if (!scheduled) return undefined;
+  const completed = (events ?? []).find((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? -1) === Number(scheduled.eventId));
+  return completed ? (millis(completed) - millis(scheduled)) / 1000 : undefined;
+}

@@ -1,0 +1,75 @@
+// What bench/refresh.ts prints: figures and ratios against baselines measured in the same run,
+// with the targets beside them. Figures only: nothing here passes or fails on time.
+
+export interface RefreshBenchResult {
+  plots: number;
+  suppliers: number;
+  fetchOnlySeconds: number;
+  fetchOnlyPlots: number;
+  fetchOnlyPages: number;
+  fetchOnlyPlotsPerSec: number;
+  copyOnlySeconds: number;
+  copyOnlyRows: number;
+  copyOnlyStatements: number;
+  copyOnlyMegabytes: number;
+  copyOnlyRowsPerSec: number;
+  fullSeconds: number;
+  fullPlotsSeen: number;
+  fullPages: number;
+  fullRowsWritten: number;
+  fullStatus: string;
+  fullPlotsPerSec: number;
+  /** Of fullSeconds, the closing activity (sweep, totals); null when the history did not show it. */
+  fullFinishSeconds: number | null;
+  fullToCopyRatio: number;
+  noChangeSeconds: number;
+  noChangePlotsSeen: number;
+  noChangeStatus: string;
+  noChangeFinishSeconds: number | null;
+  noChangeToFetchRatio: number;
+  noChangeRowsWritten: number;
+  /** Mirrored tables whose row versions (ctid, xmin) moved during the no-change refresh. */
+  noChangeTablesTouched: string[];
+  /** Worker VmHWM over both refreshes (start-up excluded when the peak could be reset). */
+  peakRssMb: number;
+  peakRssCoversStartup: boolean;
+  /** Highest VmRSS sampled during each refresh. */
+  fullSampledRssMb: number;
+  noChangeSampledRssMb: number;
+  /** Worker VmHWM when it became ready (bundling the workflows happens then). */
+  workerStartupPeakRssMb: number;
+  /** Highest RSS of the benchmark process itself during the COPY baseline (its memory bound). */
+  benchCopyPhaseRssMb: number;
+  /** Wall time of each phase, setup and teardown included. */
+  phaseSeconds: Record<string, number>;
+}
+
+const n0 = (v: number) => Math.round(v).toLocaleString('en-US');
+const n2 = (v: number) => v.toFixed(2);
+const seconds = (v: number | null) => (v === null ? 'n/a' : `${n2(v)} s`);
+const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
+
+export function formatReport(r: RefreshBenchResult): string {
+  const rowsOk = r.noChangeRowsWritten === 0 && r.noChangeTablesTouched.length === 0;
+  const lines = [
+    `refresh benchmark: ${n0(r.plots)} plots, ${r.suppliers} suppliers (4 at a time), embedded Postgres + Temporal dev server`,
+    '',
+    `fetch-only      ${n2(r.fetchOnlySeconds).padStart(8)} s  ${n0(r.fetchOnlyPlotsPerSec).padStart(8)} plots/s   (${n0(r.fetchOnlyPlots)} plots incl. shared duplicates, ${n0(r.fetchOnlyPages)} pages/batches)`,
+    `COPY-only       ${n2(r.copyOnlySeconds).padStart(8)} s  ${n0(r.copyOnlyRowsPerSec).padStart(8)} rows/s    (${n0(r.copyOnlyRows)} distinct plot rows, ${n2(r.copyOnlyMegabytes)} MB of COPY text, ${r.copyOnlyStatements} COPY statement(s))`,
+    `full refresh    ${n2(r.fullSeconds).padStart(8)} s  ${n0(r.fullPlotsPerSec).padStart(8)} plots/s   (${n0(r.fullPlotsSeen)} plots seen, ${n0(r.fullPages)} pages, ${n0(r.fullRowsWritten)} rows written, ${r.fullStatus})`,
+    `no-change       ${n2(r.noChangeSeconds).padStart(8)} s  ${n0(r.noChangePlotsSeen / r.noChangeSeconds).padStart(8)} plots/s   (${n0(r.noChangePlotsSeen)} plots seen, ${r.noChangeStatus})`,
+    `  of which finishRefresh (sweep, totals): full ${seconds(r.fullFinishSeconds)}, no-change ${seconds(r.noChangeFinishSeconds)}`,
+    '',
+    `full / COPY-only           ${n2(r.fullToCopyRatio).padStart(6)}   target >= 0.5    ${mark(r.fullToCopyRatio >= 0.5)}`,
+    `no-change / fetch-only     ${n2(r.noChangeToFetchRatio).padStart(6)}   target <= 1.5    ${mark(r.noChangeToFetchRatio <= 1.5)}`,
+    `no-change rows written     ${String(r.noChangeRowsWritten).padStart(6)}   must be 0        ${rowsOk ? 'ok' : `NOT 0 (tables touched: ${r.noChangeTablesTouched.join(', ') || 'none'})`}`,
+    `worker peak RSS (VmHWM)    ${n0(r.peakRssMb).padStart(6)} MB target <= 256 MB at 1M plots${r.peakRssCoversStartup ? ' (includes start-up: peak could not be reset)' : ''}`,
+    `  sampled VmRSS: full ${n0(r.fullSampledRssMb)} MB, no-change ${n0(r.noChangeSampledRssMb)} MB; at start-up (bundling) ${n0(r.workerStartupPeakRssMb)} MB`,
+    `  benchmark process during the COPY baseline: ${n0(r.benchCopyPhaseRssMb)} MB`,
+  ];
+  if (r.fetchOnlyPlots !== r.fullPlotsSeen || r.fullPlotsSeen !== r.noChangePlotsSeen) {
+    lines.push(`  note: plots read differ between fetch-only (${r.fetchOnlyPlots}), full (${r.fullPlotsSeen}) and no-change (${r.noChangePlotsSeen})`);
+  }
+  lines.push('', `phases (wall): ${Object.entries(r.phaseSeconds).map(([name, s]) => `${name} ${n2(s)} s`).join(', ')}`);
+  return lines.join('\n');
+}

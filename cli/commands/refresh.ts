@@ -1,0 +1,51 @@
+import { parseFlags } from '../usage.ts';
+import { loadConfig } from '../../infra/config.ts';
+import { connectClient } from '../../infra/temporal-connection.ts';
+import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { readSummary, type RunSummary } from '../../activities/refresh/sweep.ts';
+import { followRefresh, startRefresh } from '../refresh-runner.ts';
+import { formatRunSummary } from '../refresh-summary.ts';
+
+export const summary = 'start a warehouse refresh (--wait: follow it with progress and a summary)';
+export const help = `ddsync refresh [--wait] [--json]
+
+Starts a warehouse refresh on the workers of TEMPORAL_TASK_QUEUE: the supplier network, every
+supplier's plots (DDSYNC_REFRESH_CONCURRENCY suppliers at a time), the business's own plots and
+invitations, then the sweep of what disappeared. When a refresh is already running (by hand or by
+the schedule) it is followed instead of starting a second one.
+--wait   follow it: a progress bar (suppliers, plots, rate, ETA), then a summary; needs DATABASE_URL.
+         Exit code 0 when it succeeded, 1 when it failed or was partial (a supplier could not be read).
+--json   print the result as one JSON object (with --wait: the run summary).`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values } = parseFlags(argv, { wait: { type: 'boolean' }, json: { type: 'boolean' } });
+  const config = loadConfig(values.wait ? ['temporal', 'refresh', 'database'] : ['temporal', 'refresh']);
+  const client = await connectClient(config.temporal!);
+  try {
+    const started = await startRefresh(client, config.temporal!.taskQueue, { supplierConcurrency: config.refresh!.supplierConcurrency });
+    const note = started.attached ? `a refresh is already running: following ${started.workflowId}` : `refresh ${started.runId} started (workflow ${started.workflowId})`;
+    if (!values.wait) {
+      process.stdout.write(values.json ? `${JSON.stringify({ runId: started.runId, workflowId: started.workflowId, attached: started.attached })}\n` : `${note}\n`);
+      return 0;
+    }
+    process.stderr.write(`${note}\n`);
+    const db = openWarehouse(config.database!.url, 2, 'ddsync-refresh-cli');
+    try {
+      let result: RunSummary;
+      try {
+        result = await followRefresh(db, started, values.json ? null : process.stderr);
+      } catch (error) {
+        // The workflow failed; the warehouse holds the run's outcome and reason (if it got that far).
+        result = await readSummary(db, started.runId).catch(() => {
+          throw error;
+        });
+      }
+      process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${formatRunSummary(result)}\n`);
+      return result.status === 'succeeded' ? 0 : 1;
+    } finally {
+      await db.destroy();
+    }
+  } finally {
+    await client.connection.close();
+  }
+}

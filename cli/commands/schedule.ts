@@ -1,0 +1,95 @@
+import type { Client } from '@temporalio/client';
+import { parseFlags, UsageError } from '../usage.ts';
+import { loadConfig } from '../../infra/config.ts';
+import { connectClient } from '../../infra/temporal-connection.ts';
+import { applySchedules, ddsyncSchedules, describeSchedule, listSchedules, type ScheduleListing } from '../../infra/schedules.ts';
+
+export const summary = 'create or update ddsync\'s Temporal schedules (the periodic refresh), or list them';
+export const help = `ddsync schedule apply [--json]
+ddsync schedule list [--json]
+
+apply   makes Temporal hold ddsync's schedules as configured: creates what is missing, updates
+        what differs, leaves the rest untouched (safe to run on every deploy). A paused schedule
+        stays paused. The refresh schedule "ddsync-refresh" starts refreshWarehouse on
+        TEMPORAL_TASK_QUEUE every DDSYNC_REFRESH_INTERVAL (default 6h) with
+        DDSYNC_REFRESH_CONCURRENCY suppliers at a time, skipping a run while one is in progress.
+list    every schedule in TEMPORAL_NAMESPACE (ddsync's marked), with interval, workflow, state,
+        next and recent runs.
+--json  print {"namespace": "...", "schedules": [...]} as the last line`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, true);
+  const [subcommand, ...extra] = positionals;
+  if (subcommand !== 'apply' && subcommand !== 'list') {
+    throw new UsageError(subcommand === undefined ? 'a subcommand is required: apply or list' : `unknown subcommand "${subcommand}": expected apply or list`);
+  }
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  const config = loadConfig(['temporal', 'refresh']);
+  const temporal = config.temporal!;
+  const client = await connectClient(temporal).catch((error: unknown) => {
+    throw new Error(`cannot reach Temporal at TEMPORAL_ADDRESS=${temporal.address}: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  try {
+    if (subcommand === 'apply') await apply(client, config.refresh!, temporal, values.json === true);
+    else await list(client, temporal.namespace, values.json === true);
+    return 0;
+  } finally {
+    await client.connection.close();
+  }
+}
+
+async function apply(client: Client, refresh: { interval: string; supplierConcurrency: number }, temporal: { namespace: string; taskQueue: string }, json: boolean) {
+  const applied = await applySchedules(client, ddsyncSchedules({ temporal, refresh }));
+  // Described after applying, for what the server now holds (next run times are the server's).
+  const rows = [];
+  for (const result of applied) rows.push({ ...result, ...pick(await describeSchedule(client, result.id)) });
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ namespace: temporal.namespace, schedules: rows })}\n`);
+    return;
+  }
+  const width = Math.max(...rows.map((r) => r.id.length));
+  for (const r of rows) {
+    const changed = r.changed.length > 0 ? ` (${r.changed.join(', ')})` : '';
+    process.stdout.write(`${r.id.padEnd(width)}  ${(r.outcome + changed).padEnd(9)}  ${every(r)}  ${r.paused ? 'paused' : `next ${iso(r.nextActionTimes[0])}`}\n`);
+  }
+}
+
+function pick(listing: ScheduleListing) {
+  const { intervals, calendars, workflowType, taskQueue, paused, nextActionTimes } = listing;
+  return { intervals, calendars, workflowType, taskQueue, paused, nextActionTimes };
+}
+
+async function list(client: Client, namespace: string, json: boolean) {
+  const schedules = await listSchedules(client);
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ namespace, schedules })}\n`);
+    return;
+  }
+  if (schedules.length === 0) {
+    process.stdout.write(`no schedules in namespace ${namespace}\n`);
+    return;
+  }
+  const width = Math.max(...schedules.map((s) => s.id.length));
+  for (const s of schedules) {
+    const last = s.recentActions.at(-1);
+    process.stdout.write([
+      s.id.padEnd(width),
+      s.managedByDdsync ? 'ddsync' : 'other ',
+      every(s),
+      `${s.workflowType} on ${s.taskQueue}`,
+      `overlap ${s.overlap}`,
+      s.paused ? `paused${s.note ? ` (${s.note})` : ''}` : `next ${iso(s.nextActionTimes[0])}`,
+      `last ${last ? `${iso(last.takenAt)} ${last.workflowId}` : 'never'}`,
+    ].join('  ') + '\n');
+  }
+}
+
+function every(s: { intervals: string[]; calendars: number }): string {
+  const parts = s.intervals.map((i) => `every ${i}`);
+  if (s.calendars > 0) parts.push(`${s.calendars} calendar${s.calendars === 1 ? '' : 's'}`);
+  return parts.join(', ') || 'no times';
+}
+
+function iso(date: Date | undefined): string {
+  return date ? date.toISOString() : 'none';
+}

@@ -1,0 +1,44 @@
+import { sql } from 'kysely';
+import type { Warehouse } from '../activities/warehouse/database.ts';
+import { fmt } from './progress.ts';
+
+/** What the demo shows once its refresh is done: read from the BI views, as an analyst would. */
+export interface DemoFigures {
+  plots: number;
+  suppliers: number;
+  analyses: number;
+  hectares: number;
+  flaggedPlots: number;
+  invalidGeometries: number;
+  risk: Array<{ supplier_name: string; commodity: string; country_code: string; plots: number; hectares: number; flagged_share: number }>;
+}
+
+export async function demoFigures(db: Warehouse): Promise<DemoFigures> {
+  const totals = await sql<{ plots: number; hectares: number; flagged: number; invalid: number }>`
+    select count(*)::int as plots, coalesce(round(sum(area_ha)::numeric, 1), 0)::float8 as hectares,
+           count(*) filter (where risk_level in ('high', 'medium') or risk_assessment_status in ('IN_RISK_MITIGATION', 'EUDR_NON_COMPLIANT'))::int as flagged,
+           count(*) filter (where not geometry_valid)::int as invalid
+    from bi_current_plots`.execute(db);
+  const suppliers = await sql<{ n: number }>`select count(*)::int as n from business_connections where role = 'supplier' and deleted_at is null`.execute(db);
+  const analyses = await sql<{ n: number }>`select count(*)::int as n from analyses where deleted_at is null`.execute(db);
+  const risk = await sql<DemoFigures['risk'][number]>`
+    select supplier_name, commodity, country_code, plots::int, hectares::float8, flagged_share::float8
+    from bi_risk_overview order by flagged_plots desc, plots desc limit 5`.execute(db);
+  const t = totals.rows[0]!;
+  return {
+    plots: t.plots, suppliers: suppliers.rows[0]!.n, analyses: analyses.rows[0]!.n, hectares: t.hectares,
+    flaggedPlots: t.flagged, invalidGeometries: t.invalid, risk: risk.rows,
+  };
+}
+
+export function formatDemoFigures(f: DemoFigures, plotsAtSource: number): string {
+  const lines = [
+    `warehouse: ${fmt(f.plots)} current plots (the simulator serves ${fmt(plotsAtSource)}), ${fmt(f.suppliers)} suppliers, ${fmt(f.analyses)} analyses, ${fmt(f.hectares)} ha`,
+    `           ${fmt(f.flaggedPlots)} plots flagged (risk high/medium or mitigation/non-compliant), ${fmt(f.invalidGeometries)} with an invalid polygon (stored, flagged)`,
+    'most flagged (bi_risk_overview):',
+  ];
+  for (const r of f.risk) {
+    lines.push(`  ${r.supplier_name.slice(0, 34).padEnd(34)} ${r.commodity.padEnd(9)} ${r.country_code ?? '--'}  ${fmt(r.plots).padStart(6)} plots ${fmt(r.hectares).padStart(8)} ha  ${(r.flagged_share * 100).toFixed(1).padStart(5)}% flagged`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,54 @@
+import type { RunProgress } from '../activities/refresh/run-ledger.ts';
+
+/**
+ * One line of refresh progress: suppliers done / total, plots loaded (of those expected from the
+ * connections' plotsCount), rate and ETA. Pure, so it is tested without a terminal.
+ */
+export function progressLine(p: RunProgress, nowMs: number, width = 28): string {
+  const elapsed = Math.max(0.001, (nowMs - p.startedAt.getTime()) / 1000);
+  const rate = p.plotsSeen / elapsed;
+  const expected = p.plotsExpected ?? 0;
+  const fraction = expected > 0 ? Math.min(1, p.plotsSeen / expected) : p.suppliersTotal ? (p.suppliersDone + p.suppliersFailed) / p.suppliersTotal : 0;
+  const filled = Math.round(fraction * width);
+  const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+  const suppliers = p.suppliersTotal === null ? 'suppliers …' : `suppliers ${p.suppliersDone}/${p.suppliersTotal}${p.suppliersFailed ? ` (${p.suppliersFailed} failed)` : ''}`;
+  const plots = `plots ${fmt(p.plotsSeen)}${expected > 0 ? `/${fmt(expected)}` : ''}`;
+  const eta = expected > p.plotsSeen && rate > 0 ? `ETA ${clock((expected - p.plotsSeen) / rate)}` : `elapsed ${clock(elapsed)}`;
+  return `${bar} ${Math.round(fraction * 100)}%  ${suppliers}  ${plots}  ${fmt(Math.round(rate))} plots/s  ${eta}`;
+}
+
+export function fmt(n: number): string {
+  return Math.round(n).toLocaleString('en-US');
+}
+
+export function clock(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${rest}` : `${m}:${rest}`;
+}
+
+/**
+ * Writes progress lines: redrawn in place on a terminal, one line every `everyMs` otherwise (logs
+ * and CI stay readable).
+ */
+export function progressPrinter(stream: NodeJS.WriteStream, everyMs = 5_000) {
+  let lastPlain = 0;
+  let drawn = false;
+  return {
+    update(line: string, nowMs = Date.now()) {
+      if (stream.isTTY) {
+        stream.write(`\r\x1b[2K${line}`);
+        drawn = true;
+      } else if (nowMs - lastPlain >= everyMs) {
+        stream.write(`${line}\n`);
+        lastPlain = nowMs;
+      }
+    },
+    done(line?: string) {
+      if (stream.isTTY && drawn) stream.write(`\r\x1b[2K${line ?? ''}${line ? '\n' : ''}`);
+      else if (line) stream.write(`${line}\n`);
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import type { RunSummary } from '../activities/refresh/sweep.ts';
+import { fmt } from './progress.ts';
+
+/** The end-of-refresh report for people: outcome, volume, requests, and rows per table. */
+export function formatRunSummary(s: RunSummary): string {
+  const lines = [
+    `refresh ${s.runId} ${s.status} in ${s.seconds} s`,
+    `  suppliers ${fmt(s.suppliers)}${s.suppliersFailed ? ` (${s.suppliersFailed} failed)` : ''}, pages ${fmt(s.pages)}, plots read ${fmt(s.plotsSeen)}`,
+    `  requests ${fmt(s.requests)}, retried ${fmt(s.retries)}, rate-limited (429) ${fmt(s.rateLimited)}`,
+    `  rows written ${fmt(s.rowsWritten)}${s.rowsWritten === 0 ? ' (nothing changed)' : ''}`,
+  ];
+  const tables = Object.entries(s.counts);
+  if (tables.length > 0) {
+    lines.push(`  ${'table'.padEnd(22)}${'inserted'.padStart(10)}${'updated'.padStart(10)}${'unchanged'.padStart(11)}${'deleted'.padStart(9)}`);
+    for (const [table, c] of tables) {
+      lines.push(`  ${table.padEnd(22)}${fmt(c.inserted).padStart(10)}${fmt(c.updated).padStart(10)}${fmt(c.unchanged).padStart(11)}${fmt(c.deleted).padStart(9)}`);
+    }
+  }
+  if (s.issues > 0) lines.push(`  ${fmt(s.issues)} record issue(s): see sync_issues where run_id = '${s.runId}'`);
+  if (s.error) lines.push(`  ${s.status === 'failed' ? 'error' : 'note'}: ${s.error}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,59 @@
+import { describe, it, expect } from 'vitest';
+import { addCounts, emptyCounts, mergeReplayCounts, rowsWritten } from '../../../activities/refresh/counts.ts';
+import { storable, toJsonRecordset } from '../../../activities/refresh/json-recordset.ts';
+import { callerOf, toNetwork } from '../../../activities/refresh/network-rows.ts';
+import { clock, progressLine } from '../../../cli/progress.ts';
+import type { BusinessConnection } from '../../../schema/upstream.ts';
+
+describe('counts', () => {
+  it('keeps a replayed page from counting its first attempt\'s writes twice', () => {
+    const first = emptyCounts();
+    addCounts(first, 'plots', { inserted: 500 });
+    const replay = emptyCounts();
+    addCounts(replay, 'plots', { unchanged: 499, updated: 1 });
+    expect(mergeReplayCounts(first, replay)).toEqual({ plots: { inserted: 500, updated: 1, unchanged: 0, deleted: 0 } });
+    expect(rowsWritten(mergeReplayCounts(first, replay))).toBe(501);
+  });
+});
+
+describe('JSON recordsets', () => {
+  it('splices JSON text columns raw and keeps values Postgres refuses out', () => {
+    const text = toJsonRecordset([{ id: 'a', name: 'x\u0000y', geometry: '{"type":"Polygon"}' }, { id: 'b', name: '\ud800', geometry: null }], ['geometry']);
+    expect(JSON.parse(text)).toEqual([{ id: 'a', name: 'xy', geometry: { type: 'Polygon' } }, { id: 'b', name: '\ufffd', geometry: null }]);
+    // Escaped backslashes followed by "u0000" are text, not an escape.
+    expect(storable(JSON.stringify(['\\u0000']))).toBe(JSON.stringify(['\\u0000']));
+  });
+});
+
+describe('network', () => {
+  const business = (id: string) => ({ id, name: id });
+  const link = (id: string, source: string, target: string, plotsCount = 1): BusinessConnection => ({ id, sourceBusiness: business(source), targetBusiness: business(target), plotsCount });
+
+  it('finds the calling business as the one in every connection, and the supplier as the other side', () => {
+    const suppliers = [link('c1', 's1', 'me'), link('c2', 's2', 'me')];
+    const buyers = [link('c3', 'me', 'b1')];
+    expect(callerOf(suppliers, buyers)).toBe('me');
+    const network = toNetwork(suppliers, buyers);
+    expect(network.suppliers.map((s) => s.id)).toEqual(['s1', 's2']);
+    expect(network.connections.map((c) => [c.id, c.partner_business_id, c.role])).toEqual([['c1', 's1', 'supplier'], ['c2', 's2', 'supplier'], ['c3', 'b1', 'buyer']]);
+    expect(network.businesses.find((b) => b.id === 'me')?.is_caller).toBe(true);
+  });
+
+  it('falls back to the target of a lone supplier link, and reports a connection without a business', () => {
+    expect(callerOf([link('c1', 's1', 'me')], [])).toBe('me');
+    const network = toNetwork([{ id: 'broken', sourceBusiness: null, targetBusiness: business('me') }], []);
+    expect(network.connections).toEqual([]);
+    expect(network.issues).toEqual([expect.objectContaining({ recordId: 'broken', field: 'sourceBusiness', action: 'skipped' })]);
+  });
+});
+
+describe('progress line', () => {
+  it('shows suppliers, plots against the expected count, rate and ETA', () => {
+    const line = progressLine({
+      runId: 'r', status: 'running', startedAt: new Date(0), finishedAt: null, suppliersTotal: 10, suppliersDone: 4, suppliersFailed: 1,
+      plotsExpected: 10_000, plotsSeen: 2_500, pages: 5, error: null,
+    }, 10_000, 10);
+    expect(line).toBe('[###.......] 25%  suppliers 4/10 (1 failed)  plots 2,500/10,000  250 plots/s  ETA 0:30');
+    expect(clock(3725)).toBe('1:02:05');
+  });
+});
