@@ -35,5 +35,8 @@ export async function createDdsyncWorker(options: DdsyncWorkerOptions): Promise<
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 16,
     ...(options.taskQueueActivitiesPerSecond ? { maxTaskQueueActivitiesPerSecond: options.taskQueueActivitiesPerSecond } : {}),
     shutdownGraceTime: '10 seconds',
+    // The SDK sizes its workflow cache from the machine's memory; ddsync keeps it small (a refresh
+    // has one workflow per supplier in flight, not thousands) so a worker stays within a small footprint.
+    maxCachedWorkflows: 100,
   });
 }

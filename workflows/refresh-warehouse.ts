@@ -2,8 +2,9 @@ import {
   CancellationScope, ContinueAsNew, ParentClosePolicy, continueAsNew, defineQuery, executeChild, setHandler, uuid4, workflowInfo,
 } from '@temporalio/workflow';
 import type { RunSummary } from '../activities/refresh/sweep.ts';
+import type { SupplierToRead } from '../activities/refresh/activities.ts';
 import { failureMessage } from './failure-message.ts';
-import { refreshActivities, type RefreshTimeouts } from './refresh-activities.ts';
+import { refreshActivities, type PageActivityMode, type RefreshTimeouts } from './refresh-activities.ts';
 import { supplierPlotsWorkflowId, syncSupplierPlots } from './sync-supplier-plots.ts';
 
 /**
@@ -19,9 +20,13 @@ export interface RefreshInput {
   supplierConcurrency?: number;
   /** Pages per supplier child before it continues as new (default 100). */
   pagesPerRun?: number;
+  /** Pages of one supplier read at once (default 2). */
+  pageWindow?: number;
+  /** `task-queue` when a task-queue rate limit must cover page loads (see refresh-activities.ts). */
+  pageActivities?: PageActivityMode;
   timeouts?: RefreshTimeouts;
   /** Carried across continue-as-new once the suppliers are being read. */
-  progress?: { supplierIds: string[]; next: number; failed: number };
+  progress?: { suppliers: SupplierToRead[]; next: number; failed: number };
 }
 
 export interface RefreshProgress {
@@ -44,22 +49,22 @@ export async function refreshWarehouse(input: RefreshInput = {}): Promise<RunSum
   const concurrency = Math.max(1, input.supplierConcurrency ?? 4);
   const progress: RefreshProgress = { runId, phase: 'network', suppliersTotal: 0, suppliersDone: 0, suppliersFailed: input.progress?.failed ?? 0 };
   setHandler(refreshProgressQuery, () => progress);
-  const { beginRefresh, syncNetwork, syncInvitations, loadOwnPlots, finishRefresh } = refreshActivities(input.timeouts);
+  const { beginRefresh, syncNetwork, syncInvitations, loadOwnPlots, finishRefresh } = refreshActivities(input.timeouts, input.pageActivities);
   try {
     let state = input.progress;
     if (!state) {
       await beginRefresh({ runId });
-      const { supplierIds } = await syncNetwork({ runId });
-      state = { supplierIds, next: 0, failed: 0 };
+      const { suppliers } = await syncNetwork({ runId });
+      state = { suppliers, next: 0, failed: 0 };
       // Own plots and invitations run beside the first supplier children; both report their own outcome.
       const sideTasks = Promise.allSettled([loadOwnPlots({ runId }), syncInvitations({ runId })]);
       progress.phase = 'plots';
-      const carried = await readSuppliers(runId, state, { concurrency, pagesPerRun: input.pagesPerRun, timeouts: input.timeouts }, progress);
+      const carried = await readSuppliers(runId, state, { concurrency, input }, progress);
       await sideTasks;
       if (carried) return await continueAsNew<typeof refreshWarehouse>({ ...input, runId, progress: carried });
     } else {
       progress.phase = 'plots';
-      const carried = await readSuppliers(runId, state, { concurrency, pagesPerRun: input.pagesPerRun, timeouts: input.timeouts }, progress);
+      const carried = await readSuppliers(runId, state, { concurrency, input }, progress);
       if (carried) return await continueAsNew<typeof refreshWarehouse>({ ...input, runId, progress: carried });
     }
     progress.phase = 'finishing';
@@ -81,20 +86,21 @@ export async function refreshWarehouse(input: RefreshInput = {}): Promise<RunSum
 async function readSuppliers(
   runId: string,
   state: NonNullable<RefreshInput['progress']>,
-  options: { concurrency: number; pagesPerRun: number | undefined; timeouts: RefreshTimeouts | undefined },
+  options: { concurrency: number; input: RefreshInput },
   progress: RefreshProgress,
 ): Promise<RefreshInput['progress'] | undefined> {
-  const { supplierIds } = state;
-  progress.suppliersTotal = supplierIds.length;
+  const { suppliers } = state;
+  const { pagesPerRun, pageWindow, pageActivities, timeouts } = options.input;
+  progress.suppliersTotal = suppliers.length;
   progress.suppliersDone = state.next - state.failed;
   let next = state.next;
   let failed = state.failed;
   let finishedHere = 0;
   const inFlight = new Set<Promise<void>>();
-  const start = (supplierId: string) => {
+  const start = (supplier: SupplierToRead) => {
     const child: Promise<void> = executeChild(syncSupplierPlots, {
-      workflowId: supplierPlotsWorkflowId(runId, supplierId),
-      args: [{ runId, supplierId, ...(options.pagesPerRun ? { pagesPerRun: options.pagesPerRun } : {}), ...(options.timeouts ? { timeouts: options.timeouts } : {}) }],
+      workflowId: supplierPlotsWorkflowId(runId, supplier.id),
+      args: [{ runId, supplierId: supplier.id, expectedPages: supplier.expectedPages, pagesPerRun, pageWindow, pageActivities, timeouts }],
       parentClosePolicy: ParentClosePolicy.TERMINATE,
     }).then(
       () => { progress.suppliersDone++; },
@@ -105,15 +111,15 @@ async function readSuppliers(
     });
     inFlight.add(child);
   };
-  while (next < supplierIds.length) {
+  while (next < suppliers.length) {
     const stop = finishedHere + inFlight.size >= CHILDREN_PER_RUN || workflowInfo().continueAsNewSuggested;
     if (stop) break;
     if (inFlight.size >= options.concurrency) {
       await Promise.race(inFlight);
       continue;
     }
-    start(supplierIds[next++]!);
+    start(suppliers[next++]!);
   }
   await Promise.all(inFlight);
-  return next < supplierIds.length ? { supplierIds, next, failed } : undefined;
+  return next < suppliers.length ? { suppliers, next, failed } : undefined;
 }

@@ -1,15 +1,24 @@
 import { ApplicationFailure, CancellationScope, continueAsNew, workflowInfo } from '@temporalio/workflow';
-import { refreshActivities, type RefreshTimeouts } from './refresh-activities.ts';
+import type { PlotPageResult } from '../activities/refresh/activities.ts';
+import { refreshActivities, type PageActivityMode, type RefreshTimeouts } from './refresh-activities.ts';
 import { failureMessage } from './failure-message.ts';
 
 /**
  * Every page of one supplier's plots (its own and its upstream businesses'), one activity per page
  * of 500 that fetches, validates, maps and writes it. Only counts and "more?" come back, so plot
  * data never enters history; the workflow continues as new every `pagesPerRun` pages.
+ *
+ * Within the pages the connection's plotsCount predicts, up to `pageWindow` pages are read at once;
+ * past them pages go one by one until the first that is not full (lists have no total: a full page
+ * means "ask again"), so a stale plotsCount costs nothing but speed.
  */
 export interface SyncSupplierPlotsInput {
   runId: string;
   supplierId: string;
+  /** Pages the connection's plotsCount predicts; null when unknown. */
+  expectedPages?: number | null;
+  /** Pages read at once within the expected ones (default 2). */
+  pageWindow?: number;
   /** Continue-as-new every so many pages (default 100). */
   pagesPerRun?: number;
   /** Carried across continue-as-new. */
@@ -17,6 +26,7 @@ export interface SyncSupplierPlotsInput {
   totals?: SupplierTotals;
   lastSignature?: string;
   timeouts?: RefreshTimeouts;
+  pageActivities?: PageActivityMode;
 }
 
 export interface SupplierTotals {
@@ -30,27 +40,44 @@ export const supplierPlotsWorkflowId = (runId: string, supplierId: string) => `r
 export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<SupplierTotals> {
   const { runId, supplierId } = input;
   const pagesPerRun = input.pagesPerRun ?? 100;
-  const { loadPlotPage, finishSupplier } = refreshActivities(input.timeouts);
+  const expected = input.expectedPages ?? 0;
+  const window = Math.max(1, input.pageWindow ?? 2);
+  const { loadPlotPage, finishSupplier } = refreshActivities(input.timeouts, input.pageActivities);
   const totals = { ...(input.totals ?? { pages: 0, plots: 0, written: 0 }) };
-  let page = input.page ?? 1;
+  const first = input.page ?? 1;
   let lastSignature = input.lastSignature;
   let next: SyncSupplierPlotsInput | undefined;
   try {
-    for (let inThisRun = 0; ; inThisRun++) {
-      if (inThisRun >= pagesPerRun || workflowInfo().continueAsNewSuggested) {
-        next = { ...input, page, totals, lastSignature };
-        break;
+    const inFlight = new Map<number, Promise<PlotPageResult>>();
+    let launch = first;
+    let collect = first;
+    let ended = false;
+    for (;;) {
+      // Read ahead only within the expected pages; past them, one page at a time.
+      const limit = collect <= expected ? window : 1;
+      const mayLaunch = () => !ended && launch - first < pagesPerRun && !workflowInfo().continueAsNewSuggested;
+      while (mayLaunch() && inFlight.size < limit && (launch <= expected || launch === collect)) {
+        inFlight.set(launch, loadPlotPage({ runId, supplierId, page: launch }));
+        launch++;
       }
-      const result = await loadPlotPage({ runId, supplierId, page });
+      const pending = inFlight.get(collect);
+      if (!pending) break;
+      const result = await pending;
+      inFlight.delete(collect);
       if (result.signature !== '' && result.signature === lastSignature) {
-        throw ApplicationFailure.nonRetryable(`page ${page} repeats page ${page - 1} of supplier ${supplierId}: the service ignored the page parameter`, 'RepeatedPageError');
+        throw ApplicationFailure.nonRetryable(`page ${collect} repeats page ${collect - 1} of supplier ${supplierId}: the service ignored the page parameter`, 'RepeatedPageError');
       }
       totals.pages++;
       totals.plots += result.received;
       totals.written += result.written;
       lastSignature = result.signature;
-      if (!result.more) break;
-      page++;
+      collect++;
+      if (!result.more) ended = true;
+      if (ended && inFlight.size === 0) break;
+      if (!ended && inFlight.size === 0 && !mayLaunch()) {
+        next = { ...input, page: collect, totals, lastSignature };
+        break;
+      }
     }
   } catch (error) {
     await CancellationScope.nonCancellable(() => finishSupplier({ runId, supplierId, error: failureMessage(error) }));

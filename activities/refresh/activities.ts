@@ -1,8 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ClientStats, UpstreamClient } from '../api/index.ts';
-import { emptyStats, UpstreamError } from '../api/index.ts';
-import type { InvalidRecord } from '../api/index.ts';
-import type { Plot } from '../../schema/upstream.ts';
+import { emptyStats, serviceFacts, UpstreamError } from '../api/index.ts';
+import type { InvalidRecord, PlotPage } from '../api/index.ts';
 import type { Warehouse } from '../warehouse/database.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { mapFailures } from '../failures.ts';
@@ -11,8 +10,8 @@ import { rowsWritten } from './counts.ts';
 import { toInvitationRows, toNetwork } from './network-rows.ts';
 import { INVITATIONS_SCOPE, NETWORK_SCOPE, writeInvitations, writeNetwork } from './network-writer.ts';
 import type { RequestCounts } from './page-ledger.ts';
-import { mapPlotPage } from './plot-page.ts';
-import { writePlotPage } from './plot-writer.ts';
+import { storePlotBatch } from './plot-batch.ts';
+import { plotEntries, plotEntry, type PlotEntry } from './plot-fingerprint.ts';
 import { beginRun, finishScope, markScopeRunning, openScopes, OWN_PLOTS_SCOPE } from './run-ledger.ts';
 import { finishRun, type RunSummary } from './sweep.ts';
 
@@ -40,6 +39,12 @@ export interface PlotPageResult {
   signature: string;
 }
 
+/** A supplier whose plots the run reads, with the pages its connection's plotsCount predicts. */
+export interface SupplierToRead {
+  id: string;
+  expectedPages: number | null;
+}
+
 export interface OwnPlotsResult {
   completed: boolean;
   pages: number;
@@ -49,6 +54,7 @@ export interface OwnPlotsResult {
 
 /** Plots per write of the own-plots stream: the same batch size as a supplier page. */
 const OWN_PLOTS_BATCH = 500;
+const { PLOT_PAGE_DEFAULT_LIMIT } = serviceFacts;
 
 function requestCounts(stats: ClientStats): RequestCounts {
   return { requests: stats.requests, retries: stats.retries, rateLimited: stats.rateLimited };
@@ -56,6 +62,10 @@ function requestCounts(stats: ClientStats): RequestCounts {
 
 function cancellation(): AbortSignal {
   return Context.current().cancellationSignal;
+}
+
+function toEntries(page: PlotPage): { entries: PlotEntry[]; invalid: InvalidRecord[]; more: boolean; received: number } {
+  return { entries: plotEntries(page.plots, false), invalid: page.invalid, more: page.more, received: page.plots.length + page.invalid.length };
 }
 
 /** A non-retryable upstream answer ends a part of the run as failed, with the service's message. */
@@ -70,8 +80,8 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       log.info({ runId: input.runId }, 'refresh started');
     },
 
-    /** Suppliers and buyers → businesses and connections; declares the run's parts. Returns the supplier ids. */
-    async syncNetwork(input: { runId: string }): Promise<{ supplierIds: string[] }> {
+    /** Suppliers and buyers → businesses and connections; declares the run's parts. Returns the suppliers to read. */
+    async syncNetwork(input: { runId: string }): Promise<{ suppliers: SupplierToRead[] }> {
       const { runId } = input;
       await openScopes(db, runId, [{ scope: NETWORK_SCOPE, kind: 'network' }]);
       await markScopeRunning(db, runId, NETWORK_SCOPE);
@@ -87,7 +97,9 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       ]);
       await finishScope(db, runId, NETWORK_SCOPE, 'succeeded');
       log.info({ runId, suppliers: network.suppliers.length, buyers: buyers.length }, 'network synced');
-      return { supplierIds: network.suppliers.map((s) => s.id) };
+      return {
+        suppliers: network.suppliers.map((s) => ({ id: s.id, expectedPages: s.plotsCount === null ? null : Math.ceil(s.plotsCount / PLOT_PAGE_DEFAULT_LIMIT) })),
+      };
     },
 
     async syncInvitations(input: { runId: string }): Promise<{ completed: boolean; error?: string }> {
@@ -112,17 +124,14 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       const { runId, supplierId, page } = input;
       if (page === 1) await markScopeRunning(db, runId, supplierId);
       const stats = emptyStats();
-      const result = await api.getSupplierPlotsPage(supplierId, page, { skipInvalid: true, stats, signal: cancellation() });
-      const { rows, issues } = mapPlotPage(result.plots, result.invalid, page, false);
-      const outcome = await writePlotPage(db, {
-        runId, scope: supplierId, supplierId, page, received: result.plots.length + result.invalid.length, rows, issues, requests: requestCounts(stats),
-      });
-      const ids = result.plots.map((p) => p.id);
+      // The parsed page is reduced to entries at once (synchronously), so its objects die young.
+      const { entries, invalid, more, received } = toEntries(await api.getSupplierPlotsPage(supplierId, page, { skipInvalid: true, stats, signal: cancellation() }));
+      const outcome = await storePlotBatch(db, { runId, scope: supplierId, supplierId, page, entries, invalid, requests: requestCounts(stats) });
       return {
-        more: result.more,
-        received: result.plots.length + result.invalid.length,
+        more,
+        received,
         written: rowsWritten(outcome.counts),
-        signature: ids.length === 0 ? '' : `${ids[0]}…${ids[ids.length - 1]}`,
+        signature: entries.length === 0 ? '' : `${entries[0]!.id}…${entries[entries.length - 1]!.id}`,
       };
     },
 
@@ -131,17 +140,16 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       const { runId } = input;
       await markScopeRunning(db, runId, OWN_PLOTS_SCOPE);
       const stats = emptyStats();
-      let batch: Plot[] = [];
+      let batch: PlotEntry[] = [];
       let invalid: InvalidRecord[] = [];
       let pages = 0;
       let plots = 0;
       const flush = async () => {
         pages++;
-        const { rows, issues } = mapPlotPage(batch, invalid, pages, true);
-        // Requests are counted once, on the batch that ends the stream.
+        // Requests are counted on the batch during which they happened.
         const requests = requestCounts(stats);
         Object.assign(stats, emptyStats());
-        await writePlotPage(db, { runId, scope: OWN_PLOTS_SCOPE, supplierId: null, page: pages, received: batch.length + invalid.length, rows, issues, requests });
+        await storePlotBatch(db, { runId, scope: OWN_PLOTS_SCOPE, supplierId: null, page: pages, entries: batch, invalid, requests });
         plots += batch.length + invalid.length;
         batch = [];
         invalid = [];
@@ -149,7 +157,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       };
       try {
         for await (const plot of api.ownPlots({ stats, signal: cancellation(), onInvalid: (r) => invalid.push(r) })) {
-          batch.push(plot);
+          batch.push(plotEntry(plot, true));
           if (batch.length + invalid.length >= OWN_PLOTS_BATCH) await flush();
         }
         if (batch.length + invalid.length > 0 || pages === 0) await flush();

@@ -1,6 +1,7 @@
 import type { Analysis, Plot } from '../../schema/upstream.ts';
 import { contentHash } from './content-hash.ts';
 import { assessGeometry } from './geometry-quality.ts';
+import { plotFingerprint } from './plot-fingerprint.ts';
 import type { AnalysisRow, HistoryAttributes, PlotRow, PlotRows, SpeciesRow } from './rows.ts';
 import { dateOrNull, jsonOrNull, numberOrNull, textOrNull, timestampOrNull, type ValueIssue } from './values.ts';
 
@@ -21,7 +22,8 @@ export interface MappedPlot {
   issues: ValueIssue[];
 }
 
-export function toPlotRows(plot: Plot, isOwn: boolean): MappedPlot {
+/** `fingerprint` (plot-fingerprint.ts) becomes the content hash: it is what the next refresh compares. */
+export function toPlotRows(plot: Plot, isOwn: boolean, fingerprint = plotFingerprint(plot, isOwn)): MappedPlot {
   const issues: ValueIssue[] = [];
   const geometryText = jsonOrNull(plot.geometry);
   const geometry = assessGeometry(plot.geometry);
@@ -70,8 +72,7 @@ export function toPlotRows(plot: Plot, isOwn: boolean): MappedPlot {
   };
   const row: PlotRow = {
     ...content,
-    // Species and analyses are part of what a plot "is": a change in either rewrites the plot's rows.
-    content_hash: contentHash([content, species, analyses.map((a) => [a.content_hash, a.is_most_recent, a.is_most_recent_of_type])]),
+    content_hash: fingerprint,
     history_hash: contentHash(history),
   };
   return { rows: { plot: row, species, analyses, history }, issues };

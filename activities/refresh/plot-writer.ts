@@ -3,16 +3,39 @@ import type { Database } from '../../schema/database.ts';
 import type { PlotRows } from './rows.ts';
 import { toJsonRecordset } from './json-recordset.ts';
 import { addCounts, emptyCounts, mergeReplayCounts, type TableCounts } from './counts.ts';
-import { uniqueSortedById, writeChanged, type HashedTable } from './hashed-upsert.ts';
+import { insertedCount, uniqueSortedById, upsertChanged, type HashedTable } from './hashed-upsert.ts';
 import { recordIssues, type RecordIssue } from './issues.ts';
-import { recordPage } from './page-ledger.ts';
+import { recordPage, type RequestCounts } from './page-ledger.ts';
 
 /**
- * Writes one page of plots in one transaction: the plots that changed (with their species, analyses
- * and history), the plot–supplier links, the issues found, and the page's record (ids seen, counts).
- * Idempotent: replaying a page writes no data twice. A page whose plots are all unchanged costs
- * one read of their hashes and writes only its own page record.
+ * The SQL side of a page of plots. First two indexed reads (what the warehouse holds of the page's
+ * plots and links), so that only changed plots are mapped and sent; then one transaction that writes
+ * those plots with their species, analyses and history, the missing links, the issues, and the
+ * page's record. Idempotent: a replayed page writes no data twice. A page whose plots are all
+ * unchanged writes only its own record in sync_pages.
  */
+
+/** What the warehouse holds of a plot: its fingerprint, and whether it is soft-deleted. */
+export interface StoredPlot {
+  hash: string;
+  deleted: boolean;
+}
+
+export async function readStoredPlots(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, StoredPlot>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await sql<{ id: string; content_hash: string; deleted: boolean }>`
+    select id, content_hash, deleted_at is not null as deleted from plots where id = any(${ids}::text[])`.execute(db);
+  return new Map(rows.map((r) => [r.id, { hash: r.content_hash, deleted: r.deleted }]));
+}
+
+/** Of `ids`, those already linked (live) to the supplier. */
+export async function readLiveLinks(db: Kysely<Database>, supplierId: string, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await sql<{ plot_id: string }>`
+    select plot_id from plot_suppliers where supplier_id = ${supplierId} and plot_id = any(${ids}::text[]) and deleted_at is null`.execute(db);
+  return new Set(rows.map((r) => r.plot_id));
+}
+
 export interface PlotPageWrite {
   runId: string;
   /** A supplier's business id, or OWN_PLOTS_SCOPE. */
@@ -22,9 +45,16 @@ export interface PlotPageWrite {
   page: number;
   /** Plots the service sent, valid or not. */
   received: number;
+  /** Every valid plot id of the page: what the sweep will count as seen. */
+  ids: readonly string[];
+  /** Rows of the plots that are new or changed (the others are not mapped). */
   rows: readonly PlotRows[];
+  /** Of `rows`, the plots the warehouse already held (they may have history, species, analyses). */
+  existing: ReadonlySet<string>;
+  /** Plot ids to link to the supplier (not yet linked, or linked and soft-deleted). */
+  links: readonly string[];
   issues: readonly RecordIssue[];
-  requests: { requests: number; retries: number; rateLimited: number };
+  requests: RequestCounts;
 }
 
 export interface PageOutcome {
@@ -39,7 +69,7 @@ const PLOTS: HashedTable = {
   table: 'plots',
   columns: `id text, owner_id text, name text, description text, country_code text, commodities text[],
     surface_area_m2 float8, area_ha float8, bbox_min_lon float8, bbox_min_lat float8, bbox_max_lon float8, bbox_max_lat float8,
-    geometry jsonb, geometry_valid boolean, geometry_issue text, risk_assessment_status text, risk_level text,
+    geometry json, geometry_valid boolean, geometry_issue text, risk_assessment_status text, risk_level text,
     production_date_start date, production_date_end date, filename text, custom_data jsonb,
     most_recent_analysis_id text, euforobs_analysis_id text, precision_analysis_id text, is_own boolean,
     created_at timestamptz, updated_at timestamptz, content_hash text, history_hash text`,
@@ -48,7 +78,7 @@ const PLOTS: HashedTable = {
 const ANALYSES: HashedTable = {
   table: 'analyses',
   columns: `id text, plot_id text, type text, status text, name text, version text, analysed_at timestamptz,
-    deforested_area_m2 float8, deforested_geometry jsonb, risk_of_deforestation float8, custom_data jsonb,
+    deforested_area_m2 float8, deforested_geometry json, risk_of_deforestation float8, custom_data jsonb,
     created_at timestamptz, updated_at timestamptz, is_most_recent boolean, is_most_recent_of_type boolean, content_hash text`,
   rawJson: ['deforested_geometry', 'custom_data'],
 };
@@ -57,39 +87,41 @@ const HISTORY_COLUMNS = `plot_id text, history_hash text, risk_assessment_status
 
 export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): Promise<PageOutcome> {
   const rows = uniqueSortedById(page.rows, (r) => r.plot.id);
-  const ids = rows.map((r) => r.plot.id);
   return db.transaction().execute(async (trx) => {
     const counts = emptyCounts();
     const before = await sql<{ counts: TableCounts }>`
       select counts from sync_pages
       where run_id = ${page.runId}::uuid and scope = ${page.scope} and entity = 'plots' and page = ${page.page} for update`.execute(trx);
 
-    const written = await writeChanged(trx, PLOTS, rows.map((r) => r.plot), counts);
+    const written = await upsertChanged(trx, PLOTS, rows.map((r) => r.plot));
+    const inserted = insertedCount(written);
+    addCounts(counts, 'plots', { inserted, updated: written.size - inserted, unchanged: page.ids.length - written.size });
     const writtenRows = rows.filter((r) => written.has(r.plot.id));
+    // Plots seen for the first time have no species, analyses or history to replace or close.
+    const replaced = writtenRows.filter((r) => page.existing.has(r.plot.id));
     if (writtenRows.length > 0) {
-      await replaceSpecies(trx, writtenRows, counts);
-      await upsertAnalyses(trx, writtenRows, counts);
-      await advanceHistory(trx, page.runId, writtenRows, counts);
+      await replaceSpecies(trx, writtenRows, replaced, counts);
+      await upsertAnalyses(trx, writtenRows, replaced, counts);
+      await advanceHistory(trx, page.runId, writtenRows, replaced, counts);
     }
-    for (const r of rows) {
-      if (written.has(r.plot.id)) continue;
-      addCounts(counts, 'analyses', { unchanged: r.analyses.length });
-      addCounts(counts, 'plot_species', { unchanged: r.species.length });
-    }
-    if (page.supplierId !== null && ids.length > 0) await linkSupplier(trx, ids, page.supplierId, counts);
+    if (page.supplierId !== null) await linkSupplier(trx, page.links, page.supplierId, page.ids.length, counts);
     await recordIssues(trx, page.runId, page.scope, page.issues);
 
     const replayed = before.rows.length > 0;
     await recordPage(trx, {
-      runId: page.runId, scope: page.scope, entity: 'plots', page: page.page, ids, received: page.received,
+      runId: page.runId, scope: page.scope, entity: 'plots', page: page.page, ids: page.ids, received: page.received,
       counts: replayed ? mergeReplayCounts(before.rows[0]!.counts, counts) : counts, requests: page.requests,
     });
     return { counts, replayed };
   });
 }
 
-async function replaceSpecies(trx: Tx, rows: PlotRows[], counts: TableCounts): Promise<void> {
-  const removed = await sql`delete from plot_species where plot_id = any(${rows.map((r) => r.plot.id)}::text[])`.execute(trx);
+async function replaceSpecies(trx: Tx, rows: PlotRows[], replaced: PlotRows[], counts: TableCounts): Promise<void> {
+  let deleted = 0;
+  if (replaced.length > 0) {
+    const removed = await sql`delete from plot_species where plot_id = any(${replaced.map((r) => r.plot.id)}::text[])`.execute(trx);
+    deleted = Number(removed.numAffectedRows ?? 0);
+  }
   const species = rows.flatMap((r) => r.species);
   let added = 0;
   if (species.length > 0) {
@@ -100,27 +132,38 @@ async function replaceSpecies(trx: Tx, rows: PlotRows[], counts: TableCounts): P
     added = Number(result.numAffectedRows ?? 0);
   }
   // A changed plot's species list is rewritten: its old rows count as deleted, its new ones as inserted.
-  addCounts(counts, 'plot_species', { inserted: added, deleted: Number(removed.numAffectedRows ?? 0) });
+  addCounts(counts, 'plot_species', { inserted: added, deleted });
 }
 
-async function upsertAnalyses(trx: Tx, rows: PlotRows[], counts: TableCounts): Promise<void> {
+async function upsertAnalyses(trx: Tx, rows: PlotRows[], replaced: PlotRows[], counts: TableCounts): Promise<void> {
   const analyses = rows.flatMap((r) => r.analyses);
-  // The analyses a plot no longer carries were replaced by newer ones: they stay, unmarked.
-  const unmarked = await sql`
-    update analyses set is_most_recent = false, is_most_recent_of_type = false, changed_at = now()
-    where plot_id = any(${rows.map((r) => r.plot.id)}::text[]) and (is_most_recent or is_most_recent_of_type)
-      and not (id = any(${analyses.map((a) => a.id)}::text[]))`.execute(trx);
-  addCounts(counts, 'analyses', { updated: Number(unmarked.numAffectedRows ?? 0) });
-  await writeChanged(trx, ANALYSES, analyses, counts);
+  if (replaced.length > 0) {
+    // The analyses a plot no longer carries were replaced by newer ones: they stay, unmarked.
+    const unmarked = await sql`
+      update analyses set is_most_recent = false, is_most_recent_of_type = false, changed_at = now()
+      where plot_id = any(${replaced.map((r) => r.plot.id)}::text[]) and (is_most_recent or is_most_recent_of_type)
+        and not (id = any(${analyses.map((a) => a.id)}::text[]))`.execute(trx);
+    addCounts(counts, 'analyses', { updated: Number(unmarked.numAffectedRows ?? 0) });
+  }
+  // Only changed plots get here, so their analyses are upserted without reading their hashes first.
+  const unique = uniqueSortedById(analyses, (a) => a.id);
+  const written = await upsertChanged(trx, ANALYSES, unique);
+  const inserted = insertedCount(written);
+  addCounts(counts, 'analyses', { inserted, updated: written.size - inserted, unchanged: unique.length - written.size });
 }
 
 /** SCD type 2: close the current row when the tracked attributes changed, then open one where none is current. */
-async function advanceHistory(trx: Tx, runId: string, rows: PlotRows[], counts: TableCounts): Promise<void> {
+async function advanceHistory(trx: Tx, runId: string, rows: PlotRows[], replaced: PlotRows[], counts: TableCounts): Promise<void> {
   const history = toJsonRecordset(rows.map((r) => ({ plot_id: r.plot.id, history_hash: r.plot.history_hash, ...r.history })));
-  const closed = await sql`
-    update plot_history h set valid_to = now(), is_current = false
-    from json_to_recordset(${history}::json) as c(${sql.raw(HISTORY_COLUMNS)})
-    where h.plot_id = c.plot_id and h.is_current and h.history_hash <> c.history_hash`.execute(trx);
+  let closed = 0;
+  if (replaced.length > 0) {
+    const changed = toJsonRecordset(replaced.map((r) => ({ plot_id: r.plot.id, history_hash: r.plot.history_hash })));
+    const result = await sql`
+      update plot_history h set valid_to = now(), is_current = false
+      from json_to_recordset(${changed}::json) as c(plot_id text, history_hash text)
+      where h.plot_id = c.plot_id and h.is_current and h.history_hash <> c.history_hash`.execute(trx);
+    closed = Number(result.numAffectedRows ?? 0);
+  }
   const opened = await sql`
     insert into plot_history (plot_id, valid_from, is_current, risk_assessment_status, risk_level, geometry_hash, commodities,
       most_recent_analysis_id, euforobs_analysis_id, precision_analysis_id, history_hash, run_id)
@@ -130,16 +173,20 @@ async function advanceHistory(trx: Tx, runId: string, rows: PlotRows[], counts: 
     where not exists (select 1 from plot_history h where h.plot_id = c.plot_id and h.is_current)
     on conflict (plot_id, valid_from) do nothing`.execute(trx);
   const opens = Number(opened.numAffectedRows ?? 0);
-  addCounts(counts, 'plot_history', { inserted: opens, updated: Number(closed.numAffectedRows ?? 0), unchanged: rows.length - opens });
+  addCounts(counts, 'plot_history', { inserted: opens, updated: closed, unchanged: rows.length - opens });
 }
 
 /** Links the page's plots to the supplier it was read through; a link that was soft-deleted comes back. */
-async function linkSupplier(trx: Tx, ids: string[], supplierId: string, counts: TableCounts): Promise<void> {
+async function linkSupplier(trx: Tx, ids: readonly string[], supplierId: string, seen: number, counts: TableCounts): Promise<void> {
+  if (ids.length === 0) {
+    addCounts(counts, 'plot_suppliers', { unchanged: seen });
+    return;
+  }
   const links = await sql<{ inserted: boolean }>`
     insert into plot_suppliers (plot_id, supplier_id)
-    select id, ${supplierId} from unnest(${ids}::text[]) as id order by id
+    select id, ${supplierId} from unnest(${[...ids].sort()}::text[]) as id
     on conflict (plot_id, supplier_id) do update set deleted_at = null, changed_at = now() where plot_suppliers.deleted_at is not null
     returning (xmax = 0) as inserted`.execute(trx);
   const inserted = links.rows.filter((r) => r.inserted).length;
-  addCounts(counts, 'plot_suppliers', { inserted, updated: links.rows.length - inserted, unchanged: ids.length - links.rows.length });
+  addCounts(counts, 'plot_suppliers', { inserted, updated: links.rows.length - inserted, unchanged: seen - links.rows.length });
 }

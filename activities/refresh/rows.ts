@@ -33,7 +33,7 @@ export interface PlotRow {
   is_own: boolean;
   created_at: string | null;
   updated_at: string | null;
-  /** Hash of every column above and of the species: equal hashes mean nothing to write. */
+  /** The plot's fingerprint as the service sent it (plot-fingerprint.ts): equal means nothing to write. */
   content_hash: string;
   /** Hash of the tracked attributes (risk status, risk level, geometry, commodities, most recent analyses). */
   history_hash: string;

@@ -192,8 +192,10 @@ comment on column plots.geometry is 'GeoJSON Polygon or MultiPolygon, [longitude
 comment on column plots.geometry_valid is 'false when the polygon is invalid (see geometry_issue); such plots are stored and flagged, never dropped.';
 
 -- A plot reachable through several suppliers is one plot and several links. Own plots have no link.
+-- plot_id refers to plots.id; no foreign key is declared because each key check locks the plot row
+-- (a write on every link insert) and the refresh writes a link only with its plot, in one transaction.
 create table plot_suppliers (
-  plot_id text not null references plots (id),
+  plot_id text not null,
   supplier_id text not null,
   first_seen_at timestamptz not null default now(),
   changed_at timestamptz not null default now(),
@@ -202,8 +204,9 @@ create table plot_suppliers (
 );
 create index plot_suppliers_live on plot_suppliers (supplier_id, plot_id) where deleted_at is null;
 
+-- plot_id refers to plots.id (no foreign key, as for plot_suppliers).
 create table plot_species (
-  plot_id text not null references plots (id),
+  plot_id text not null,
   position smallint not null,
   scientific_name text,
   common_name text,

@@ -2,8 +2,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
 import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
 import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
-import { writePlotPage, type PlotPageWrite } from '../../activities/refresh/plot-writer.ts';
-import { mapPlotPage } from '../../activities/refresh/plot-page.ts';
+import { storePlotBatch, type PlotBatch } from '../../activities/refresh/plot-batch.ts';
+import { plotEntries } from '../../activities/refresh/plot-fingerprint.ts';
 import { beginRun } from '../../activities/refresh/run-ledger.ts';
 import { normalisePlotsSkippingInvalid } from '../../activities/api/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
@@ -12,10 +12,9 @@ import { samplePage } from '../unit/api/samples.ts';
 
 const RUN = '00000000-0000-4000-8000-0000000000aa';
 
-function page(from: number, n: number, scope: string, pageNo = 1, extra: unknown[] = []): PlotPageWrite {
-  const { plots, invalid, received } = normalisePlotsSkippingInvalid([...samplePage(n, from), ...extra], 'test');
-  const { rows, issues } = mapPlotPage(plots, invalid, pageNo, false);
-  return { runId: RUN, scope, supplierId: scope, page: pageNo, received, rows, issues, requests: { requests: 1, retries: 0, rateLimited: 0 } };
+function page(from: number, n: number, scope: string, pageNo = 1, extra: unknown[] = []): PlotBatch {
+  const { plots, invalid } = normalisePlotsSkippingInvalid([...samplePage(n, from), ...extra], 'test');
+  return { runId: RUN, scope, supplierId: scope, page: pageNo, entries: plotEntries(plots, false), invalid, requests: { requests: 1, retries: 0, rateLimited: 0 } };
 }
 
 describe('plot page writer', () => {
@@ -28,11 +27,11 @@ describe('plot page writer', () => {
   afterAll(() => db?.destroy());
 
   it('writes a page once: a replay after a lost completion changes no row and does not count twice', async () => {
-    const first = await writePlotPage(db, page(0, 5, 'supplier-a', 1, [{ name: 'no id' }]));
+    const first = await storePlotBatch(db, page(0, 5, 'supplier-a', 1, [{ name: 'no id' }]));
     expect(first.counts['plots']).toEqual({ inserted: 5, updated: 0, unchanged: 0, deleted: 0 });
     expect(first.replayed).toBe(false);
     const before = await rowVersions(db);
-    const replay = await writePlotPage(db, page(0, 5, 'supplier-a', 1, [{ name: 'no id' }]));
+    const replay = await storePlotBatch(db, page(0, 5, 'supplier-a', 1, [{ name: 'no id' }]));
     expect(replay.replayed).toBe(true);
     expect(replay.counts['plots']).toEqual({ inserted: 0, updated: 0, unchanged: 5, deleted: 0 });
     expect(await rowVersions(db)).toEqual(before);
@@ -45,7 +44,7 @@ describe('plot page writer', () => {
   });
 
   it('stores a plot reached through two suppliers at once as one plot with two links', async () => {
-    const [a, b] = await Promise.all([writePlotPage(db, page(100, 50, 'supplier-b')), writePlotPage(db, page(100, 50, 'supplier-c'))]);
+    const [a, b] = await Promise.all([storePlotBatch(db, page(100, 50, 'supplier-b')), storePlotBatch(db, page(100, 50, 'supplier-c'))]);
     expect(a.counts['plots']!.inserted + b.counts['plots']!.inserted).toBe(50);
     expect(a.counts['plots']!.inserted + a.counts['plots']!.unchanged).toBe(50);
     const plots = await sql<{ n: number }>`select count(*)::int as n from plots where id like '00000000-0000-4000-8000-0000000001%'`.execute(db);

@@ -51,7 +51,8 @@ describe('refresh resilience', () => {
     const runId = randomUUID();
     const run = h.temporal.client.workflow.execute(refreshWarehouse, {
       taskQueue: h.temporal.taskQueue, workflowId: refreshWorkflowId(runId),
-      args: [{ runId, supplierConcurrency: 2, pagesPerRun: 2, timeouts: { heartbeatTimeout: '2 seconds' } }],
+      // Page loads as ordinary activities here: a dead worker's page is noticed by its heartbeat timeout.
+      args: [{ runId, supplierConcurrency: 2, pagesPerRun: 2, pageActivities: 'task-queue', timeouts: { heartbeatTimeout: '2 seconds' } }],
     });
     await waitUntil('a few pages written', async () => {
       const r = await sql<{ n: number }>`select count(*)::int as n from sync_pages where run_id = ${runId}::uuid and entity = 'plots'`.execute(h!.db);

@@ -91,13 +91,13 @@ export function checksum(facts: readonly PlotFacts[]): string {
   return createHash('sha256').update(JSON.stringify(facts)).digest('hex');
 }
 
-/** Row versions of every mirrored table: equal before and after means nothing was written. */
+/** Row versions (and row locks, xmax) of every mirrored table: equal before and after means nothing was written or locked. */
 export async function rowVersions(db: Warehouse): Promise<Record<string, string>> {
   const tables = ['businesses', 'business_connections', 'business_invitations', 'plots', 'plot_suppliers', 'plot_species', 'analyses', 'plot_history'];
   const out: Record<string, string> = {};
   for (const table of tables) {
     const { rows } = await sql<{ v: string | null; n: number }>`
-      select md5(string_agg(ctid::text || ':' || xmin::text, ',' order by ctid)) as v, count(*)::int as n from ${sql.table(table)}`.execute(db);
+      select md5(string_agg(ctid::text || ':' || xmin::text || ':' || xmax::text, ',' order by ctid)) as v, count(*)::int as n from ${sql.table(table)}`.execute(db);
     out[table] = `${rows[0]?.n ?? 0}:${rows[0]?.v ?? ''}`;
   }
   return out;
