@@ -119,6 +119,7 @@ async function createBiLogin(db: ReturnType<typeof openWarehouse>): Promise<void
       if not exists (select 1 from pg_roles where rolname = '${BI_LOGIN}') then
         create role ${BI_LOGIN} login password '${BI_PASSWORD}' in role ddsync_reader;
       end if;
+    exception when duplicate_object or unique_violation then null;
     end $$`).execute(db);
 }
 

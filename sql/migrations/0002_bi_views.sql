@@ -149,13 +149,15 @@ left join (
 ) c on c.run_id = r.id;
 comment on view bi_sync_health is 'One row per refresh: outcome, duration, volume, retries, 429s, rows written, record issues, and the age of the last successful refresh.';
 
--- The read-only role for BI tools (a group role: grant it to a login role). Roles are cluster-wide,
--- so it is created only once.
+-- The read-only role for BI tools (a group role: grant it to a login role). Roles are cluster-wide:
+-- another database of the cluster may have created it, even at this very moment.
 do $$
 begin
   if not exists (select 1 from pg_roles where rolname = 'ddsync_reader') then
     create role ddsync_reader nologin;
   end if;
+exception when duplicate_object or unique_violation then
+  null;
 end
 $$;
 grant usage on schema public to ddsync_reader;
