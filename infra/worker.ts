@@ -1,10 +1,10 @@
-import { fileURLToPath } from 'node:url';
+import { packagePath } from './package-root.ts';
 import { existsSync } from 'node:fs';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import type { NativeConnection } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities/index.ts';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+export const WORKFLOWS_PATH = packagePath('workflows', 'index.ts');
 
 export interface DdsyncWorkerOptions {
   connection: NativeConnection;
@@ -13,7 +13,7 @@ export interface DdsyncWorkerOptions {
   deps: ActivityDeps;
   maxConcurrentActivities?: number;
   taskQueueActivitiesPerSecond?: number;
-  /** A bundle made by `npm run build:workflows`; without one, workflows are bundled at start (≈1 s). */
+  /** A bundle made by `npm run build`; without one, workflows are bundled at start (≈1 s). */
   workflowBundlePath?: string;
   /** Tests bundle once and pass the code to every worker. */
   workflowBundle?: { code: string };

@@ -72,6 +72,15 @@ export interface SyncPagesTable {
   written_at: DefaultTimestamp;
 }
 
+export interface SourcePagesTable {
+  scope: string;
+  page: number;
+  content_hash: string;
+  ids: string[];
+  received: number;
+  read_at: DefaultTimestamp;
+}
+
 export interface SyncIssuesTable {
   run_id: string;
   scope: string;
@@ -230,6 +239,7 @@ export interface Database {
   sync_run_scopes: SyncRunScopesTable;
   sync_pages: SyncPagesTable;
   sync_issues: SyncIssuesTable;
+  source_pages: SourcePagesTable;
   businesses: BusinessesTable;
   business_connections: BusinessConnectionsTable;
   plots: PlotsTable;

@@ -4,7 +4,7 @@ import { networkEndpoints } from './endpoints/network.ts';
 import { surveyResponseEndpoints } from './endpoints/survey-responses.ts';
 import { transactionEndpoints } from './endpoints/transactions.ts';
 import { webhookEndpoints } from './endpoints/webhooks.ts';
-import { getSupplierPlotsPage, supplierPlotPages, supplierPlots, type PlotPage, type PlotPageOptions } from './paging.ts';
+import { getSupplierPlotsPage, getSupplierPlotsPageText, supplierPlotPages, supplierPlots, type PlotPage, type PlotPageOptions, type RawPlotPage } from './paging.ts';
 import { ownPlots, type OwnPlotsOptions } from './plot-stream.ts';
 import { emptyStats, type ClientStats } from './stats.ts';
 
@@ -27,6 +27,9 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
     /** One page of a direct supplier's plots (and its upstream's): `{plots, more}`. */
     getSupplierPlotsPage: (businessId: string, page: number, opts?: PlotPageOptions): Promise<PlotPage> =>
       getSupplierPlotsPage(http, businessId, page, opts),
+    /** One page as text, unparsed (parseSupplierPlotsPage parses it): a page equal to one read before need not be parsed. */
+    getSupplierPlotsPageText: (businessId: string, page: number, opts?: PlotPageOptions): Promise<RawPlotPage> =>
+      getSupplierPlotsPageText(http, businessId, page, opts),
     /** Pages of a supplier's plots until the last one. */
     supplierPlotPages: (businessId: string, opts?: PlotPageOptions & { startPage?: number }): AsyncGenerator<PlotPage> =>
       supplierPlotPages(http, businessId, opts),

@@ -1,11 +1,11 @@
 import type { Plot } from '../../schema/upstream.ts';
 import { type CallOptions, type UpstreamHttp, endpointName } from './client-core.ts';
-import { ResponseValidationError } from './errors.ts';
+import { NetworkError, ResponseValidationError } from './errors.ts';
 import { hasMorePages, isRepeatedPage } from './page-rule.ts';
 import { normalisePlots, normalisePlotsSkippingInvalid, type InvalidRecord } from './plot-validator.ts';
 import { buildPlotQuery, effectiveLimit, type PlotQuery } from './plot-query.ts';
 import { PATHS, PLOT_PAGE_DEFAULT_LIMIT } from './service-facts.ts';
-import { jsonBody } from './transport.ts';
+import { textBody } from './transport.ts';
 
 /**
  * GET /businesses/{businessId}/plots, one page at a time or as an async iterator. The client
@@ -37,19 +37,42 @@ function callOptions(o: PlotPageOptions): CallOptions {
   return { ...(o.signal ? { signal: o.signal } : {}), ...(o.stats ? { stats: o.stats } : {}), ...(o.repeatable !== undefined ? { repeatable: o.repeatable } : {}) };
 }
 
-export async function getSupplierPlotsPage(http: UpstreamHttp, businessId: string, page: number, opts: PlotPageOptions = {}): Promise<PlotPage> {
+/** A page as the service sent it, before parsing: callers may compare it with a page read before. */
+export interface RawPlotPage {
+  page: number;
+  /** The limit the service applied: min(requested, 500). */
+  limit: number;
+  text: string;
+}
+
+export async function getSupplierPlotsPageText(http: UpstreamHttp, businessId: string, page: number, opts: PlotPageOptions = {}): Promise<RawPlotPage> {
   const requested = opts.limit ?? PLOT_PAGE_DEFAULT_LIMIT;
   // Validates page, limit, filter, select and includes before anything is sent.
   const query = buildPlotQuery(opts, page, requested);
-  const limit = effectiveLimit(requested);
-  const body = await http.request({ method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query }, jsonBody, callOptions(opts));
+  const { text } = await http.request({ method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query }, textBody, callOptions(opts));
+  return { page, limit: effectiveLimit(requested), text };
+}
+
+/** Parses and validates a page read as text (see getSupplierPlotsPage for `skipInvalid`). */
+export function parseSupplierPlotsPage(raw: RawPlotPage, opts: Pick<PlotPageOptions, 'skipInvalid'> = {}): PlotPage {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.text) as unknown;
+  } catch (e) {
+    // A complete response that is not JSON: asking again is the only remedy.
+    throw new NetworkError(ENDPOINT, `response body is not JSON (${(e as Error).message})`, { cause: e, status: 200 });
+  }
   if (opts.skipInvalid) {
     const { plots, invalid, received } = normalisePlotsSkippingInvalid(body, ENDPOINT, 200);
     // The stop rule counts what the service sent, valid or not.
-    return { page, limit, plots, invalid, more: hasMorePages(received, limit) };
+    return { page: raw.page, limit: raw.limit, plots, invalid, more: hasMorePages(received, raw.limit) };
   }
   const plots = normalisePlots(body, ENDPOINT, 200);
-  return { page, limit, plots, invalid: [], more: hasMorePages(plots.length, limit) };
+  return { page: raw.page, limit: raw.limit, plots, invalid: [], more: hasMorePages(plots.length, raw.limit) };
+}
+
+export async function getSupplierPlotsPage(http: UpstreamHttp, businessId: string, page: number, opts: PlotPageOptions = {}): Promise<PlotPage> {
+  return parseSupplierPlotsPage(await getSupplierPlotsPageText(http, businessId, page, opts), opts);
 }
 
 /** Every page from `startPage` on, until the stop rule says done. */

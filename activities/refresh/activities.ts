@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { ClientStats, UpstreamClient } from '../api/index.ts';
-import { emptyStats, serviceFacts, UpstreamError } from '../api/index.ts';
+import { emptyStats, hasMorePages, parseSupplierPlotsPage, serviceFacts, UpstreamError } from '../api/index.ts';
 import type { InvalidRecord, PlotPage } from '../api/index.ts';
 import type { Warehouse } from '../warehouse/database.ts';
 import type { Logger } from '../../infra/logger.ts';
@@ -11,7 +11,8 @@ import { toInvitationRows, toNetwork } from './network-rows.ts';
 import { INVITATIONS_SCOPE, NETWORK_SCOPE, writeInvitations, writeNetwork } from './network-writer.ts';
 import type { RequestCounts } from './page-ledger.ts';
 import { storePlotBatch } from './plot-batch.ts';
-import { plotEntries, plotEntry, type PlotEntry } from './plot-fingerprint.ts';
+import { plotEntries, plotEntry, sourcePageHash, type PlotEntry } from './plot-fingerprint.ts';
+import { reuseUnchangedPage } from './plot-writer.ts';
 import { beginRun, finishScope, markScopeRunning, openScopes, OWN_PLOTS_SCOPE } from './run-ledger.ts';
 import { finishRun, type RunSummary } from './sweep.ts';
 
@@ -20,7 +21,7 @@ import { finishRun, type RunSummary } from './sweep.ts';
  * what returns to the workflow is ids and counts only, so plot data never enters workflow history.
  */
 
-export type RefreshApi = Pick<UpstreamClient, 'listSuppliers' | 'listBuyers' | 'listBusinessInvitations' | 'getSupplierPlotsPage' | 'ownPlots'>;
+export type RefreshApi = Pick<UpstreamClient, 'listSuppliers' | 'listBuyers' | 'listBusinessInvitations' | 'getSupplierPlotsPageText' | 'ownPlots'>;
 
 export interface RefreshDeps {
   db: Warehouse;
@@ -124,9 +125,13 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       const { runId, supplierId, page } = input;
       if (page === 1) await markScopeRunning(db, runId, supplierId);
       const stats = emptyStats();
+      const raw = await api.getSupplierPlotsPageText(supplierId, page, { stats, signal: cancellation() });
+      const sourceHash = sourcePageHash(raw.text);
+      const reused = await reuseUnchangedPage(db, { runId, scope: supplierId, page, hash: sourceHash, requests: requestCounts(stats) });
+      if (reused) return { more: hasMorePages(reused.received, raw.limit), received: reused.received, written: 0, signature: reused.signature };
       // The parsed page is reduced to entries at once (synchronously), so its objects die young.
-      const { entries, invalid, more, received } = toEntries(await api.getSupplierPlotsPage(supplierId, page, { skipInvalid: true, stats, signal: cancellation() }));
-      const outcome = await storePlotBatch(db, { runId, scope: supplierId, supplierId, page, entries, invalid, requests: requestCounts(stats) });
+      const { entries, invalid, more, received } = toEntries(parseSupplierPlotsPage(raw, { skipInvalid: true }));
+      const outcome = await storePlotBatch(db, { runId, scope: supplierId, supplierId, page, entries, invalid, requests: requestCounts(stats), sourceHash });
       return {
         more,
         received,

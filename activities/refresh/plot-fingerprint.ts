@@ -26,14 +26,21 @@ export interface PlotEntry {
  * business records, which the warehouse keeps in `businesses`, and plot links come from the page.
  */
 export function plotEntry(plot: Plot, isOwn: boolean): PlotEntry {
-  const { suppliers: _suppliers, ...content } = plot;
-  const text = JSON.stringify(content);
+  // The plot is a fresh parse owned by the refresh: clearing a field keeps its shape (no copy) and
+  // JSON.stringify leaves out undefined values.
+  plot.suppliers = undefined;
+  const text = JSON.stringify(plot);
   const hash = createHash('sha1').update(`${PLOT_MAPPING_VERSION}|${isOwn ? 1 : 0}|`).update(text).digest('base64url');
   return { id: plot.id, hash, text };
 }
 
 export function plotFingerprint(plot: Plot, isOwn: boolean): string {
   return plotEntry(plot, isOwn).hash;
+}
+
+/** The hash of a page's text as the service sent it (with the mapping version): equal means unchanged. */
+export function sourcePageHash(text: string): string {
+  return createHash('sha1').update(`${PLOT_MAPPING_VERSION}|`).update(text).digest('base64url');
 }
 
 /** Entries of a page, one per plot id (the last wins if the service repeats one). */

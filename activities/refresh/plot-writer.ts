@@ -15,25 +15,43 @@ import { recordPage, type RequestCounts } from './page-ledger.ts';
  * unchanged writes only its own record in sync_pages.
  */
 
-/** What the warehouse holds of a plot: its fingerprint, and whether it is soft-deleted. */
+/** What the warehouse holds of a plot: its fingerprint, whether it is soft-deleted, whether it is linked. */
 export interface StoredPlot {
   hash: string;
   deleted: boolean;
+  /** Linked (live) to the supplier the page was read through. */
+  linked: boolean;
 }
 
-export async function readStoredPlots(db: Kysely<Database>, ids: readonly string[]): Promise<Map<string, StoredPlot>> {
+/** What the warehouse holds of the page's plots, in one indexed read. */
+export async function readStoredPlots(db: Kysely<Database>, ids: readonly string[], supplierId: string | null): Promise<Map<string, StoredPlot>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await sql<{ id: string; content_hash: string; deleted: boolean }>`
-    select id, content_hash, deleted_at is not null as deleted from plots where id = any(${ids}::text[])`.execute(db);
-  return new Map(rows.map((r) => [r.id, { hash: r.content_hash, deleted: r.deleted }]));
+  const { rows } = await sql<{ id: string; content_hash: string; deleted: boolean; linked: boolean }>`
+    select p.id, p.content_hash, p.deleted_at is not null as deleted,
+           exists (select 1 from plot_suppliers l where l.supplier_id = ${supplierId} and l.plot_id = p.id and l.deleted_at is null) as linked
+    from plots p where p.id = any(${ids}::text[])`.execute(db);
+  return new Map(rows.map((r) => [r.id, { hash: r.content_hash, deleted: r.deleted, linked: r.linked }]));
 }
 
-/** Of `ids`, those already linked (live) to the supplier. */
-export async function readLiveLinks(db: Kysely<Database>, supplierId: string, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const { rows } = await sql<{ plot_id: string }>`
-    select plot_id from plot_suppliers where supplier_id = ${supplierId} and plot_id = any(${ids}::text[]) and deleted_at is null`.execute(db);
-  return new Set(rows.map((r) => r.plot_id));
+/**
+ * A page whose text hashes as the page last read completely (source_pages) is in the warehouse
+ * already: the run records it as seen from that record, in one statement, without parsing it.
+ * Returns undefined when the page differs (or was never read).
+ */
+export async function reuseUnchangedPage(db: Kysely<Database>, page: { runId: string; scope: string; page: number; hash: string; requests: RequestCounts }): Promise<{ received: number; signature: string } | undefined> {
+  const { rows } = await sql<{ received: number; first: string | null; last: string | null }>`
+    insert into sync_pages (run_id, scope, entity, page, ids, received, counts, requests, retries, rate_limited)
+    select ${page.runId}::uuid, s.scope, 'plots', s.page, s.ids, s.received,
+           jsonb_build_object('plots', jsonb_build_object('inserted', 0, 'updated', 0, 'unchanged', cardinality(s.ids), 'deleted', 0),
+                              'plot_suppliers', jsonb_build_object('inserted', 0, 'updated', 0, 'unchanged', cardinality(s.ids), 'deleted', 0)),
+           ${page.requests.requests}, ${page.requests.retries}, ${page.requests.rateLimited}
+    from source_pages s where s.scope = ${page.scope} and s.page = ${page.page} and s.content_hash = ${page.hash}
+    on conflict (run_id, scope, entity, page) do update set ids = excluded.ids, received = excluded.received,
+      requests = sync_pages.requests + excluded.requests, retries = sync_pages.retries + excluded.retries,
+      rate_limited = sync_pages.rate_limited + excluded.rate_limited, written_at = now()
+    returning received, ids[1] as first, ids[cardinality(ids)] as last`.execute(db);
+  const r = rows[0];
+  return r ? { received: r.received, signature: r.first === null ? '' : `${r.first}…${r.last}` } : undefined;
 }
 
 export interface PlotPageWrite {
@@ -55,6 +73,8 @@ export interface PlotPageWrite {
   links: readonly string[];
   issues: readonly RecordIssue[];
   requests: RequestCounts;
+  /** The hash of the page's text, remembered in source_pages (supplier pages only). */
+  sourceHash?: string;
 }
 
 export interface PageOutcome {
@@ -107,6 +127,12 @@ export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): 
     if (page.supplierId !== null) await linkSupplier(trx, page.links, page.supplierId, page.ids.length, counts);
     await recordIssues(trx, page.runId, page.scope, page.issues);
 
+    if (page.sourceHash !== undefined) {
+      await sql`
+        insert into source_pages (scope, page, content_hash, ids, received, read_at)
+        values (${page.scope}, ${page.page}, ${page.sourceHash}, ${page.ids}::text[], ${page.received}, now())
+        on conflict (scope, page) do update set content_hash = excluded.content_hash, ids = excluded.ids, received = excluded.received, read_at = now()`.execute(trx);
+    }
     const replayed = before.rows.length > 0;
     await recordPage(trx, {
       runId: page.runId, scope: page.scope, entity: 'plots', page: page.page, ids: page.ids, received: page.received,

@@ -119,17 +119,19 @@ async function pageCounts(trx: Tx, runId: string): Promise<TableCounts> {
  */
 async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; ownPlots: boolean }, counts: TableCounts): Promise<void> {
   await sql`create temp table swept_plots (id text primary key) on commit drop`.execute(trx);
-  const links = await sql`
+  const links = await sql<{ supplier_id: string; n: number }>`
     with swept as (
       update plot_suppliers l set deleted_at = now(), changed_at = now()
       from sync_run_scopes s
       where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.status = 'succeeded' and l.supplier_id = s.scope
         and l.deleted_at is null
         and not exists (select 1 from seen_ids seen where seen.entity = 'plots' and seen.scope = l.supplier_id and seen.id = l.plot_id)
-      returning l.plot_id
-    )
-    insert into swept_plots select distinct plot_id from swept on conflict do nothing`.execute(trx);
-  let deletedLinks = Number(links.numAffectedRows ?? 0);
+      returning l.plot_id, l.supplier_id
+    ), ins as (insert into swept_plots select distinct plot_id from swept on conflict do nothing)
+    select supplier_id, count(*)::int8 as n from swept group by supplier_id`.execute(trx);
+  let deletedLinks = links.rows.reduce((n, r) => n + Number(r.n), 0);
+  // A supplier that lost links must have its pages read in full next time (see source_pages).
+  const forget = links.rows.map((r) => r.supplier_id);
   if (complete.network) {
     const gone = await sql<{ n: number }>`
       with swept as (
@@ -140,7 +142,11 @@ async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; 
       ), ins as (insert into swept_plots select distinct plot_id from swept on conflict do nothing)
       select count(*)::int8 as n from swept`.execute(trx);
     deletedLinks += Number(gone.rows[0]?.n ?? 0);
+    await sql`
+      delete from source_pages p
+      where not exists (select 1 from sync_run_scopes s where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.scope = p.scope)`.execute(trx);
   }
+  if (forget.length > 0) await sql`delete from source_pages where scope = any(${forget}::text[])`.execute(trx);
   addCounts(counts, 'plot_suppliers', { deleted: deletedLinks });
 
   const orphaned = await sql<{ n: number }>`

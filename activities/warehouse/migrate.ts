@@ -1,8 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../../infra/package-root.ts';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../sql/migrations/', import.meta.url));
+export const MIGRATIONS_DIR = packagePath('sql', 'migrations');
 
 /**
  * Numbered plain-SQL files (`0001_name.sql`), forward-only. Each file runs as one multi-statement

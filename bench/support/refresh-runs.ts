@@ -5,7 +5,8 @@ import type { RunSummary } from '../../activities/refresh/sweep.ts';
 import type { refreshWarehouse } from '../../workflows/refresh-warehouse.ts';
 import { sampleRss, spawnChild, type Child } from './children.ts';
 
-const DDSYNC_BIN = new URL('../../bin/ddsync.js', import.meta.url).pathname;
+import { packagePath } from '../../infra/package-root.ts';
+import { BUILT_CLI, BUILT_WORKFLOW_BUNDLE } from '../../infra/production.ts';
 // Values of temporal.api.enums.v1.TaskQueueType (the proto package is not a direct dependency).
 const TASK_QUEUE_TYPES = { workflow: 1, activity: 2 } as const;
 
@@ -19,9 +20,12 @@ export interface RefreshRun {
   finishSeconds: number | undefined;
 }
 
-/** Starts the worker and waits until it polls both the workflow and the activity task queue. */
-export async function startWorker(env: NodeJS.ProcessEnv, client: Client, taskQueue: string, timeoutMs = 120_000): Promise<Child> {
-  const worker = spawnChild('worker', [DDSYNC_BIN, 'worker'], env);
+/**
+ * Starts the worker as production runs it (the built CLI, the prebuilt workflow bundle, `nodeFlags`)
+ * and waits until it polls both the workflow and the activity task queue.
+ */
+export async function startWorker(env: NodeJS.ProcessEnv, client: Client, taskQueue: string, nodeFlags: readonly string[], timeoutMs = 120_000): Promise<Child> {
+  const worker = spawnChild('worker', [...nodeFlags, packagePath(BUILT_CLI), 'worker', '--bundle', packagePath(BUILT_WORKFLOW_BUNDLE)], env);
   let exit: string | undefined;
   void worker.exited.then((how) => {
     exit = how;

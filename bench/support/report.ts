@@ -35,6 +35,8 @@ export interface RefreshBenchResult {
   /** Worker VmHWM over both refreshes (start-up excluded when the peak could be reset). */
   peakRssMb: number;
   peakRssCoversStartup: boolean;
+  /** Node flags of the worker process (heap limits). */
+  workerNodeFlags: string[];
   /** Highest VmRSS sampled during each refresh. */
   fullSampledRssMb: number;
   noChangeSampledRssMb: number;
@@ -66,6 +68,7 @@ export function formatReport(r: RefreshBenchResult): string {
     `no-change / fetch-only     ${n2(r.noChangeToFetchRatio).padStart(6)}   target <= 1.5    ${mark(r.noChangeToFetchRatio <= 1.5)}`,
     `no-change rows written     ${String(r.noChangeRowsWritten).padStart(6)}   must be 0        ${rowsOk ? 'ok' : `NOT 0 (tables touched: ${r.noChangeTablesTouched.join(', ') || 'none'})`}`,
     `worker peak RSS (VmHWM)    ${n0(r.peakRssMb).padStart(6)} MB target <= 256 MB at 1M plots${r.peakRssCoversStartup ? ' (includes start-up: peak could not be reset)' : ''}`,
+    `  worker: node ${r.workerNodeFlags.join(' ')} dist/ddsync.mjs worker --bundle dist/workflow-bundle.js`,
     `  sampled VmRSS: full ${n0(r.fullSampledRssMb)} MB, no-change ${n0(r.noChangeSampledRssMb)} MB; at start-up (bundling) ${n0(r.workerStartupPeakRssMb)} MB`,
     `  benchmark process during the COPY baseline: ${n0(r.benchCopyPhaseRssMb)} MB`,
   ];

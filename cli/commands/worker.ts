@@ -14,7 +14,7 @@ export const help = `ddsync worker [--bundle PATH]
 Migrates the warehouse, then polls TEMPORAL_TASK_QUEUE and runs ddsync's workflows and activities
 until SIGINT/SIGTERM, then finishes the activities in flight and exits. Needs DATABASE_URL, DDSYNC_UPSTREAM_URL,
 DDSYNC_CLIENT_ID and DDSYNC_CLIENT_SECRET (see README, "Configuration").
---bundle PATH   a prebuilt workflow bundle (npm run build:workflows); default: bundle at start.`;
+--bundle PATH   a prebuilt workflow bundle (npm run build); default: bundle at start.`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { bundle: { type: 'string' } });

@@ -81,6 +81,20 @@ create table sync_pages (
   primary key (run_id, scope, entity, page)
 );
 
+-- The last complete read of each page of each supplier: a hash of its text, its plot ids and how many
+-- records it held, written with the page's rows. A page whose text is the same at the next refresh is
+-- known to be in the warehouse already: it is neither parsed nor written again. The sweep forgets a
+-- supplier's pages whenever it soft-deletes links of that supplier.
+create table source_pages (
+  scope text not null,
+  page integer not null,
+  content_hash text not null,
+  ids text[] not null,
+  received integer not null,
+  read_at timestamptz not null default now(),
+  primary key (scope, page)
+);
+
 -- Records the service sent that could not be stored as they were, with the field and the rule:
 -- `skipped` (left out of the page) or `nulled` (stored, that value set to null).
 create table sync_issues (

@@ -28,7 +28,7 @@ describe('migrations', () => {
   });
 
   it('creates every table the Kysely types name', async () => {
-    const tables = ['sync_runs', 'sync_run_counts', 'sync_run_scopes', 'sync_pages', 'sync_issues', 'businesses', 'business_connections', 'plots', 'plot_suppliers', 'plot_species', 'analyses', 'plot_history', 'business_invitations'];
+    const tables = ['sync_runs', 'sync_run_counts', 'sync_run_scopes', 'sync_pages', 'sync_issues', 'source_pages', 'businesses', 'business_connections', 'plots', 'plot_suppliers', 'plot_species', 'analyses', 'plot_history', 'business_invitations'];
     const { rows } = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`.execute(db);
     expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(tables));
     const views = await sql<{ table_name: string }>`select table_name from information_schema.views where table_schema = 'public'`.execute(db);

@@ -83,6 +83,16 @@ describe('refresh after the service changed', () => {
     expect(latest[0]!.type).toBe('PRECISION');
     expect(analyses.rows.find((a) => a.id === before.id)?.is_most_recent).toBe(false);
 
+    // Unchanged pages are recognised by their text next time, except for suppliers that lost links:
+    // a disconnected one, and supplier 0 (a plot removed), whose pages must be read in full again.
+    const remembered = await sql<{ scope: string }>`select distinct scope from source_pages`.execute(h.db);
+    expect(remembered.rows.map((r) => r.scope).sort()).toEqual([control.suppliers()[1]!.id]);
+    const again = await h.refresh();
+    expect(again.rowsWritten).toBe(0);
+    expect(await warehousePlotFacts(h.db)).toEqual(simulatorPlotFacts(h.sim));
+    const rememberedAgain = await sql<{ scope: string }>`select distinct scope from source_pages`.execute(h.db);
+    expect(rememberedAgain.rows.map((r) => r.scope).sort()).toEqual([s0!.id, control.suppliers()[1]!.id].sort());
+
     // What the run counted matches what happened.
     expect(summary.counts['plots']).toMatchObject({ updated: 3, deleted: 2 + onlyS2.length });
     expect(summary.counts['business_connections']).toMatchObject({ deleted: 1 });
