@@ -11,7 +11,10 @@ import { toInvitationRows, toNetwork } from './network-rows.ts';
 import { INVITATIONS_SCOPE, NETWORK_SCOPE, writeInvitations, writeNetwork } from './network-writer.ts';
 import type { RequestCounts } from './page-ledger.ts';
 import { storePlotBatch } from './plot-batch.ts';
-import { plotEntries, plotEntry, sourcePageHash, type PlotEntry } from './plot-fingerprint.ts';
+import { sourcePageHash } from './plot-fingerprint.ts';
+import { mapPlots } from './plot-page.ts';
+import type { RecordIssue } from './issues.ts';
+import type { PlotRows } from './rows.ts';
 import { reuseUnchangedPage } from './plot-writer.ts';
 import { beginRun, finishScope, markScopeRunning, openScopes, OWN_PLOTS_SCOPE } from './run-ledger.ts';
 import { finishRun, type RunSummary } from './sweep.ts';
@@ -65,8 +68,8 @@ function cancellation(): AbortSignal {
   return Context.current().cancellationSignal;
 }
 
-function toEntries(page: PlotPage): { entries: PlotEntry[]; invalid: InvalidRecord[]; more: boolean; received: number } {
-  return { entries: plotEntries(page.plots, false), invalid: page.invalid, more: page.more, received: page.plots.length + page.invalid.length };
+function mapPage(page: PlotPage): { rows: PlotRows[]; issues: RecordIssue[]; invalid: InvalidRecord[]; more: boolean; received: number } {
+  return { ...mapPlots(page.plots, page.page, false), invalid: page.invalid, more: page.more, received: page.plots.length + page.invalid.length };
 }
 
 /** A non-retryable upstream answer ends a part of the run as failed, with the service's message. */
@@ -129,14 +132,14 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       const sourceHash = sourcePageHash(raw.text);
       const reused = await reuseUnchangedPage(db, { runId, scope: supplierId, page, hash: sourceHash, requests: requestCounts(stats) });
       if (reused) return { more: hasMorePages(reused.received, raw.limit), received: reused.received, written: 0, signature: reused.signature };
-      // The parsed page is reduced to entries at once (synchronously), so its objects die young.
-      const { entries, invalid, more, received } = toEntries(parseSupplierPlotsPage(raw, { skipInvalid: true }));
-      const outcome = await storePlotBatch(db, { runId, scope: supplierId, supplierId, page, entries, invalid, requests: requestCounts(stats), sourceHash });
+      // Parsed and mapped at once (synchronously), so the parsed objects die young.
+      const { rows, issues, invalid, more, received } = mapPage(parseSupplierPlotsPage(raw, { skipInvalid: true }));
+      const outcome = await storePlotBatch(db, { runId, scope: supplierId, supplierId, page, rows, issues, invalid, requests: requestCounts(stats), sourceHash });
       return {
         more,
         received,
         written: rowsWritten(outcome.counts),
-        signature: entries.length === 0 ? '' : `${entries[0]!.id}…${entries[entries.length - 1]!.id}`,
+        signature: rows.length === 0 ? '' : `${rows[0]!.plot.id}…${rows[rows.length - 1]!.plot.id}`,
       };
     },
 
@@ -145,7 +148,8 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       const { runId } = input;
       await markScopeRunning(db, runId, OWN_PLOTS_SCOPE);
       const stats = emptyStats();
-      let batch: PlotEntry[] = [];
+      let batch: PlotRows[] = [];
+      let issues: RecordIssue[] = [];
       let invalid: InvalidRecord[] = [];
       let pages = 0;
       let plots = 0;
@@ -154,15 +158,18 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
         // Requests are counted on the batch during which they happened.
         const requests = requestCounts(stats);
         Object.assign(stats, emptyStats());
-        await storePlotBatch(db, { runId, scope: OWN_PLOTS_SCOPE, supplierId: null, page: pages, entries: batch, invalid, requests });
+        await storePlotBatch(db, { runId, scope: OWN_PLOTS_SCOPE, supplierId: null, page: pages, rows: batch, issues, invalid, requests });
         plots += batch.length + invalid.length;
         batch = [];
+        issues = [];
         invalid = [];
         Context.current().heartbeat({ pages, plots });
       };
       try {
         for await (const plot of api.ownPlots({ stats, signal: cancellation(), onInvalid: (r) => invalid.push(r) })) {
-          batch.push(plotEntry(plot, true));
+          const mapped = mapPlots([plot], pages + 1, true, batch.length + invalid.length);
+          batch.push(...mapped.rows);
+          issues.push(...mapped.issues);
           if (batch.length + invalid.length >= OWN_PLOTS_BATCH) await flush();
         }
         if (batch.length + invalid.length > 0 || pages === 0) await flush();

@@ -11,14 +11,16 @@ export function skippedIssues(invalid: readonly InvalidRecord[], page: number): 
 
 /**
  * Plots of a page (or a batch of the own-plots stream) → their rows, with the values that had to be
- * stored as null reported. `fingerprints` are the plots' content hashes when already computed. Pure.
+ * stored as null reported. Mapping right after parsing lets the parsed objects die young (far less
+ * garbage-collection work than keeping a page of objects across database calls). Pure, apart from
+ * clearing each plot's `suppliers` (see plotFingerprint).
  */
-export function mapPlots(plots: readonly Plot[], page: number, isOwn: boolean, fingerprints?: ReadonlyMap<string, string>): { rows: PlotRows[]; issues: RecordIssue[] } {
+export function mapPlots(plots: readonly Plot[], page: number, isOwn: boolean, firstIndex = 0): { rows: PlotRows[]; issues: RecordIssue[] } {
   const issues: RecordIssue[] = [];
   const rows = plots.map((plot, i) => {
-    const mapped = toPlotRows(plot, isOwn, fingerprints?.get(plot.id));
+    const mapped = toPlotRows(plot, isOwn);
     for (const v of mapped.issues) {
-      issues.push({ entity: 'plots', recordId: plot.id, location: `page ${page} #${i}`, field: v.field, rule: v.rule, action: 'nulled' });
+      issues.push({ entity: 'plots', recordId: plot.id, location: `page ${page} #${firstIndex + i}`, field: v.field, rule: v.rule, action: 'nulled' });
     }
     return mapped.rows;
   });

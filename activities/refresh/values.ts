@@ -7,11 +7,28 @@ export interface ValueIssue {
   rule: string;
 }
 
+// The form the service uses (…T…Z with milliseconds): checked field by field, it needs no Date.
+const CANONICAL_UTC = /^(\d{4})-(\d\d)-(\d\d)T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?Z$/;
+const DAYS_IN_MONTH = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+function isCalendarDay(year: number, month: number, day: number): boolean {
+  if (month < 1 || month > 12 || day < 1 || day > DAYS_IN_MONTH[month - 1]!) return false;
+  return month !== 2 || day < 29 || (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0));
+}
+
+function isCanonicalUtc(value: string): boolean {
+  const m = CANONICAL_UTC.exec(value);
+  return m !== null && isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3]));
+}
+
 /** An ISO 8601 timestamp Postgres can read, or null (reported) when the text is not one. */
 export function timestampOrNull(value: string | null | undefined, field: string, issues: ValueIssue[]): string | null {
   if (value === null || value === undefined || value === '') return null;
+  if (isCanonicalUtc(value)) return value;
   const ms = Date.parse(value);
-  if (Number.isNaN(ms)) {
+  // Date rolls 2023-02-29 over to March 1st: a day that does not exist is refused, not moved.
+  const day = DATE_PREFIX.exec(value);
+  if (Number.isNaN(ms) || (day && !isCalendarDay(Number(day[1]), Number(day[2]), Number(day[3])))) {
     issues.push({ field, rule: 'expected an ISO 8601 date-time' });
     return null;
   }
@@ -24,12 +41,8 @@ const DATE_PREFIX = /^(\d{4})-(\d{2})-(\d{2})/;
 export function dateOrNull(value: string | null | undefined, field: string, issues: ValueIssue[]): string | null {
   if (value === null || value === undefined || value === '') return null;
   const m = DATE_PREFIX.exec(value);
-  if (m) {
-    const [, y, mo, d] = m;
-    const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-    // Rejects 2024-02-30 and the like, which Date would silently roll over.
-    if (date.getUTCFullYear() === Number(y) && date.getUTCMonth() === Number(mo) - 1 && date.getUTCDate() === Number(d)) return `${y}-${mo}-${d}`;
-  }
+  // Refuses 2024-02-30 and the like, which Date would silently roll over.
+  if (m && isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3]))) return `${m[1]}-${m[2]}-${m[3]}`;
   issues.push({ field, rule: 'expected a date (YYYY-MM-DD)' });
   return null;
 }

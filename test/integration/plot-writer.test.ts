@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
 import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { storePlotBatch, type PlotBatch } from '../../activities/refresh/plot-batch.ts';
-import { plotEntries } from '../../activities/refresh/plot-fingerprint.ts';
+import { mapPlots } from '../../activities/refresh/plot-page.ts';
 import { beginRun } from '../../activities/refresh/run-ledger.ts';
 import { normalisePlotsSkippingInvalid } from '../../activities/api/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
@@ -14,7 +14,7 @@ const RUN = '00000000-0000-4000-8000-0000000000aa';
 
 function page(from: number, n: number, scope: string, pageNo = 1, extra: unknown[] = []): PlotBatch {
   const { plots, invalid } = normalisePlotsSkippingInvalid([...samplePage(n, from), ...extra], 'test');
-  return { runId: RUN, scope, supplierId: scope, page: pageNo, entries: plotEntries(plots, false), invalid, requests: { requests: 1, retries: 0, rateLimited: 0 } };
+  return { runId: RUN, scope, supplierId: scope, page: pageNo, ...mapPlots(plots, pageNo, false), invalid, requests: { requests: 1, retries: 0, rateLimited: 0 } };
 }
 
 describe('plot page writer', () => {

@@ -57,3 +57,16 @@ describe('progress line', () => {
     expect(clock(3725)).toBe('1:02:05');
   });
 });
+
+describe('values', () => {
+  it('passes canonical UTC timestamps through and normalises or refuses the rest', async () => {
+    const { timestampOrNull } = await import('../../../activities/refresh/values.ts');
+    const issues: Array<{ field: string; rule: string }> = [];
+    expect(timestampOrNull('2024-02-29T10:11:12.345Z', 'a', issues)).toBe('2024-02-29T10:11:12.345Z');
+    expect(timestampOrNull('2024-01-02T03:04:05+02:00', 'b', issues)).toBe('2024-01-02T01:04:05.000Z');
+    // Not a day of the calendar: Date would roll it over to March 1st.
+    expect(timestampOrNull('2023-02-29T00:00:00Z', 'c', issues)).toBeNull();
+    expect(timestampOrNull('not a time', 'd', issues)).toBeNull();
+    expect(issues).toEqual([{ field: 'c', rule: 'expected an ISO 8601 date-time' }, { field: 'd', rule: 'expected an ISO 8601 date-time' }]);
+  });
+});
