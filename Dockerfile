@@ -15,5 +15,7 @@ COPY sql ./sql
 COPY simulator ./simulator
 RUN node node_modules/tsx/dist/cli.mjs infra/build.ts
 USER node
-ENTRYPOINT ["node", "dist/ddsync.mjs"]
+# Memory settings of a production worker: see infra/production.ts.
+ENV MALLOC_ARENA_MAX=2
+ENTRYPOINT ["node", "--max-old-space-size=128", "--max-semi-space-size=8", "dist/ddsync.mjs"]
 CMD ["worker", "--bundle", "dist/workflow-bundle.js"]

@@ -21,7 +21,9 @@ export interface StartedRefresh {
  * by hand or by the schedule) is followed instead of starting another.
  */
 export async function startRefresh(client: Client, taskQueue: string, input: Omit<RefreshInput, 'runId'>): Promise<StartedRefresh> {
-  for await (const running of client.workflow.list({ query: `WorkflowType = 'refreshWarehouse' AND ExecutionStatus = 'Running'` })) {
+  // Only refreshes of this deployment: another task queue in the namespace is another warehouse.
+  const query = `WorkflowType = 'refreshWarehouse' AND ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue.replace(/'/g, "\\'")}'`;
+  for await (const running of client.workflow.list({ query })) {
     const handle = client.workflow.getHandle<typeof refreshWarehouse>(running.workflowId);
     const progress = await handle.query<{ runId: string }>('progress').catch(() => undefined);
     return { runId: progress?.runId ?? running.workflowId, workflowId: running.workflowId, attached: true, handle };

@@ -46,6 +46,7 @@ export const SETTINGS = {
   DDSYNC_TASK_QUEUE_RPS: { section: 'worker', rule: 'a positive number', schema: z.coerce.number().positive().optional(), doc: 'Activities per second across all workers of the task queue (the upstream budget).' },
   DDSYNC_REFRESH_INTERVAL: { section: 'refresh', rule: 'a duration of at least a minute: a whole number followed by s, m, h or d (e.g. 30m, 6h, 1d)', schema: interval.default('6h'), doc: 'How often the refresh schedule runs (`ddsync schedule apply`).' },
   DDSYNC_REFRESH_CONCURRENCY: { section: 'refresh', rule: 'an integer from 1 to 64', schema: positiveInt(64).default(4), doc: 'Suppliers whose plots are read at once during a refresh.' },
+  DDSYNC_REFRESH_PAGE_ACTIVITIES: { section: 'refresh', rule: 'local or task-queue', schema: z.enum(['local', 'task-queue']).default('local'), doc: 'How page loads run: local activities in the worker of their supplier (faster, the default) or ordinary activities, which DDSYNC_TASK_QUEUE_RPS limits across workers.' },
   DDSYNC_LOG_LEVEL: { section: 'logging', rule: 'one of fatal, error, warn, info, debug, trace, silent', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), doc: 'Log level.' },
   DDSYNC_LOG_FORMAT: { section: 'logging', rule: 'json or pretty', schema: z.enum(['json', 'pretty']).optional(), doc: 'Log format (default: pretty on a terminal, JSON otherwise).' },
 } satisfies Record<string, Setting>;
@@ -97,7 +98,7 @@ export interface Config {
   database?: { url: string; poolSize: number };
   temporal?: { address: string; namespace: string; taskQueue: string; apiKey?: string; tls: boolean; tlsCertPath?: string; tlsKeyPath?: string };
   worker?: { maxConcurrentActivities: number; taskQueueActivitiesPerSecond?: number };
-  refresh?: { interval: string; supplierConcurrency: number };
+  refresh?: { interval: string; supplierConcurrency: number; pageActivities: 'local' | 'task-queue' };
   logging?: { level: Values['DDSYNC_LOG_LEVEL']; format?: Values['DDSYNC_LOG_FORMAT'] };
 }
 
@@ -122,7 +123,7 @@ function toConfig(v: Partial<Values>): Config {
   if (v.DDSYNC_WORKER_ACTIVITIES !== undefined) {
     config.worker = { maxConcurrentActivities: v.DDSYNC_WORKER_ACTIVITIES, taskQueueActivitiesPerSecond: v.DDSYNC_TASK_QUEUE_RPS };
   }
-  if (v.DDSYNC_REFRESH_INTERVAL !== undefined) config.refresh = { interval: v.DDSYNC_REFRESH_INTERVAL, supplierConcurrency: v.DDSYNC_REFRESH_CONCURRENCY! };
+  if (v.DDSYNC_REFRESH_INTERVAL !== undefined) config.refresh = { interval: v.DDSYNC_REFRESH_INTERVAL, supplierConcurrency: v.DDSYNC_REFRESH_CONCURRENCY!, pageActivities: v.DDSYNC_REFRESH_PAGE_ACTIVITIES! };
   if (v.DDSYNC_LOG_LEVEL !== undefined) config.logging = { level: v.DDSYNC_LOG_LEVEL, format: v.DDSYNC_LOG_FORMAT };
   return config;
 }

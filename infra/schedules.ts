@@ -37,7 +37,7 @@ export interface ManagedSchedule {
 /** The configuration the schedules are built from (the `temporal` and `refresh` sections of infra/config.ts). */
 export interface ScheduleConfig {
   temporal: { taskQueue: string };
-  refresh: { interval: string; supplierConcurrency: number };
+  refresh: { interval: string; supplierConcurrency: number; pageActivities?: 'local' | 'task-queue' };
 }
 
 export const REFRESH_SCHEDULE_ID = 'ddsync-refresh';
@@ -52,7 +52,7 @@ const CATCHUP_WINDOW: DurationText = '10m';
 /** The periodic warehouse refresh. `scheduleId` is for tests, which must not share the real id. */
 export function refreshSchedule(config: ScheduleConfig, options: { scheduleId?: string } = {}): ManagedSchedule {
   const scheduleId = options.scheduleId ?? REFRESH_SCHEDULE_ID;
-  const args: [RefreshInput] = [{ supplierConcurrency: config.refresh.supplierConcurrency }];
+  const args: [RefreshInput] = [refreshInputFrom(config.refresh)];
   return {
     scheduleId,
     spec: { intervals: [{ every: durationText(config.refresh.interval, 'refresh.interval (DDSYNC_REFRESH_INTERVAL)') }] },
@@ -62,6 +62,11 @@ export function refreshSchedule(config: ScheduleConfig, options: { scheduleId?: 
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW },
     memo: { managedBy: MANAGED_BY, purpose: 'refresh the warehouse from the due-diligence service' },
   };
+}
+
+/** The input of a refresh as configured (DDSYNC_REFRESH_*): the schedule and `ddsync refresh` start the same. */
+export function refreshInputFrom(refresh: ScheduleConfig['refresh']): RefreshInput {
+  return { supplierConcurrency: refresh.supplierConcurrency, ...(refresh.pageActivities === 'task-queue' ? { pageActivities: 'task-queue' as const } : {}) };
 }
 
 /** Every schedule ddsync manages, in the order they are applied and printed. */

@@ -6,7 +6,7 @@ import type { refreshWarehouse } from '../../workflows/refresh-warehouse.ts';
 import { sampleRss, spawnChild, type Child } from './children.ts';
 
 import { packagePath } from '../../infra/package-root.ts';
-import { BUILT_CLI, BUILT_WORKFLOW_BUNDLE } from '../../infra/production.ts';
+import { BUILT_CLI, BUILT_WORKFLOW_BUNDLE, WORKER_ENV } from '../../infra/production.ts';
 // Values of temporal.api.enums.v1.TaskQueueType (the proto package is not a direct dependency).
 const TASK_QUEUE_TYPES = { workflow: 1, activity: 2 } as const;
 
@@ -25,7 +25,7 @@ export interface RefreshRun {
  * and waits until it polls both the workflow and the activity task queue.
  */
 export async function startWorker(env: NodeJS.ProcessEnv, client: Client, taskQueue: string, nodeFlags: readonly string[], timeoutMs = 120_000): Promise<Child> {
-  const worker = spawnChild('worker', [...nodeFlags, packagePath(BUILT_CLI), 'worker', '--bundle', packagePath(BUILT_WORKFLOW_BUNDLE)], env);
+  const worker = spawnChild('worker', [...nodeFlags, packagePath(BUILT_CLI), 'worker', '--bundle', packagePath(BUILT_WORKFLOW_BUNDLE)], { ...WORKER_ENV, ...env });
   let exit: string | undefined;
   void worker.exited.then((how) => {
     exit = how;

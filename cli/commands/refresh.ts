@@ -4,6 +4,7 @@ import { connectClient } from '../../infra/temporal-connection.ts';
 import { openWarehouse } from '../../activities/warehouse/database.ts';
 import { readSummary, type RunSummary } from '../../activities/refresh/sweep.ts';
 import { followRefresh, startRefresh } from '../refresh-runner.ts';
+import { refreshInputFrom } from '../../infra/schedules.ts';
 import { formatRunSummary } from '../refresh-summary.ts';
 
 export const summary = 'start a warehouse refresh (--wait: follow it with progress and a summary)';
@@ -22,7 +23,7 @@ export async function run(argv: string[]): Promise<number> {
   const config = loadConfig(values.wait ? ['temporal', 'refresh', 'database'] : ['temporal', 'refresh']);
   const client = await connectClient(config.temporal!);
   try {
-    const started = await startRefresh(client, config.temporal!.taskQueue, { supplierConcurrency: config.refresh!.supplierConcurrency });
+    const started = await startRefresh(client, config.temporal!.taskQueue, refreshInputFrom(config.refresh!));
     const note = started.attached ? `a refresh is already running: following ${started.workflowId}` : `refresh ${started.runId} started (workflow ${started.workflowId})`;
     if (!values.wait) {
       process.stdout.write(values.json ? `${JSON.stringify({ runId: started.runId, workflowId: started.workflowId, attached: started.attached })}\n` : `${note}\n`);

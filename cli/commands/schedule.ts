@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { parseFlags, UsageError } from '../usage.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
-import { applySchedules, ddsyncSchedules, describeSchedule, listSchedules, type ScheduleListing } from '../../infra/schedules.ts';
+import { applySchedules, ddsyncSchedules, describeSchedule, listSchedules, type ScheduleConfig, type ScheduleListing } from '../../infra/schedules.ts';
 
 export const summary = 'create or update ddsync\'s Temporal schedules (the periodic refresh), or list them';
 export const help = `ddsync schedule apply [--json]
@@ -38,7 +38,7 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-async function apply(client: Client, refresh: { interval: string; supplierConcurrency: number }, temporal: { namespace: string; taskQueue: string }, json: boolean) {
+async function apply(client: Client, refresh: ScheduleConfig['refresh'], temporal: { namespace: string; taskQueue: string }, json: boolean) {
   const applied = await applySchedules(client, ddsyncSchedules({ temporal, refresh }));
   // Described after applying, for what the server now holds (next run times are the server's).
   const rows = [];

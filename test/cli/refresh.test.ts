@@ -71,6 +71,10 @@ describe('ddsync refresh', () => {
       });
       const second = await startRefresh(temporal.client, temporal.taskQueue, {});
       expect(second).toMatchObject({ attached: true, workflowId: first.workflowId });
+      // Another task queue is another deployment: its refresh is its own.
+      const elsewhere = await startRefresh(temporal.client, `${temporal.taskQueue}-other`, {});
+      expect(elsewhere.attached).toBe(false);
+      await elsewhere.handle.terminate('test done');
       await first.handle.terminate('test done');
     } finally {
       await temporal.close();

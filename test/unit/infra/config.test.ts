@@ -25,7 +25,7 @@ describe('configuration', () => {
     expect(config.upstream).toMatchObject({ baseUrl: 'http://127.0.0.1:4010', concurrency: 8, maxAttempts: 6 });
     expect(config.temporal).toMatchObject({ address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'ddsync', tls: false });
     expect(config.database?.poolSize).toBe(10);
-    expect(config.refresh).toEqual({ interval: '6h', supplierConcurrency: 4 });
+    expect(config.refresh).toEqual({ interval: '6h', supplierConcurrency: 4, pageActivities: 'local' });
   });
 
   it('accepts refresh intervals Temporal understands and refuses the rest, naming the rule', () => {
