@@ -17,5 +17,5 @@ RUN node node_modules/tsx/dist/cli.mjs infra/build.ts
 USER node
 # Memory settings of a production worker: see infra/production.ts.
 ENV MALLOC_ARENA_MAX=2
-ENTRYPOINT ["node", "--max-old-space-size=128", "--max-semi-space-size=8", "dist/ddsync.mjs"]
+ENTRYPOINT ["node", "--max-old-space-size=96", "--max-semi-space-size=8", "dist/ddsync.mjs"]
 CMD ["worker", "--bundle", "dist/workflow-bundle.js"]

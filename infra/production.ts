@@ -4,7 +4,7 @@
  * modest heap suffices; without limits V8 lets the heap grow to a share of the machine's memory).
  * The Dockerfile repeats these settings (test/unit/infra/production.test.ts keeps them equal).
  */
-export const WORKER_NODE_FLAGS = ['--max-old-space-size=128', '--max-semi-space-size=8'] as const;
+export const WORKER_NODE_FLAGS = ['--max-old-space-size=96', '--max-semi-space-size=8'] as const;
 /** Fewer glibc malloc arenas: the worker's many native threads otherwise each grow their own (~30 MB). */
 export const WORKER_ENV = { MALLOC_ARENA_MAX: '2' } as const;
 export const BUILT_CLI = 'dist/ddsync.mjs';

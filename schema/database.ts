@@ -66,6 +66,7 @@ export interface SyncPagesTable {
   ids: string[];
   received: number;
   counts: ColumnType<Record<string, Record<string, number>>, string, string>;
+  reused: Generated<boolean>;
   requests: Generated<number>;
   retries: Generated<number>;
   rate_limited: Generated<number>;

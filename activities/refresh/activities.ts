@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ClientStats, UpstreamClient } from '../api/index.ts';
 import { emptyStats, hasMorePages, parseSupplierPlotsPage, serviceFacts, UpstreamError } from '../api/index.ts';
-import type { InvalidRecord, PlotPage } from '../api/index.ts';
+import type { InvalidRecord, PlotPage, RawPlotPage } from '../api/index.ts';
 import type { Warehouse } from '../warehouse/database.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { mapFailures } from '../failures.ts';
@@ -128,12 +128,14 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       const { runId, supplierId, page } = input;
       if (page === 1) await markScopeRunning(db, runId, supplierId);
       const stats = emptyStats();
-      const raw = await api.getSupplierPlotsPageText(supplierId, page, { stats, signal: cancellation() });
+      let raw: RawPlotPage | undefined = await api.getSupplierPlotsPageText(supplierId, page, { stats, signal: cancellation() });
+      const limit = raw.limit;
       const sourceHash = sourcePageHash(raw.text);
       const reused = await reuseUnchangedPage(db, { runId, scope: supplierId, page, hash: sourceHash, requests: requestCounts(stats) });
-      if (reused) return { more: hasMorePages(reused.received, raw.limit), received: reused.received, written: 0, signature: reused.signature };
-      // Parsed and mapped at once (synchronously), so the parsed objects die young.
+      if (reused) return { more: hasMorePages(reused.received, limit), received: reused.received, written: 0, signature: reused.signature };
+      // Parsed and mapped at once (synchronously), so the parsed objects die young; the text is let go.
       const { rows, issues, invalid, more, received } = mapPage(parseSupplierPlotsPage(raw, { skipInvalid: true }));
+      raw = undefined;
       const outcome = await storePlotBatch(db, { runId, scope: supplierId, supplierId, page, rows, issues, invalid, requests: requestCounts(stats), sourceHash });
       return {
         more,

@@ -29,7 +29,7 @@ export async function recordPage(db: Kysely<Database>, r: PageRecord): Promise<v
     insert into sync_pages (run_id, scope, entity, page, ids, received, counts, requests, retries, rate_limited)
     values (${r.runId}::uuid, ${r.scope}, ${r.entity}, ${r.page}, ${r.ids}::text[], ${r.received}, ${JSON.stringify(r.counts)}::jsonb,
             ${r.requests.requests}, ${r.requests.retries}, ${r.requests.rateLimited})
-    on conflict (run_id, scope, entity, page) do update set ids = excluded.ids, received = excluded.received, counts = excluded.counts,
+    on conflict (run_id, scope, entity, page) do update set ids = excluded.ids, received = excluded.received, counts = excluded.counts, reused = false,
       requests = sync_pages.requests + excluded.requests, retries = sync_pages.retries + excluded.retries,
       rate_limited = sync_pages.rate_limited + excluded.rate_limited, written_at = now()`.execute(db);
 }

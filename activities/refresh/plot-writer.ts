@@ -40,13 +40,13 @@ export async function readStoredPlots(db: Kysely<Database>, ids: readonly string
  */
 export async function reuseUnchangedPage(db: Kysely<Database>, page: { runId: string; scope: string; page: number; hash: string; requests: RequestCounts }): Promise<{ received: number; signature: string } | undefined> {
   const { rows } = await sql<{ received: number; first: string | null; last: string | null }>`
-    insert into sync_pages (run_id, scope, entity, page, ids, received, counts, requests, retries, rate_limited)
-    select ${page.runId}::uuid, s.scope, 'plots', s.page, s.ids, s.received,
+    insert into sync_pages (run_id, scope, entity, page, ids, received, reused, counts, requests, retries, rate_limited)
+    select ${page.runId}::uuid, s.scope, 'plots', s.page, s.ids, s.received, true,
            jsonb_build_object('plots', jsonb_build_object('inserted', 0, 'updated', 0, 'unchanged', cardinality(s.ids), 'deleted', 0),
                               'plot_suppliers', jsonb_build_object('inserted', 0, 'updated', 0, 'unchanged', cardinality(s.ids), 'deleted', 0)),
            ${page.requests.requests}, ${page.requests.retries}, ${page.requests.rateLimited}
     from source_pages s where s.scope = ${page.scope} and s.page = ${page.page} and s.content_hash = ${page.hash}
-    on conflict (run_id, scope, entity, page) do update set ids = excluded.ids, received = excluded.received,
+    on conflict (run_id, scope, entity, page) do update set ids = excluded.ids, received = excluded.received, reused = true,
       requests = sync_pages.requests + excluded.requests, retries = sync_pages.retries + excluded.retries,
       rate_limited = sync_pages.rate_limited + excluded.rate_limited, written_at = now()
     returning received, ids[1] as first, ids[cardinality(ids)] as last`.execute(db);

@@ -45,6 +45,7 @@ export async function finishRun(db: Kysely<Database>, runId: string, failure?: s
       select scope, kind, status from sync_run_scopes where run_id = ${runId}::uuid`.execute(trx);
     const succeeded = (scope: string) => scopes.rows.some((s) => s.scope === scope && s.status === 'succeeded');
     const sweep = emptyCounts();
+    await chooseSweptSuppliers(trx, runId, failure === undefined);
     if (failure === undefined) {
       await collectSeenIds(trx, runId);
       await sweepPlots(trx, runId, { network: succeeded(NETWORK_SCOPE), ownPlots: succeeded(OWN_PLOTS_SCOPE) }, sweep);
@@ -92,10 +93,31 @@ function failedScopesMessage(scopes: ReadonlyArray<{ scope: string; kind: string
  */
 async function collectSeenIds(trx: Tx, runId: string): Promise<void> {
   await sql`create temp table seen_ids (entity text not null, scope text not null, id text not null) on commit drop`.execute(trx);
+  // A supplier whose every page was the same text as at its last complete read has nothing to sweep.
   await sql`
     insert into seen_ids (entity, scope, id)
-    select p.entity, p.scope, u.id from sync_pages p cross join lateral unnest(p.ids) as u(id) where p.run_id = ${runId}::uuid`.execute(trx);
+    select p.entity, p.scope, u.id from sync_pages p cross join lateral unnest(p.ids) as u(id)
+    where p.run_id = ${runId}::uuid and (p.entity <> 'plots' or p.scope in (select scope from swept_suppliers) or p.scope = ${OWN_PLOTS_SCOPE})`.execute(trx);
   await sql`analyze seen_ids`.execute(trx);
+}
+
+/**
+ * Suppliers read completely whose links must be compared with what was seen: those with at least
+ * one page that was read anew. Their pages are forgotten (source_pages) when links go; the pages of
+ * every supplier that was not swept are forgotten too, so its next read is complete and swept.
+ */
+async function chooseSweptSuppliers(trx: Tx, runId: string, sweeping: boolean): Promise<void> {
+  await sql`create temp table swept_suppliers (scope text primary key) on commit drop`.execute(trx);
+  if (sweeping) {
+    await sql`
+      insert into swept_suppliers (scope)
+      select s.scope from sync_run_scopes s
+      where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.status = 'succeeded'
+        and exists (select 1 from sync_pages p where p.run_id = s.run_id and p.scope = s.scope and p.entity = 'plots' and not p.reused)`.execute(trx);
+  }
+  await sql`
+    delete from source_pages sp using sync_run_scopes s
+    where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.scope = sp.scope and (s.status <> 'succeeded' or not ${sweeping})`.execute(trx);
 }
 
 /** What each page counted, summed per table. */
@@ -122,9 +144,8 @@ async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; 
   const links = await sql<{ supplier_id: string; n: number }>`
     with swept as (
       update plot_suppliers l set deleted_at = now(), changed_at = now()
-      from sync_run_scopes s
-      where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.status = 'succeeded' and l.supplier_id = s.scope
-        and l.deleted_at is null
+      from swept_suppliers s
+      where l.supplier_id = s.scope and l.deleted_at is null
         and not exists (select 1 from seen_ids seen where seen.entity = 'plots' and seen.scope = l.supplier_id and seen.id = l.plot_id)
       returning l.plot_id, l.supplier_id
     ), ins as (insert into swept_plots select distinct plot_id from swept on conflict do nothing)

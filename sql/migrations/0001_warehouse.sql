@@ -74,6 +74,8 @@ create table sync_pages (
   ids text[] not null,
   received integer not null,
   counts jsonb not null,
+  -- The page's text was the same as at the last complete read (source_pages): nothing was parsed.
+  reused boolean not null default false,
   requests integer not null default 0,
   retries integer not null default 0,
   rate_limited integer not null default 0,
@@ -83,8 +85,9 @@ create table sync_pages (
 
 -- The last complete read of each page of each supplier: a hash of its text, its plot ids and how many
 -- records it held, written with the page's rows. A page whose text is the same at the next refresh is
--- known to be in the warehouse already: it is neither parsed nor written again. The sweep forgets a
--- supplier's pages whenever it soft-deletes links of that supplier.
+-- known to be in the warehouse already: it is neither parsed nor written again. A supplier's pages are
+-- forgotten whenever the sweep soft-deletes links of that supplier or the supplier was not swept (its
+-- read failed), so that its next read is complete and swept.
 create table source_pages (
   scope text not null,
   page integer not null,

@@ -66,5 +66,9 @@ describe('refresh edges', () => {
     expect(deleted[goneFromS2]).toBe(false);
     const links = await sql<{ n: number }>`select count(*)::int as n from plot_suppliers where supplier_id = ${s2!.id} and deleted_at is null`.execute(h.db);
     expect(links.rows[0]!.n).toBe(40);
+    // Its pages are forgotten, so its next read is complete (never short-cut) and swept.
+    const remembered = await sql<{ scope: string }>`select distinct scope from source_pages`.execute(h.db);
+    expect(remembered.rows.map((r) => r.scope)).not.toContain(s2!.id);
+    expect(remembered.rows.map((r) => r.scope)).toContain(control.suppliers()[0]!.id);
   });
 });
