@@ -1,12 +1,13 @@
 import { createHealthActivities, type UpstreamProbe } from './health.ts';
 import { createRefreshActivities, type RefreshApi } from './refresh/activities.ts';
+import { createSubmissionActivities, type SubmissionApi } from './submission/activities.ts';
 import type { Warehouse } from './warehouse/database.ts';
 import type { Logger } from '../infra/logger.ts';
 
 export interface ActivityDeps {
   db: Warehouse;
   /** The upstream client (createUpstreamClient); tests may pass anything with these functions. */
-  api: UpstreamProbe & RefreshApi;
+  api: UpstreamProbe & RefreshApi & SubmissionApi;
   log: Logger;
 }
 
@@ -15,6 +16,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createHealthActivities(deps),
     ...createRefreshActivities(deps),
+    ...createSubmissionActivities(deps),
   };
 }
 

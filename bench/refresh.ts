@@ -3,28 +3,24 @@
 // plot rows into a bare table (COPY-only). Then a second, no-change refresh, which should cost
 // about a read and write nothing. Prints figures and ratios; never passes or fails on time.
 // Usage: npm run bench:refresh -- --plots N [--suppliers S] [--json]
-import { Client, Connection } from '@temporalio/client';
 import { openWarehouse, type Warehouse } from '../activities/warehouse/database.ts';
 import { parseFlags, intFlag, UsageError } from '../cli/usage.ts';
 import { createUpstreamFromConfig } from '../cli/upstream.ts';
 import { loadConfig } from '../infra/config.ts';
-import { startEmbeddedPostgres, type RunningPostgres } from '../infra/embedded-postgres.ts';
 import { createLogger } from '../infra/logger.ts';
-import { startTemporalDevServer, type RunningDevServer } from '../infra/temporal-dev-server.ts';
 import { rowVersions } from '../test/support/warehouse-facts.ts';
-import { procStatusMb, resetPeakRss, sampleRss, spawnChild, type Child } from './support/children.ts';
+import { procStatusMb, resetPeakRss, sampleRss } from './support/children.ts';
 import { measureCopyOnly, type CopyResult } from './support/copy-baseline.ts';
 import { measureFetchOnly, type FetchOnlyResult, type WalkApi } from './support/plot-walk.ts';
 import { runRefresh, startWorker, type RefreshRun } from './support/refresh-runs.ts';
 import { formatReport, type RefreshBenchResult } from './support/report.ts';
+import { buildProduction, phase, progressTo, startStack, Teardown, workerEnv, type Stack } from './support/stack.ts';
 import { WORKER_NODE_FLAGS } from '../infra/production.ts';
-import { spawnSync } from 'node:child_process';
 
+const progress = progressTo('bench:refresh');
 const USAGE = 'usage: npm run bench:refresh -- --plots N [--suppliers S] [--worker-node-flags "..."] [--json]';
 /** Suppliers read at once, by the refresh (its default) and by the fetch-only baseline alike. */
 const SUPPLIER_CONCURRENCY = 4;
-const DDSYNC_BIN = new URL('../bin/ddsync.js', import.meta.url).pathname;
-const BENCH_DIR = new URL('../.ddsync/bench/', import.meta.url).pathname;
 
 interface Options {
   plots: number;
@@ -40,71 +36,6 @@ function parseOptions(argv: string[]): Options {
   return { plots: intFlag('plots', values.plots, 0), suppliers: intFlag('suppliers', values.suppliers, 10, 1, 10_000), json: values.json ?? false, workerNodeFlags };
 }
 
-/** Stops what was started, last first, even when a step fails; one failure does not skip the rest. */
-class Teardown {
-  #steps: Array<{ name: string; run: () => Promise<unknown> }> = [];
-  add(name: string, run: () => Promise<unknown>): void {
-    this.#steps.push({ name, run });
-  }
-  async run(): Promise<void> {
-    for (const step of this.#steps.reverse()) {
-      await step.run().catch((error: unknown) => progress(`could not stop ${step.name}: ${error instanceof Error ? error.message : String(error)}`));
-    }
-    this.#steps = [];
-  }
-}
-
-/** Progress goes to stderr, so stdout holds only the report (and the JSON as its last line). */
-const progress = (message: string) => process.stderr.write(`bench:refresh: ${message}\n`);
-
-/** Runs `step` and records its wall time under `name`. */
-async function phase<T>(seconds: Record<string, number>, name: string, step: () => Promise<T>): Promise<T> {
-  progress(`${name}…`);
-  const started = performance.now();
-  try {
-    return await step();
-  } finally {
-    seconds[name] = (performance.now() - started) / 1000;
-  }
-}
-
-interface Stack {
-  postgres: RunningPostgres;
-  temporal: RunningDevServer;
-  simulator: Child;
-  upstreamUrl: string;
-  temporalClient: Client;
-}
-
-async function startStack(options: Options, teardown: Teardown): Promise<Stack> {
-  const postgres = await startEmbeddedPostgres({ dataDir: `${BENCH_DIR}pg-${Date.now()}-${process.pid}`, persistent: false });
-  teardown.add('Postgres', () => postgres.stop());
-  const temporal = await startTemporalDevServer();
-  teardown.add('Temporal dev server', () => temporal.stop());
-  // Its own process, so serving pages does not share an event loop with what is measured.
-  const simulator = spawnChild('simulator', [DDSYNC_BIN, 'simulator', '--port', '0', '--plots', String(options.plots), '--suppliers', String(options.suppliers), '--seed', '1'], process.env);
-  teardown.add('simulator', () => simulator.stop());
-  const [, upstreamUrl] = await simulator.waitForLine(/simulator listening on (http:\/\/\S+)/, 120_000);
-  const connection = await Connection.connect({ address: temporal.address });
-  teardown.add('Temporal client', () => connection.close());
-  return { postgres, temporal, simulator, upstreamUrl: upstreamUrl!, temporalClient: new Client({ connection, namespace: temporal.namespace }) };
-}
-
-/** The settings a worker reads; the benchmark's own client is configured from the same ones. */
-function workerEnv(stack: Stack, databaseUrl: string, taskQueue: string): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    DDSYNC_UPSTREAM_URL: stack.upstreamUrl,
-    DDSYNC_CLIENT_ID: 'ddsync-demo',
-    DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
-    DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: stack.temporal.address,
-    TEMPORAL_NAMESPACE: stack.temporal.namespace,
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    DDSYNC_LOG_LEVEL: 'warn',
-  };
-}
-
 interface RefreshPhases {
   full: RefreshRun;
   noChange: RefreshRun;
@@ -116,13 +47,13 @@ interface RefreshPhases {
 
 /** Both refreshes on one worker and a new database; the no-change one is checked row by row. */
 async function measureRefreshes(stack: Stack, env: NodeJS.ProcessEnv, taskQueue: string, db: Warehouse, seconds: Record<string, number>, teardown: Teardown, nodeFlags: readonly string[]): Promise<RefreshPhases> {
-  const worker = await phase(seconds, 'worker start', () => startWorker(env, stack.temporalClient, taskQueue, nodeFlags));
+  const worker = await phase(progress, seconds, 'worker start', () => startWorker(env, stack.temporalClient, taskQueue, nodeFlags));
   teardown.add('worker', () => worker.stop(15_000));
   const startupPeakRssMb = procStatusMb(worker.pid, 'VmHWM') ?? 0;
   const reset = resetPeakRss(worker.pid);
-  const full = await phase(seconds, 'full refresh', () => runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/full/${taskQueue}`));
+  const full = await phase(progress, seconds, 'full refresh', () => runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/full/${taskQueue}`));
   const before = await rowVersions(db);
-  const noChange = await phase(seconds, 'no-change refresh', () => runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/no-change/${taskQueue}`));
+  const noChange = await phase(progress, seconds, 'no-change refresh', () => runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/no-change/${taskQueue}`));
   const after = await rowVersions(db);
   const peakRssMb = procStatusMb(worker.pid, 'VmHWM') ?? Math.max(full.sampledPeakRssMb, noChange.sampledPeakRssMb);
   const tablesTouched = Object.keys(before).filter((table) => before[table] !== after[table]);
@@ -150,21 +81,17 @@ function toResult(options: Options, fetched: FetchOnlyResult, copied: CopyResult
 }
 
 async function run(options: Options, seconds: Record<string, number>, teardown: Teardown): Promise<RefreshBenchResult> {
-  // The worker runs as in production: the built CLI and workflow bundle.
-  await phase(seconds, 'build', async () => {
-    const built = spawnSync('npm', ['run', 'build', '--silent'], { stdio: ['ignore', 'ignore', 'inherit'] });
-    if (built.status !== 0) throw new Error('npm run build failed');
-  });
-  const stack = await phase(seconds, 'setup', () => startStack(options, teardown));
+  await phase(progress, seconds, 'build', async () => buildProduction());
+  const stack = await phase(progress, seconds, 'setup', () => startStack(['--plots', String(options.plots), '--suppliers', String(options.suppliers)], teardown));
   const taskQueue = `bench-refresh-${process.pid}-${Date.now()}`;
   const database = `refresh_${Date.now()}`;
   await stack.postgres.createDatabase(database);
   const env = workerEnv(stack, stack.postgres.urlFor(database), taskQueue);
   // The same client as the worker's: built from the same settings, with the same defaults.
   const api: WalkApi = createUpstreamFromConfig(loadConfig(['upstream'], env).upstream!, createLogger({ level: 'warn' }));
-  const fetched = await phase(seconds, 'fetch-only', () => measureFetchOnly(api, SUPPLIER_CONCURRENCY));
+  const fetched = await phase(progress, seconds, 'fetch-only', () => measureFetchOnly(api, SUPPLIER_CONCURRENCY));
   const benchRss = sampleRss(process.pid);
-  const copied = { ...(await phase(seconds, 'COPY-only (re-read, map, COPY)', () => measureCopyOnly(api, fetched.supplierIds, stack.postgres))), benchRssMb: benchRss.stop() };
+  const copied = { ...(await phase(progress, seconds, 'COPY-only (re-read, map, COPY)', () => measureCopyOnly(api, fetched.supplierIds, stack.postgres))), benchRssMb: benchRss.stop() };
   const db = openWarehouse(stack.postgres.urlFor(database), 2, 'ddsync-bench');
   teardown.add('warehouse pool', () => db.destroy());
   const refreshes = await measureRefreshes(stack, env, taskQueue, db, seconds, teardown, options.workerNodeFlags);
@@ -181,12 +108,12 @@ async function main(): Promise<number> {
     return 2;
   }
   const seconds: Record<string, number> = {};
-  const teardown = new Teardown();
+  const teardown = new Teardown(progress);
   let result: RefreshBenchResult;
   try {
     result = await run(options, seconds, teardown);
   } finally {
-    await phase(seconds, 'teardown', () => teardown.run());
+    await phase(progress, seconds, 'teardown', () => teardown.run());
   }
   console.log(formatReport(result));
   if (options.json) console.log(JSON.stringify(result));

@@ -20,6 +20,8 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   refresh: () => import('./commands/refresh.ts'),
   schedule: () => import('./commands/schedule.ts'),
   demo: () => import('./commands/demo.ts'),
+  submit: () => import('./commands/submit.ts'),
+  submissions: () => import('./commands/submissions.ts'),
 };
 
 function version(): string {

@@ -7,7 +7,7 @@ import { registerSecret } from './secrets.ts';
  * default. `loadConfig` reports every missing or malformed setting at once and never echoes a
  * value, because some of them are secrets and DATABASE_URL may carry a password.
  */
-export type Section = 'upstream' | 'database' | 'temporal' | 'worker' | 'refresh' | 'logging';
+export type Section = 'upstream' | 'database' | 'temporal' | 'worker' | 'refresh' | 'submission' | 'logging';
 
 interface Setting {
   section: Section;
@@ -24,6 +24,8 @@ const postgresUrl = z.url({ protocol: /^postgres(ql)?$/ });
 const hostPort = z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/);
 /** A whole number of seconds, minutes, hours or days, at least a minute: Temporal's interval form. */
 const interval = z.string().regex(/^[1-9]\d*[smhd]$/).refine((v) => durationMs(v) >= 60_000);
+/** A whole number followed by ms, s, m, h or d: the waits of a transaction (ms for a fast simulator). */
+const duration = z.string().regex(/^\d+(ms|[smhd])$/).transform(durationMs);
 
 export const SETTINGS = {
   DDSYNC_UPSTREAM_URL: { section: 'upstream', rule: 'an http(s) URL, the service base address', schema: httpUrl, doc: 'Base URL of the due-diligence service (the simulator: http://127.0.0.1:4010).' },
@@ -47,6 +49,11 @@ export const SETTINGS = {
   DDSYNC_REFRESH_INTERVAL: { section: 'refresh', rule: 'a duration of at least a minute: a whole number followed by s, m, h or d (e.g. 30m, 6h, 1d)', schema: interval.default('6h'), doc: 'How often the refresh schedule runs (`ddsync schedule apply`).' },
   DDSYNC_REFRESH_CONCURRENCY: { section: 'refresh', rule: 'an integer from 1 to 64', schema: positiveInt(64).default(4), doc: 'Suppliers whose plots are read at once during a refresh.' },
   DDSYNC_REFRESH_PAGE_ACTIVITIES: { section: 'refresh', rule: 'local or task-queue', schema: z.enum(['local', 'task-queue']).default('local'), doc: 'How page loads run: local activities in the worker of their supplier (faster, the default) or ordinary activities, which DDSYNC_TASK_QUEUE_RPS limits across workers.' },
+  DDSYNC_SUBMIT_CONCURRENCY: { section: 'submission', rule: 'an integer from 1 to 500', schema: positiveInt(500).default(20), doc: 'Transactions of a batch being created or submitted at once (waiting for validation holds no slot).' },
+  DDSYNC_TX_FIRST_POLL: { section: 'submission', rule: 'a duration: a whole number followed by ms, s, m, h or d', schema: duration.default('1m'), doc: 'First wait after submitting a transaction before reading its status.' },
+  DDSYNC_TX_MAX_POLL: { section: 'submission', rule: 'a duration: a whole number followed by ms, s, m, h or d', schema: duration.default('1h'), doc: 'Longest wait between two reads of a transaction\'s status (waits double up to it).' },
+  DDSYNC_TX_EU_WAIT: { section: 'submission', rule: 'a duration: a whole number followed by ms, s, m, h or d', schema: duration.default('30m'), doc: 'No read of a SUBMITTED transaction sooner than this after it was seen SUBMITTED (the EU system asks for 30 minutes); a webhook still wakes it.' },
+  DDSYNC_TX_DEADLINE: { section: 'submission', rule: 'a duration: a whole number followed by ms, s, m, h or d', schema: duration.default('7d'), doc: 'A transaction without a final status after this long ends as timed_out.' },
   DDSYNC_LOG_LEVEL: { section: 'logging', rule: 'one of fatal, error, warn, info, debug, trace, silent', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), doc: 'Log level.' },
   DDSYNC_LOG_FORMAT: { section: 'logging', rule: 'json or pretty', schema: z.enum(['json', 'pretty']).optional(), doc: 'Log format (default: pretty on a terminal, JSON otherwise).' },
 } satisfies Record<string, Setting>;
@@ -99,6 +106,7 @@ export interface Config {
   temporal?: { address: string; namespace: string; taskQueue: string; apiKey?: string; tls: boolean; tlsCertPath?: string; tlsKeyPath?: string };
   worker?: { maxConcurrentActivities: number; taskQueueActivitiesPerSecond?: number };
   refresh?: { interval: string; supplierConcurrency: number; pageActivities: 'local' | 'task-queue' };
+  submission?: { concurrency: number; timing: { firstPollMs: number; maxPollMs: number; euWaitMs: number; deadlineMs: number } };
   logging?: { level: Values['DDSYNC_LOG_LEVEL']; format?: Values['DDSYNC_LOG_FORMAT'] };
 }
 
@@ -124,14 +132,20 @@ function toConfig(v: Partial<Values>): Config {
     config.worker = { maxConcurrentActivities: v.DDSYNC_WORKER_ACTIVITIES, taskQueueActivitiesPerSecond: v.DDSYNC_TASK_QUEUE_RPS };
   }
   if (v.DDSYNC_REFRESH_INTERVAL !== undefined) config.refresh = { interval: v.DDSYNC_REFRESH_INTERVAL, supplierConcurrency: v.DDSYNC_REFRESH_CONCURRENCY!, pageActivities: v.DDSYNC_REFRESH_PAGE_ACTIVITIES! };
+  if (v.DDSYNC_SUBMIT_CONCURRENCY !== undefined) {
+    config.submission = {
+      concurrency: v.DDSYNC_SUBMIT_CONCURRENCY,
+      timing: { firstPollMs: v.DDSYNC_TX_FIRST_POLL!, maxPollMs: v.DDSYNC_TX_MAX_POLL!, euWaitMs: v.DDSYNC_TX_EU_WAIT!, deadlineMs: v.DDSYNC_TX_DEADLINE! },
+    };
+  }
   if (v.DDSYNC_LOG_LEVEL !== undefined) config.logging = { level: v.DDSYNC_LOG_LEVEL, format: v.DDSYNC_LOG_FORMAT };
   return config;
 }
 
-const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
-/** Milliseconds of a duration like 30m or 6h (see DDSYNC_REFRESH_INTERVAL). */
+/** Milliseconds of a duration like 200ms, 30m or 6h. */
 export function durationMs(text: string): number {
-  const unit = text.slice(-1) as keyof typeof UNIT_MS;
-  return Number(text.slice(0, -1)) * (UNIT_MS[unit] ?? Number.NaN);
+  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text);
+  return m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : Number.NaN;
 }

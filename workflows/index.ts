@@ -2,3 +2,5 @@
 export { healthCheck } from './health-check.ts';
 export { refreshWarehouse } from './refresh-warehouse.ts';
 export { syncSupplierPlots } from './sync-supplier-plots.ts';
+export { submitTransaction } from './submit-transaction.ts';
+export { bulkSubmit } from './bulk-submit.ts';

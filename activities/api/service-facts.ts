@@ -106,3 +106,34 @@ export const RETRY_ANY_METHOD_STATUSES: ReadonlySet<number> = new Set([429, 503]
  * (the source shares data, like an invitation's `sourceIsInvitee`).
  */
 export const CALLER_SIDE_OF_SUPPLIER_CONNECTION = 'targetBusiness' as const;
+
+/**
+ * countryOfActivity is an EU country for every activity type (contract: the country of entry into
+ * or exit from the EU, or the EU country where goods are sourced, produced or made available).
+ * KNOWN rule; the list is the EU's 27 member states (ISO 3166-1 alpha-2) plus XI (Northern Ireland,
+ * where the regulation applies): ASSUMED to be what the service accepts.
+ */
+export const EU_COUNTRY_CODES: ReadonlySet<string> = new Set([
+  'AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV',
+  'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK', 'XI',
+]);
+
+/**
+ * HS chapters of the commodities in scope (upstream-facts: cattle 01/02/41, cocoa 18, coffee 09,
+ * oil palm 15, rubber 40, soya 12/15/23, wood 44/47/48/94). KNOWN list; refusing a component outside
+ * it before sending is ASSUMED to match the service (which would otherwise reject or ignore it).
+ */
+export const COMMODITY_HS_CHAPTERS: ReadonlySet<string> = new Set(['01', '02', '09', '12', '15', '18', '23', '40', '41', '44', '47', '48', '94']);
+
+/** DDS reference: two-digit year, ISO country, 10 upper-case alphanumerics (KNOWN format, e.g. 24DKYIGLPU3439). */
+export const DDS_REFERENCE_FORMAT = /^\d{2}[A-Z]{2}[A-Z0-9]{10}$/;
+/** Verification number: 8 upper-case alphanumerics (KNOWN format, e.g. 4NAB3QYM). */
+export const VERIFICATION_NUMBER_FORMAT = /^[A-Z0-9]{8}$/;
+/** customId: ASSUMED at most 255 characters, like other free text of the service. */
+export const CUSTOM_ID_MAX_LENGTH = 255;
+/** Why the EU system rejected a transaction: ASSUMED field `errorReason` on the transaction record. */
+export const TRANSACTION_ERROR_REASON_FIELD: string = 'errorReason';
+/** Statuses after which a transaction changes no more. AVAILABLE is an assumed name (see above). */
+export const FINAL_TRANSACTION_STATUSES: ReadonlySet<string> = new Set(['AVAILABLE', 'ERROR', 'WITHDRAWN']);
+/** The EU system asks clients not to poll a SUBMITTED transaction sooner than 30 minutes (KNOWN). */
+export const EU_POLL_NOT_BEFORE_MS = 30 * 60_000;

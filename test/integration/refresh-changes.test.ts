@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
-import { startRefreshHarness, type RefreshHarness } from '../support/refresh-harness.ts';
+import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 
 // Supplier 0: 30 own plots + 8 shared with supplier 2; supplier 1: 20 + an upstream business of 10;
@@ -12,9 +12,9 @@ const layout = {
 };
 
 describe('refresh after the service changed', () => {
-  let h: RefreshHarness;
+  let h: WorkerHarness;
   beforeAll(async () => {
-    h = await startRefreshHarness({ seed: 3, layout });
+    h = await startWorkerHarness({ seed: 3, layout });
     expect((await h.refresh()).status).toBe('succeeded');
   });
   afterAll(() => h?.close());

@@ -1,20 +1,20 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { startRefreshHarness, type RefreshHarness } from '../support/refresh-harness.ts';
+import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { waitUntil } from '../support/wait.ts';
 import { refreshWarehouse, refreshWorkflowId } from '../../workflows/refresh-warehouse.ts';
 
 describe('refresh edges', () => {
-  let h: RefreshHarness | undefined;
+  let h: WorkerHarness | undefined;
   afterEach(async () => {
     await h?.close();
     h = undefined;
   });
 
   it('pages suppliers of exactly 500 and 1,000 plots and one with none', async () => {
-    h = await startRefreshHarness({ seed: 11, layout: { ownPlots: 2, suppliers: [{ plots: 500 }, { plots: 1000 }, { plots: 0 }] } }, 'edges');
+    h = await startWorkerHarness({ seed: 11, layout: { ownPlots: 2, suppliers: [{ plots: 500 }, { plots: 1000 }, { plots: 0 }] } }, 'edges');
     const summary = await h.refresh();
     expect(summary.status).toBe('succeeded');
     expect(await warehousePlotFacts(h.db)).toEqual(simulatorPlotFacts(h.sim));
@@ -31,7 +31,7 @@ describe('refresh edges', () => {
 
   it('does not sweep a supplier whose read failed, and says so', async () => {
     const layout = { ownPlots: 1, suppliers: [{ plots: 3000 }, { plots: 40 }, { plots: 40 }] };
-    h = await startRefreshHarness({ seed: 12, layout }, 'edges');
+    h = await startWorkerHarness({ seed: 12, layout }, 'edges');
     expect((await h.refresh()).status).toBe('succeeded');
     const { control } = h.sim;
     const [, s1, s2] = control.suppliers();

@@ -2,14 +2,14 @@ import { describe, it, expect, afterEach } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 import { sql } from 'kysely';
-import { startRefreshHarness, type RefreshHarness } from '../support/refresh-harness.ts';
+import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { runDdsync, type RunningCommand } from '../support/processes.ts';
 import { waitUntil } from '../support/wait.ts';
 import { refreshWarehouse, refreshWorkflowId } from '../../workflows/refresh-warehouse.ts';
 
 /** Each plot once, one history row each, and counts that add up: what replays must not break. */
-async function expectNoDuplicates(h: RefreshHarness, runId: string): Promise<void> {
+async function expectNoDuplicates(h: WorkerHarness, runId: string): Promise<void> {
   const plots = await sql<{ n: number }>`select count(*)::int as n from plots`.execute(h.db);
   const history = await sql<{ n: number; plots: number }>`select count(*)::int as n, count(distinct plot_id)::int as plots from plot_history`.execute(h.db);
   expect(history.rows[0]).toEqual({ n: plots.rows[0]!.n, plots: plots.rows[0]!.n });
@@ -18,7 +18,7 @@ async function expectNoDuplicates(h: RefreshHarness, runId: string): Promise<voi
 }
 
 describe('refresh resilience', () => {
-  let h: RefreshHarness | undefined;
+  let h: WorkerHarness | undefined;
   const workers: RunningCommand[] = [];
   afterEach(async () => {
     for (const w of workers.splice(0)) {
@@ -30,7 +30,7 @@ describe('refresh resilience', () => {
   });
 
   it('leaves the same warehouse when the service fails often (5xx, 429, resets, truncated bodies, expired tokens)', async () => {
-    h = await startRefreshHarness({ seed: 21, suppliers: 3, plots: 2500, faults: 'hostile', timeScale: 0.01 }, 'faults');
+    h = await startWorkerHarness({ seed: 21, suppliers: 3, plots: 2500, faults: 'hostile', timeScale: 0.01 }, 'faults');
     const summary = await h.refresh();
     expect(summary.status).toBe('succeeded');
     expect(await warehousePlotFacts(h.db)).toEqual(simulatorPlotFacts(h.sim));
@@ -39,7 +39,7 @@ describe('refresh resilience', () => {
   });
 
   it('finishes with the same warehouse when its worker is killed mid-run and another starts', async () => {
-    h = await startRefreshHarness({ seed: 22, suppliers: 3, plots: 6000, faults: { latency: 1, latencyMs: [40, 40] } }, 'crash');
+    h = await startWorkerHarness({ seed: 22, suppliers: 3, plots: 6000, faults: { latency: 1, latencyMs: [40, 40] } }, 'crash');
     const env = {
       ...process.env,
       DDSYNC_UPSTREAM_URL: h.sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',

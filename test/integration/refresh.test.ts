@@ -1,12 +1,12 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
-import { startRefreshHarness, type RefreshHarness } from '../support/refresh-harness.ts';
+import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { checksum, rowVersions, simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 
 describe('warehouse refresh', () => {
-  let h: RefreshHarness;
+  let h: WorkerHarness;
   beforeAll(async () => {
-    h = await startRefreshHarness({ seed: 7, suppliers: 4, plots: 1600 });
+    h = await startWorkerHarness({ seed: 7, suppliers: 4, plots: 1600 });
   });
   afterAll(() => h?.close());
 

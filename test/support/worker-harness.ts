@@ -9,13 +9,19 @@ import { createDdsyncWorker } from '../../infra/worker.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { refreshWarehouse, refreshWorkflowId, type RefreshInput } from '../../workflows/refresh-warehouse.ts';
 import { createTestDatabase } from './databases.ts';
+import { takeInShipments, type IntakeSummary } from '../../activities/submission/intake.ts';
+import { bulkSubmit, bulkSubmitWorkflowId, type BulkProgress, type BulkSubmitInput } from '../../workflows/bulk-submit.ts';
+import type { TransactionTiming } from '../../workflows/submit-transaction.ts';
+
+/** Transaction waits for a simulator at time scale 0.001 (30 minutes there are 1.8 s). */
+export const FAST_TIMING: TransactionTiming = { firstPollMs: 100, maxPollMs: 1_000, euWaitMs: 1_800, deadlineMs: 120_000 };
 import { connectTemporal, workflowBundle, type TemporalForTest } from './temporal.ts';
 
 /**
- * Everything a refresh test needs, real: the simulator over HTTP, a migrated database of its own,
+ * Everything a workflow test needs, real: the simulator over HTTP, a migrated database of its own,
  * the run's Temporal dev server with a task queue of its own, and a ddsync worker.
  */
-export interface RefreshHarness {
+export interface WorkerHarness {
   sim: Simulator;
   db: Warehouse;
   databaseUrl: string;
@@ -23,13 +29,15 @@ export interface RefreshHarness {
   temporal: TemporalForTest;
   /** Runs a refresh to completion on the harness's worker. */
   refresh(input?: RefreshInput): Promise<RunSummary>;
+  /** Takes in a shipments file and runs its bulk submission to the end (timing for a fast simulator). */
+  submit(path: string, input?: Partial<BulkSubmitInput>): Promise<{ intake: IntakeSummary; progress: BulkProgress | null }>;
   /** Starts (or restarts) the in-process worker; refresh() starts one when none runs. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startRefreshHarness(simulator: SimulatorOptions, prefix = 'refresh'): Promise<RefreshHarness> {
+export async function startWorkerHarness(simulator: SimulatorOptions, prefix = 'refresh'): Promise<WorkerHarness> {
   const sim = await startSimulator({ port: 0, ...simulator });
   const databaseUrl = await createTestDatabase(prefix);
   const db = openWarehouse(databaseUrl, 8);
@@ -62,6 +70,16 @@ export async function startRefreshHarness(simulator: SimulatorOptions, prefix = 
       return temporal.client.workflow.execute(refreshWarehouse, {
         taskQueue: temporal.taskQueue, workflowId: refreshWorkflowId(runId), args: [{ ...input, runId }],
       });
+    },
+    async submit(path, input = {}) {
+      await startWorker();
+      const intake = await takeInShipments(db, path, `${path}.report.ndjson`);
+      if (intake.accepted === 0) return { intake, progress: null };
+      const progress = await temporal.client.workflow.execute(bulkSubmit, {
+        taskQueue: temporal.taskQueue, workflowId: bulkSubmitWorkflowId(intake.batchId),
+        args: [{ batchId: intake.batchId, concurrency: 10, timing: FAST_TIMING, ...input }],
+      });
+      return { intake, progress };
     },
     async close() {
       await stopWorker();

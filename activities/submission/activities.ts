@@ -1,0 +1,140 @@
+import { Context } from '@temporalio/activity';
+import type { Transaction } from '../../schema/upstream.ts';
+import type { UpstreamClient } from '../api/index.ts';
+import { ConflictError, NetworkError, UpstreamError } from '../api/index.ts';
+import type { Warehouse } from '../warehouse/database.ts';
+import type { Logger } from '../../infra/logger.ts';
+import { mapFailures } from '../failures.ts';
+import { keepAlive } from '../keep-alive.ts';
+import {
+  beginCreateAttempt, cancelUnstarted, closeBatch, recordComponents, recordEnd, recordRetryableError, recordTransaction, requestsAfter,
+  stateOf, transactionIdOf, type StatusSource, type TransactionState,
+} from './transaction-ledger.ts';
+
+/**
+ * The activities of bulk submission. Each one says where a transaction stands after it, in the
+ * warehouse and in its result (ids and statuses only: shipment payloads never enter workflow history).
+ */
+
+export type SubmissionApi = Pick<UpstreamClient, 'createTransaction' | 'findTransactionByCustomId' | 'getTransaction' | 'submitTransaction' | 'deleteTransaction'>;
+
+export interface SubmissionDeps {
+  db: Warehouse;
+  api: SubmissionApi;
+  log: Logger;
+}
+
+export interface TransactionView {
+  transactionId: string;
+  status: string;
+  state: TransactionState;
+  final: boolean;
+}
+
+function view(t: Transaction): TransactionView {
+  const state = stateOf(t.status);
+  return { transactionId: t.id, status: t.status, state, final: ['available', 'error', 'withdrawn'].includes(state) };
+}
+
+function signal(): AbortSignal {
+  return Context.current().cancellationSignal;
+}
+
+export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
+  /** The transaction at the service for `key`, if an earlier attempt created it. */
+  const findExisting = async (key: string, knownId: string | null): Promise<Transaction | undefined> => {
+    if (knownId) return api.getTransaction(knownId, { signal: signal() });
+    return api.findTransactionByCustomId(key, { signal: signal() });
+  };
+
+  return mapFailures(keepAlive({
+    async nextRequestsOfBatch(input: { batchId: string; afterLine: number; limit: number }): Promise<Array<{ key: string; line: number }>> {
+      return requestsAfter(db, input.batchId, input.afterLine, input.limit);
+    },
+
+    /**
+     * Creates the DRAFT with customId = key, exactly once: there is no idempotency key, so when an
+     * earlier attempt may have reached the service (it was attempted, or this response was lost),
+     * the transaction is looked up by its customId before anything is created again.
+     */
+    async createDraftTransaction(input: { key: string }): Promise<TransactionView> {
+      const { key } = input;
+      const request = await beginCreateAttempt(db, key);
+      let transaction = request.earlierAttempts > 0 || request.transactionId ? await findExisting(key, request.transactionId) : undefined;
+      if (!transaction) {
+        try {
+          transaction = await api.createTransaction({ ...request.body, customId: key }, { signal: signal() });
+        } catch (error) {
+          if (!(error instanceof NetworkError && error.outcomeUnknown)) throw error;
+          // The request may have been applied: find it; if it is not there, the next attempt creates it.
+          transaction = await api.findTransactionByCustomId(key, { signal: signal() });
+          if (!transaction) throw error;
+          log.info({ key, transactionId: transaction.id }, 'create response lost; transaction found by customId');
+        }
+      }
+      await recordTransaction(db, key, transaction, 'create');
+      await recordComponents(db, key, request.body.components ?? []);
+      return view(transaction);
+    },
+
+    /**
+     * DRAFT → TO_SUBMIT. A submit whose response was lost is not repeated blindly: a refusal (the
+     * transaction is no longer a DRAFT) is followed by a read, which says where it stands.
+     */
+    async submitDraftTransaction(input: { key: string; transactionId: string }): Promise<TransactionView> {
+      const { key, transactionId } = input;
+      const current = await api.getTransaction(transactionId, { signal: signal() });
+      if (current.status === 'DRAFT') {
+        try {
+          await api.submitTransaction(transactionId, { signal: signal() });
+        } catch (error) {
+          const settled = error instanceof ConflictError || (error instanceof UpstreamError && error.status === 400) || (error instanceof NetworkError && error.outcomeUnknown);
+          if (!settled) throw error;
+          const after = await api.getTransaction(transactionId, { signal: signal() });
+          if (after.status === 'DRAFT') throw error;
+          await recordTransaction(db, key, after, 'submit');
+          return view(after);
+        }
+        const submitted = { ...current, status: 'TO_SUBMIT' };
+        await recordTransaction(db, key, submitted, 'submit');
+        return view(submitted);
+      }
+      await recordTransaction(db, key, current, 'poll');
+      return view(current);
+    },
+
+    /** Reads the transaction (on a timer, or because a webhook said it changed) and records what is new. */
+    async pollTransactionStatus(input: { key: string; transactionId: string; source: Extract<StatusSource, 'poll' | 'webhook'> }): Promise<TransactionView> {
+      try {
+        const t = await api.getTransaction(input.transactionId, { signal: signal() });
+        await recordTransaction(db, input.key, t, input.source);
+        return view(t);
+      } catch (error) {
+        if (error instanceof UpstreamError && error.retryable) await recordRetryableError(db, input.key, error.message).catch(() => undefined);
+        throw error;
+      }
+    },
+
+    /** A draft of a cancelled batch is deleted (allowed while DRAFT); a submitted one cannot be. */
+    async deleteDraftTransaction(input: { key: string }): Promise<{ deleted: boolean }> {
+      // A create cancelled mid-flight may have reached the service without being recorded.
+      const t = await findExisting(input.key, await transactionIdOf(db, input.key));
+      if (!t || t.status !== 'DRAFT') return { deleted: false };
+      await api.deleteTransaction(t.id, { signal: signal() });
+      return { deleted: true };
+    },
+
+    async recordTransactionEnd(input: { key: string; state: 'failed' | 'timed_out' | 'cancelled'; error: string | null }): Promise<void> {
+      await recordEnd(db, input.key, input.state, input.error);
+      log.warn({ key: input.key, state: input.state, error: input.error }, 'transaction ended without a DDS reference');
+    },
+
+    async closeSubmissionBatch(input: { batchId: string; cancelled: boolean }): Promise<{ unsent: number }> {
+      const unsent = input.cancelled ? await cancelUnstarted(db, input.batchId) : 0;
+      await closeBatch(db, input.batchId, input.cancelled ? 'cancelled' : 'done');
+      return { unsent };
+    },
+  }));
+}
+
+export type SubmissionActivities = ReturnType<typeof createSubmissionActivities>;

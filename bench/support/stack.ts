@@ -1,0 +1,85 @@
+// What every end-to-end benchmark stands on: the embedded Postgres, a Temporal dev server, the
+// simulator in its own process, a production build of the worker, and orderly teardown.
+import { spawnSync } from 'node:child_process';
+import { Client, Connection } from '@temporalio/client';
+import { startEmbeddedPostgres, type RunningPostgres } from '../../infra/embedded-postgres.ts';
+import { startTemporalDevServer, type RunningDevServer } from '../../infra/temporal-dev-server.ts';
+import { packagePath } from '../../infra/package-root.ts';
+import { spawnChild, type Child } from './children.ts';
+
+const DDSYNC_BIN = packagePath('bin', 'ddsync.js');
+const BENCH_DIR = packagePath('.ddsync', 'bench');
+
+/** Stops what was started, last first, even when a step fails; one failure does not skip the rest. */
+export class Teardown {
+  #steps: Array<{ name: string; run: () => Promise<unknown> }> = [];
+  constructor(private readonly say: (message: string) => void) {}
+  add(name: string, run: () => Promise<unknown>): void {
+    this.#steps.push({ name, run });
+  }
+  async run(): Promise<void> {
+    for (const step of this.#steps.reverse()) {
+      await step.run().catch((error: unknown) => this.say(`could not stop ${step.name}: ${error instanceof Error ? error.message : String(error)}`));
+    }
+    this.#steps = [];
+  }
+}
+
+/** Progress goes to stderr, so stdout holds only the report (and the JSON as its last line). */
+export function progressTo(bench: string): (message: string) => void {
+  return (message) => process.stderr.write(`${bench}: ${message}\n`);
+}
+
+/** Runs `step` and records its wall time under `name`. */
+export async function phase<T>(say: (message: string) => void, seconds: Record<string, number>, name: string, step: () => Promise<T>): Promise<T> {
+  say(`${name}…`);
+  const started = performance.now();
+  try {
+    return await step();
+  } finally {
+    seconds[name] = (performance.now() - started) / 1000;
+  }
+}
+
+/** The worker runs as in production: the built CLI and workflow bundle. */
+export function buildProduction(): void {
+  const built = spawnSync('npm', ['run', 'build', '--silent'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  if (built.status !== 0) throw new Error('npm run build failed');
+}
+
+export interface Stack {
+  postgres: RunningPostgres;
+  temporal: RunningDevServer;
+  simulator: Child;
+  upstreamUrl: string;
+  temporalClient: Client;
+}
+
+export async function startStack(simulatorArgs: string[], teardown: Teardown): Promise<Stack> {
+  const postgres = await startEmbeddedPostgres({ dataDir: `${BENCH_DIR}/pg-${Date.now()}-${process.pid}`, persistent: false });
+  teardown.add('Postgres', () => postgres.stop());
+  const temporal = await startTemporalDevServer();
+  teardown.add('Temporal dev server', () => temporal.stop());
+  // Its own process, so serving requests does not share an event loop with what is measured.
+  const simulator = spawnChild('simulator', [DDSYNC_BIN, 'simulator', '--port', '0', '--seed', '1', ...simulatorArgs], process.env);
+  teardown.add('simulator', () => simulator.stop());
+  const [, upstreamUrl] = await simulator.waitForLine(/simulator listening on (http:\/\/\S+)/, 120_000);
+  const connection = await Connection.connect({ address: temporal.address });
+  teardown.add('Temporal client', () => connection.close());
+  return { postgres, temporal, simulator, upstreamUrl: upstreamUrl!, temporalClient: new Client({ connection, namespace: temporal.namespace }) };
+}
+
+/** The settings a worker reads; the benchmark's own client is configured from the same ones. */
+export function workerEnv(stack: Stack, databaseUrl: string, taskQueue: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DDSYNC_UPSTREAM_URL: stack.upstreamUrl,
+    DDSYNC_CLIENT_ID: 'ddsync-demo',
+    DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: stack.temporal.address,
+    TEMPORAL_NAMESPACE: stack.temporal.namespace,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    DDSYNC_LOG_LEVEL: 'warn',
+  };
+}

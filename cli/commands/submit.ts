@@ -1,0 +1,73 @@
+import { resolve } from 'node:path';
+import { sql } from 'kysely';
+import { parseFlags, UsageError } from '../usage.ts';
+import { loadConfig } from '../../infra/config.ts';
+import { connectClient } from '../../infra/temporal-connection.ts';
+import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import { takeInShipments } from '../../activities/submission/intake.ts';
+import { FileFormatError } from '../../activities/submission/shipment-file.ts';
+import { bulkSubmit, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
+import { followBatch } from '../submission-runner.ts';
+import { batchExitCode, formatBatch, formatIntake } from '../submission-summary.ts';
+
+export const summary = 'submit a file of shipments as transactions, durably (--wait: follow them to DDS references)';
+export const help = `ddsync submit FILE [--wait] [--json] [--report PATH]
+
+Reads FILE (NDJSON, or one JSON array; streamed), checks every row, records it in the warehouse,
+then starts the bulk submission on the workers of TEMPORAL_TASK_QUEUE: each accepted row becomes
+exactly one transaction at the service (customId = its key), submitted and followed until it has
+its DDS reference and verification number. Rows that break a rule are not sent; a key submitted
+in an earlier batch is recognised and not sent again. See README, "Bulk transaction submission".
+--wait         follow the batch with a progress bar until every transaction ended
+--json         print the summary as one JSON object (the last line)
+--report PATH  where the rows not sent are written with their errors (default FILE.report.ndjson)
+Exit code 1 when any row was invalid or (with --wait) any transaction ended without a DDS reference.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { wait: { type: 'boolean' }, json: { type: 'boolean' }, report: { type: 'string' } }, true);
+  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'FILE is required' : `one FILE only, got ${positionals.length}`);
+  const file = resolve(positionals[0]!);
+  const config = loadConfig(['database', 'temporal', 'submission']);
+  const db = openWarehouse(config.database!.url, 2, 'ddsync-submit');
+  try {
+    await migrateToLatest(db);
+    let intake;
+    try {
+      intake = await takeInShipments(db, file, resolve(values.report ?? `${file}.report.ndjson`));
+    } catch (error) {
+      if (error instanceof FileFormatError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
+        process.stderr.write(`ddsync submit: ${(error as Error).message}\nnothing was sent.\n`);
+        return 1;
+      }
+      throw error;
+    }
+    if (!values.json) process.stdout.write(`${formatIntake(intake)}\n`);
+    if (intake.accepted === 0) {
+      if (values.json) process.stdout.write(`${JSON.stringify({ ...intake, started: false })}\n`);
+      else process.stdout.write('nothing to send.\n');
+      return intake.invalid > 0 ? 1 : 0;
+    }
+    const workflowId = bulkSubmitWorkflowId(intake.batchId);
+    const client = await connectClient(config.temporal!);
+    try {
+      const handle = await client.workflow.start(bulkSubmit, {
+        taskQueue: config.temporal!.taskQueue, workflowId,
+        args: [{ batchId: intake.batchId, concurrency: config.submission!.concurrency, timing: config.submission!.timing }],
+      });
+      await sql`update submission_batches set workflow_id = ${workflowId} where id = ${intake.batchId}::uuid`.execute(db);
+      if (!values.json) process.stdout.write(`batch ${intake.batchId} started (workflow ${workflowId}); follow it with: ddsync submissions status ${intake.batchId}\n`);
+      if (!values.wait) {
+        if (values.json) process.stdout.write(`${JSON.stringify({ ...intake, started: true, workflowId })}\n`);
+        return intake.invalid > 0 ? 1 : 0;
+      }
+      const report = await followBatch(db, handle, intake.batchId, values.json ? null : process.stderr);
+      process.stdout.write(values.json ? `${JSON.stringify({ ...intake, started: true, workflowId, report })}\n` : `${formatBatch(report)}\n`);
+      return batchExitCode(report);
+    } finally {
+      await client.connection.close();
+    }
+  } finally {
+    await db.destroy();
+  }
+}

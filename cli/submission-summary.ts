@@ -1,0 +1,46 @@
+import type { BatchReport } from '../activities/submission/batch-report.ts';
+import { ENDED_STATES } from '../activities/submission/batch-report.ts';
+import type { IntakeSummary } from '../activities/submission/intake.ts';
+import { fmt } from './progress.ts';
+
+/** What people read about a submission: the file's rows, then where its transactions stand. */
+
+export function formatIntake(s: IntakeSummary): string {
+  const lines = [`${fmt(s.rows)} rows read: ${fmt(s.accepted)} accepted, ${fmt(s.invalid)} invalid, ${fmt(s.duplicates)} already submitted earlier (not sent again)`];
+  for (const r of s.samples) {
+    lines.push(`  line ${r.line}${r.key ? ` (${r.key})` : ''}: ${r.errors.map((e) => `${e.field}: ${e.rule}`).join('; ')}`);
+  }
+  if (s.reportPath) lines.push(`  every row not sent, with its errors: ${s.reportPath}`);
+  return lines.join('\n');
+}
+
+export function endedCount(r: BatchReport): number {
+  return ENDED_STATES.reduce((n, state) => n + (r.states[state] ?? 0), 0);
+}
+
+export function batchProgressLine(r: BatchReport, width = 24): string {
+  const done = endedCount(r);
+  const fraction = r.accepted > 0 ? done / r.accepted : 1;
+  const filled = Math.round(fraction * width);
+  const n = (state: string) => fmt(r.states[state] ?? 0);
+  const inFlight = (r.states['created'] ?? 0) + (r.states['submitted'] ?? 0);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${fmt(done)}/${fmt(r.accepted)} ended  ` +
+    `pending ${n('pending')}  in progress ${fmt(inFlight)}  available ${n('available')}  error ${n('error')}  failed ${n('failed')}` +
+    `${r.states['timed_out'] ? `  timed out ${n('timed_out')}` : ''}${r.states['cancelled'] ? `  cancelled ${n('cancelled')}` : ''}`;
+}
+
+export function formatBatch(r: BatchReport): string {
+  const lines = [
+    `batch ${r.batchId} (${r.source}) ${r.status}${r.finishedAt ? ` at ${r.finishedAt.toISOString()}` : ''}`,
+    `  rows ${fmt(r.rows)}: ${fmt(r.accepted)} accepted, ${fmt(r.invalid)} invalid, ${fmt(r.duplicates)} already submitted earlier`,
+    `  ${batchProgressLine(r).replace(/^\[[#.]+\] /, '')}`,
+  ];
+  for (const p of r.problems) lines.push(`  ${p.state}: ${fmt(p.transactions)} × ${p.reason} (e.g. ${p.keys.join(', ')})`);
+  return lines.join('\n');
+}
+
+/** Non-zero when any row was refused or any transaction ended without a DDS reference. */
+export function batchExitCode(r: BatchReport): number {
+  const bad = (r.states['error'] ?? 0) + (r.states['failed'] ?? 0) + (r.states['timed_out'] ?? 0) + (r.states['withdrawn'] ?? 0);
+  return r.invalid > 0 || bad > 0 ? 1 : 0;
+}

@@ -1,0 +1,67 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { inject } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { startSimulator, type Simulator } from '../../simulator/index.ts';
+import { createTestDatabase } from '../support/databases.ts';
+import { runDdsync, type RunningCommand } from '../support/processes.ts';
+import { shipmentRow, writeShipments } from '../support/shipments.ts';
+
+const lastJson = (text: string): Record<string, unknown> => JSON.parse(text.trim().split('\n').at(-1)!) as Record<string, unknown>;
+
+describe('ddsync submit and submissions', () => {
+  let sim: Simulator;
+  let env: NodeJS.ProcessEnv;
+  let worker: RunningCommand;
+  const run = randomUUID().slice(0, 8);
+
+  beforeAll(async () => {
+    sim = await startSimulator({ port: 0, suppliers: 2, plots: 50, timeScale: 0.001, transactionErrorRatio: 0 });
+    env = {
+      PATH: process.env.PATH, HOME: process.env.HOME,
+      DATABASE_URL: await createTestDatabase('clisubmit'), TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: `cli-submit-${run}`,
+      DDSYNC_UPSTREAM_URL: sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret', DDSYNC_LOG_FORMAT: 'json',
+      DDSYNC_TX_FIRST_POLL: '100ms', DDSYNC_TX_MAX_POLL: '1s', DDSYNC_TX_EU_WAIT: '1800ms', DDSYNC_TX_DEADLINE: '2m',
+    };
+    worker = runDdsync(['worker'], env);
+    await worker.waitFor(/worker ready/, 90_000);
+  }, 120_000);
+  afterAll(async () => {
+    worker?.child.kill('SIGINT');
+    await worker?.exited;
+    await sim?.close();
+  });
+
+  it('submit --wait follows a file to DDS references and says which rows were refused (exit code 1)', async () => {
+    const supplier = sim.control.suppliers()[0]!.id;
+    const path = writeShipments([shipmentRow(`cli-a-${run}`, supplier), shipmentRow(`cli-b-${run}`, supplier), shipmentRow(`cli-c-${run}`, supplier, { activityType: 'BUY' })]);
+    const submit = runDdsync(['submit', path, '--wait', '--json'], env);
+    expect(await submit.exited).toBe(1);
+    const out = lastJson(submit.output()) as { batchId: string; accepted: number; invalid: number; report: { states: Record<string, number>; invalid: number } };
+    expect(out).toMatchObject({ accepted: 2, invalid: 1 });
+    expect(out.report.states).toEqual({ available: 2 });
+
+    const status = runDdsync(['submissions', 'status', out.batchId], env);
+    expect(await status.exited).toBe(1);
+    expect(status.output()).toMatch(/2\/2 ended .* available 2 {2}error 0/);
+    const list = runDdsync(['submissions', 'list'], env);
+    expect(await list.exited).toBe(0);
+    expect(list.output()).toContain(out.batchId);
+  }, 120_000);
+
+  it('prints the line, field and rule of refused rows and sends nothing from a broken JSON array', async () => {
+    const path = writeShipments(['{"key": "x", "activityType": "IMPORT"'], 'json-array');
+    const submit = runDdsync(['submit', path], env);
+    expect(await submit.exited).toBe(1);
+    expect(submit.output()).toMatch(/the JSON array breaks off after item 0/);
+    expect(submit.output()).toContain('nothing was sent');
+  });
+
+  it('refuses a missing file and bad arguments clearly', async () => {
+    const missing = runDdsync(['submit', '/no/such/file.ndjson'], env);
+    expect(await missing.exited).toBe(1);
+    expect(missing.output()).toMatch(/ENOENT|no such file/);
+    const bad = runDdsync(['submissions', 'status', 'not-a-batch'], env);
+    expect(await bad.exited).toBe(2);
+    expect(bad.output()).toContain('BATCH must be a batch id (a UUID), got "not-a-batch"');
+  });
+});

@@ -1,0 +1,159 @@
+import {
+  ActivityFailure, ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal, getExternalWorkflowHandle, isCancellation,
+  proxyActivities, proxyLocalActivities, setHandler,
+} from '@temporalio/workflow';
+import type { SubmissionActivities, TransactionView } from '../activities/submission/activities.ts';
+import { failureMessage } from './failure-message.ts';
+
+/**
+ * One shipment, from request to DDS reference: create the DRAFT (customId = key, exactly once),
+ * submit it, then follow it with durable timers, backing off, never polling a SUBMITTED transaction
+ * sooner than `euWaitMs` after it was seen SUBMITTED (the EU system's wish), and woken at once by a
+ * `transactionUpdated` signal (the webhook receiver's). Ends at AVAILABLE, ERROR or WITHDRAWN, or at
+ * the deadline. A refusal by the service (not entitled, invalid) ends it at once as failed; 429, 5xx
+ * and network errors are retried, without end, by the activities.
+ */
+export interface TransactionTiming {
+  /** First wait after submitting (default 1 minute). */
+  firstPollMs: number;
+  /** Longest wait between two reads (default 1 hour). */
+  maxPollMs: number;
+  /** No read of a SUBMITTED transaction sooner than this after it was seen SUBMITTED (default 30 minutes). */
+  euWaitMs: number;
+  /** Give up following after this long (default 7 days): the transaction ends as timed_out. */
+  deadlineMs: number;
+}
+
+export const DEFAULT_TRANSACTION_TIMING: TransactionTiming = {
+  firstPollMs: 60_000, maxPollMs: 3_600_000, euWaitMs: 30 * 60_000, deadlineMs: 7 * 86_400_000,
+};
+
+export interface SubmitTransactionInput {
+  key: string;
+  batchId: string;
+  /** The bulk submission to report progress to. */
+  parentWorkflowId?: string;
+  timing?: Partial<TransactionTiming>;
+}
+
+export type TransactionOutcome = 'available' | 'error' | 'withdrawn' | 'failed' | 'timed_out' | 'cancelled';
+
+export interface SubmitTransactionResult {
+  key: string;
+  outcome: TransactionOutcome;
+  transactionId: string | null;
+  status: string | null;
+}
+
+/** Sent by the webhook receiver when the service says the transaction changed. */
+export const transactionUpdatedSignal = defineSignal<[{ status?: string }]>('transactionUpdated');
+/** Sent to the bulk submission: `submitted` frees a slot; `done` carries the outcome. */
+export const transactionProgressSignal = defineSignal<[{ key: string; phase: 'submitted' | 'done'; outcome?: TransactionOutcome }]>('transactionProgress');
+export const transactionStatusQuery = defineQuery<{ key: string; phase: string; status: string | null; transactionId: string | null; polls: number }>('status');
+
+export const transactionWorkflowId = (key: string) => `transaction/${key}`;
+
+// Local activities: each call runs in the worker that runs the transaction's workflow, without a
+// round trip through the server (a bulk submission is thousands of them). Creating stays exactly-once
+// when a worker dies mid-call: the attempt is counted in the warehouse before the request is sent,
+// so the replayed call looks the transaction up by its customId first.
+const { createDraftTransaction, submitDraftTransaction, pollTransactionStatus } = proxyLocalActivities<SubmissionActivities>({
+  startToCloseTimeout: '2 minutes',
+  // Without end: a transaction must never be lost to an outage. Refusals are not retried (non-retryable).
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+});
+const { recordTransactionEnd, deleteDraftTransaction } = proxyActivities<SubmissionActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/** A refusal by the service, as opposed to the workflow being cancelled. */
+function isRefusal(error: unknown): boolean {
+  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.nonRetryable;
+}
+
+export async function submitTransaction(input: SubmitTransactionInput): Promise<SubmitTransactionResult> {
+  try {
+    return await followShipment(input);
+  } catch (error) {
+    // Whatever ends this workflow, the bulk submission must hear of it or it would wait forever.
+    if (input.parentWorkflowId && !isCancellation(error)) {
+      await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(input.parentWorkflowId!)
+        .signal(transactionProgressSignal, { key: input.key, phase: 'done', outcome: 'failed' }).catch(() => undefined));
+    }
+    throw error;
+  }
+}
+
+async function followShipment(input: SubmitTransactionInput): Promise<SubmitTransactionResult> {
+  const timing = { ...DEFAULT_TRANSACTION_TIMING, ...input.timing };
+  const { key } = input;
+  const state = { phase: 'creating', status: null as string | null, transactionId: null as string | null, polls: 0 };
+  let woken = false;
+  setHandler(transactionUpdatedSignal, () => {
+    woken = true;
+  });
+  setHandler(transactionStatusQuery, () => ({ key, ...state }));
+  const report = async (phase: 'submitted' | 'done', outcome?: TransactionOutcome) => {
+    if (!input.parentWorkflowId) return;
+    // The bulk submission may be gone (cancelled): the transaction goes on without it.
+    await getExternalWorkflowHandle(input.parentWorkflowId).signal(transactionProgressSignal, { key, phase, ...(outcome ? { outcome } : {}) }).catch(() => undefined);
+  };
+  const end = async (outcome: TransactionOutcome, error: string | null): Promise<SubmitTransactionResult> => {
+    if (outcome === 'failed' || outcome === 'timed_out' || outcome === 'cancelled') await recordTransactionEnd({ key, state: outcome, error });
+    state.phase = 'done';
+    await report('done', outcome);
+    return { key, outcome, transactionId: state.transactionId, status: state.status };
+  };
+
+  let current: TransactionView;
+  try {
+    current = await createDraftTransaction({ key });
+    state.transactionId = current.transactionId;
+    state.status = current.status;
+    if (current.status === 'DRAFT') current = await submitDraftTransaction({ key, transactionId: current.transactionId });
+  } catch (error) {
+    if (isCancellation(error)) {
+      // Cancelled before it was submitted: a draft is deleted, nothing reaches the EU system.
+      return CancellationScope.nonCancellable(async () => {
+        await deleteDraftTransaction({ key });
+        return end('cancelled', 'cancelled before it was submitted');
+      });
+    }
+    if (isRefusal(error)) return CancellationScope.nonCancellable(() => end('failed', failureMessage(error)));
+    throw error;
+  }
+  state.phase = 'following';
+  state.status = current.status;
+  await report('submitted');
+
+  // Submitted transactions are followed to the end even if the batch is cancelled: they exist at the EU.
+  return CancellationScope.nonCancellable(async () => {
+    const startedAt = Date.now();
+    let submittedSeenAt = current.status === 'SUBMITTED' ? startedAt : undefined;
+    let delay = timing.firstPollMs;
+    while (!current.final) {
+      const now = Date.now();
+      if (now - startedAt >= timing.deadlineMs) return end('timed_out', `no final status within ${Math.round(timing.deadlineMs / 60_000)} minutes (last: ${current.status})`);
+      let wait = delay;
+      if (submittedSeenAt !== undefined) wait = Math.max(wait, submittedSeenAt + timing.euWaitMs - now);
+      wait = Math.min(wait, startedAt + timing.deadlineMs - now);
+      const signalled = await condition(() => woken, wait);
+      // Reset before reading: an update that arrives while reading wakes the next wait.
+      woken = false;
+      let next: TransactionView;
+      try {
+        next = await pollTransactionStatus({ key, transactionId: current.transactionId, source: signalled ? 'webhook' : 'poll' });
+      } catch (error) {
+        if (isRefusal(error)) return end('failed', failureMessage(error));
+        throw error;
+      }
+      state.polls++;
+      if (next.status === 'SUBMITTED' && current.status !== 'SUBMITTED') submittedSeenAt = Date.now();
+      current = next;
+      state.status = current.status;
+      delay = Math.min(delay * 2, timing.maxPollMs);
+    }
+    return end(current.state as TransactionOutcome, null);
+  });
+}
