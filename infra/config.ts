@@ -25,7 +25,7 @@ const hostPort = z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/);
 /** A whole number of seconds, minutes, hours or days, at least a minute: Temporal's interval form. */
 const interval = z.string().regex(/^[1-9]\d*[smhd]$/).refine((v) => durationMs(v) >= 60_000);
 /** A whole number followed by ms, s, m, h or d: the waits of a transaction (ms for a fast simulator). */
-const duration = z.string().regex(/^\d+(ms|[smhd])$/).transform(durationMs);
+const duration = z.string().regex(/^\d+(ms|[smhd])$/);
 
 export const SETTINGS = {
   DDSYNC_UPSTREAM_URL: { section: 'upstream', rule: 'an http(s) URL, the service base address', schema: httpUrl, doc: 'Base URL of the due-diligence service (the simulator: http://127.0.0.1:4010).' },
@@ -135,7 +135,10 @@ function toConfig(v: Partial<Values>): Config {
   if (v.DDSYNC_SUBMIT_CONCURRENCY !== undefined) {
     config.submission = {
       concurrency: v.DDSYNC_SUBMIT_CONCURRENCY,
-      timing: { firstPollMs: v.DDSYNC_TX_FIRST_POLL!, maxPollMs: v.DDSYNC_TX_MAX_POLL!, euWaitMs: v.DDSYNC_TX_EU_WAIT!, deadlineMs: v.DDSYNC_TX_DEADLINE! },
+      timing: {
+        firstPollMs: durationMs(v.DDSYNC_TX_FIRST_POLL!), maxPollMs: durationMs(v.DDSYNC_TX_MAX_POLL!),
+        euWaitMs: durationMs(v.DDSYNC_TX_EU_WAIT!), deadlineMs: durationMs(v.DDSYNC_TX_DEADLINE!),
+      },
     };
   }
   if (v.DDSYNC_LOG_LEVEL !== undefined) config.logging = { level: v.DDSYNC_LOG_LEVEL, format: v.DDSYNC_LOG_FORMAT };

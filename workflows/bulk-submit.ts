@@ -1,7 +1,8 @@
 import {
-  CancellationScope, ParentClosePolicy, WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy, allHandlersFinished, condition,
+  CancellationScope, ParentClosePolicy, WorkflowIdReusePolicy, allHandlersFinished, condition,
   continueAsNew, defineQuery, getExternalWorkflowHandle, isCancellation, proxyActivities, setHandler, startChild, workflowInfo,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { SubmissionActivities } from '../activities/submission/activities.ts';
 import {
   submitTransaction, transactionProgressSignal, transactionWorkflowId, type TransactionOutcome, type TransactionTiming,

@@ -67,9 +67,13 @@ const { recordTransactionEnd, deleteDraftTransaction } = proxyActivities<Submiss
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-/** A refusal by the service, as opposed to the workflow being cancelled. */
+/**
+ * A refusal by the service (a non-retryable failure of an activity), as opposed to a cancellation.
+ * A local activity's failure may arrive unwrapped, an ordinary activity's inside an ActivityFailure.
+ */
 function isRefusal(error: unknown): boolean {
-  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.nonRetryable;
+  const failure = error instanceof ActivityFailure ? error.cause : error;
+  return failure instanceof ApplicationFailure && failure.nonRetryable === true;
 }
 
 export async function submitTransaction(input: SubmitTransactionInput): Promise<SubmitTransactionResult> {

@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { sql } from 'kysely';
 import type { Warehouse } from '../warehouse/database.ts';
 import { toJsonRecordset } from '../refresh/json-recordset.ts';
-import { readShipmentFile, FileFormatError } from './shipment-file.ts';
+import { readShipmentFile } from './shipment-file.ts';
 import { checkShipmentRow, type RowError } from './shipment-rules.ts';
 
 /**
@@ -90,7 +90,7 @@ export async function takeInShipments(db: Warehouse, path: string, reportPath: s
   } catch (error) {
     // A broken file is not what its author meant: none of it is kept, none of it will be sent.
     await sql`delete from submission_batches where id = ${batchId}::uuid`.execute(db);
-    throw error instanceof FileFormatError ? error : error;
+    throw error;
   } finally {
     if (report) await new Promise<void>((resolve) => report!.end(resolve));
   }
