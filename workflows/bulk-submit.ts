@@ -1,20 +1,20 @@
 import {
-  CancellationScope, ParentClosePolicy, WorkflowIdReusePolicy, allHandlersFinished, condition,
-  continueAsNew, defineQuery, getExternalWorkflowHandle, isCancellation, proxyActivities, setHandler, startChild, workflowInfo,
+  CancellationScope, ParentClosePolicy, WorkflowIdReusePolicy, continueAsNew, defineQuery, getExternalWorkflowHandle, isCancellation,
+  proxyLocalActivities, setHandler, sleep, startChild, workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { SubmissionActivities } from '../activities/submission/activities.ts';
-import {
-  submitTransaction, transactionProgressSignal, transactionWorkflowId, type TransactionOutcome, type TransactionTiming,
-} from './submit-transaction.ts';
+import { submitTransaction, transactionWorkflowId, type TransactionTiming } from './submit-transaction.ts';
 
 /**
- * A batch of accepted shipments: one `submitTransaction` child per key, started in file order with
- * at most `concurrency` of them still creating or submitting (a child frees its slot once submitted:
- * waiting hours for the EU system holds no slot). Children report their progress by signal, which a
- * `progress` query shows; the workflow continues as new as its history grows, and ends once every
- * child has ended. Cancelled: nothing more is started, drafts not yet submitted are deleted,
- * transactions already submitted are followed to the end (they exist at the EU).
+ * A batch of accepted shipments: one `submitTransaction` workflow per key, started in file order
+ * with at most `concurrency` of them not yet submitted (waiting hours for the EU system holds no
+ * slot). Where each stands is read from the warehouse, which the transactions write as they go: one
+ * read serves the whole batch, so a thousand transactions cost this workflow a few dozen steps, not
+ * thousands of messages. A `progress` query shows it; the workflow continues as new as its history
+ * grows and ends once every transaction has ended. Cancelled: nothing more is started, drafts not
+ * yet submitted are deleted, transactions already submitted are followed to the end (they exist at
+ * the EU and cannot be withdrawn).
  */
 export interface BulkSubmitInput {
   batchId: string;
@@ -27,114 +27,98 @@ export interface BulkSubmitInput {
 
 export interface BulkProgress {
   started: number;
-  submitted: number;
-  available: number;
-  error: number;
-  withdrawn: number;
-  failed: number;
-  timedOut: number;
-  cancelled: number;
+  /** Per ddsync state (pending, created, submitted, available, error, withdrawn, failed, timed_out, cancelled). */
+  states: Record<string, number>;
+  ended: number;
   /** Started, not ended yet. */
   pending: number;
-  /** Keys already started by an earlier submission (the same workflow id): not started again. */
+  available: number;
+  error: number;
+  failed: number;
+  /** Keys whose workflow already existed (started by an earlier run): not started again. */
   alreadyStarted: number;
+  allStarted: boolean;
 }
 
 interface BulkState {
   /** Line of the last request started. */
   cursor: number;
-  /** Children started and not yet submitted (they hold a slot). */
-  holding: string[];
-  /** Children started and not yet ended. */
-  open: string[];
-  progress: BulkProgress;
-  /** Every request has been started. */
+  started: number;
+  alreadyStarted: number;
   allStarted: boolean;
 }
 
-export const bulkProgressQuery = defineQuery<BulkProgress & { batchId: string; allStarted: boolean }>('progress');
+export const bulkProgressQuery = defineQuery<BulkProgress & { batchId: string }>('progress');
 export const bulkSubmitWorkflowId = (batchId: string) => `submission/${batchId}`;
 
-const { nextRequestsOfBatch, closeSubmissionBatch } = proxyActivities<SubmissionActivities>({
+const { nextRequestsOfBatch, batchStanding, closeSubmissionBatch } = proxyLocalActivities<SubmissionActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-const READ_AHEAD = 200;
+/** How often the batch is read while transactions are being started, and while they are followed. */
+const STARTING_CHECK_MS = 250;
+const FOLLOWING_CHECK_MS = 2_000;
 /** Continue as new past this many history events (Temporal's limit is 51,200). */
-const HISTORY_LIMIT = 20_000;
-
-const OUTCOME_COUNTER: Record<TransactionOutcome, keyof BulkProgress> = {
-  available: 'available', error: 'error', withdrawn: 'withdrawn', failed: 'failed', timed_out: 'timedOut', cancelled: 'cancelled',
-};
-
-function emptyProgress(): BulkProgress {
-  return { started: 0, submitted: 0, available: 0, error: 0, withdrawn: 0, failed: 0, timedOut: 0, cancelled: 0, pending: 0, alreadyStarted: 0 };
-}
+const HISTORY_LIMIT = 10_000;
 
 export async function bulkSubmit(input: BulkSubmitInput): Promise<BulkProgress> {
   const concurrency = Math.max(1, input.concurrency ?? 20);
-  const s: BulkState = input.state ?? { cursor: 0, holding: [], open: [], progress: emptyProgress(), allStarted: false };
-  const holding = new Set(s.holding);
-  const open = new Set(s.open);
-  const progress = s.progress;
-  setHandler(transactionProgressSignal, ({ key, phase, outcome }) => {
-    if (phase === 'submitted' || phase === 'done') holding.delete(key);
-    if (phase === 'submitted') progress.submitted++;
-    if (phase === 'done' && open.delete(key)) {
-      progress[OUTCOME_COUNTER[outcome ?? 'failed']]++;
-      progress.pending = open.size;
-    }
-  });
-  setHandler(bulkProgressQuery, () => ({ ...progress, pending: open.size, batchId: input.batchId, allStarted: s.allStarted }));
-  const tooLong = () => workflowInfo().historyLength > HISTORY_LIMIT || workflowInfo().continueAsNewSuggested;
-  const carryOn = async () => {
-    await condition(allHandlersFinished);
-    return continueAsNew<typeof bulkSubmit>({ ...input, state: { ...s, holding: [...holding], open: [...open], progress } });
-  };
+  const s: BulkState = input.state ?? { cursor: 0, started: 0, alreadyStarted: 0, allStarted: false };
+  let progress: BulkProgress = { started: s.started, states: {}, ended: 0, pending: 0, available: 0, error: 0, failed: 0, alreadyStarted: s.alreadyStarted, allStarted: s.allStarted };
+  let holding: string[] = [];
+  setHandler(bulkProgressQuery, () => ({ ...progress, batchId: input.batchId }));
 
   try {
-    while (!s.allStarted) {
-      const next = await nextRequestsOfBatch({ batchId: input.batchId, afterLine: s.cursor, limit: READ_AHEAD });
-      if (next.length === 0) {
-        s.allStarted = true;
-        break;
+    for (;;) {
+      const standing = await batchStanding({ batchId: input.batchId, cursor: s.cursor });
+      holding = standing.holding;
+      progress = {
+        started: standing.started, states: standing.states, ended: standing.ended, pending: standing.started - standing.ended,
+        available: standing.states['available'] ?? 0, error: standing.states['error'] ?? 0, failed: (standing.states['failed'] ?? 0) + (standing.states['timed_out'] ?? 0),
+        alreadyStarted: s.alreadyStarted, allStarted: s.allStarted,
+      };
+      if (s.allStarted && progress.pending === 0) break;
+      const free = concurrency - holding.length;
+      if (!s.allStarted && free > 0) {
+        const next = await nextRequestsOfBatch({ batchId: input.batchId, afterLine: s.cursor, limit: free });
+        if (next.length === 0) s.allStarted = true;
+        // Started together: one step of this workflow, however many slots were free.
+        await Promise.all(next.map(({ key }) => startTransaction(key, input)));
+        s.started += next.length;
+        if (next.length > 0) s.cursor = next[next.length - 1]!.line;
+        if (next.length > 0) continue;
       }
-      for (const { key, line } of next) {
-        await condition(() => holding.size < concurrency);
-        try {
-          await startChild(submitTransaction, {
-            workflowId: transactionWorkflowId(key),
-            args: [{ key, batchId: input.batchId, parentWorkflowId: workflowInfo().workflowId, ...(input.timing ? { timing: input.timing } : {}) }],
-            // A transaction outlives this workflow's runs (continue-as-new) and its cancellation.
-            parentClosePolicy: ParentClosePolicy.ABANDON,
-            // One workflow per key, ever: starting the same key again never creates a second transaction.
-            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          });
-          holding.add(key);
-          open.add(key);
-          progress.started++;
-        } catch (error) {
-          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-          progress.alreadyStarted++;
-        }
-        s.cursor = line;
-        if (tooLong()) return await carryOn();
+      if (workflowInfo().historyLength > HISTORY_LIMIT || workflowInfo().continueAsNewSuggested) {
+        return await continueAsNew<typeof bulkSubmit>({ ...input, state: s });
       }
-    }
-    while (open.size > 0) {
-      await condition(() => open.size === 0 || tooLong());
-      if (open.size > 0) return await carryOn();
+      await sleep(s.allStarted ? FOLLOWING_CHECK_MS : STARTING_CHECK_MS);
     }
     await closeSubmissionBatch({ batchId: input.batchId, cancelled: false });
-    return { ...progress, pending: 0 };
+    return progress;
   } catch (error) {
     if (!isCancellation(error)) throw error;
     return CancellationScope.nonCancellable(async () => {
-      // Children still creating or submitting are asked to stop; submitted ones carry on.
-      await Promise.all([...holding].map((key) => getExternalWorkflowHandle(transactionWorkflowId(key)).cancel().catch(() => undefined)));
+      // Transactions still creating or submitting are asked to stop; submitted ones carry on.
+      await Promise.all(holding.map((key) => getExternalWorkflowHandle(transactionWorkflowId(key)).cancel().catch(() => undefined)));
       await closeSubmissionBatch({ batchId: input.batchId, cancelled: true });
-      return { ...progress, pending: open.size };
+      return { ...progress, allStarted: s.allStarted };
     });
+  }
+
+  async function startTransaction(key: string, bulk: BulkSubmitInput): Promise<void> {
+    try {
+      await startChild(submitTransaction, {
+        workflowId: transactionWorkflowId(key),
+        args: [{ key, batchId: bulk.batchId, ...(bulk.timing ? { timing: bulk.timing } : {}) }],
+        // A transaction outlives this workflow's runs (continue-as-new) and its cancellation.
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        // One workflow per key, ever: starting the same key again never creates a second transaction.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      s.alreadyStarted++;
+    }
   }
 }

@@ -1,5 +1,5 @@
 import {
-  ActivityFailure, ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal, getExternalWorkflowHandle, isCancellation,
+  ActivityFailure, ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal, isCancellation,
   proxyActivities, proxyLocalActivities, setHandler,
 } from '@temporalio/workflow';
 import type { SubmissionActivities, TransactionView } from '../activities/submission/activities.ts';
@@ -31,8 +31,6 @@ export const DEFAULT_TRANSACTION_TIMING: TransactionTiming = {
 export interface SubmitTransactionInput {
   key: string;
   batchId: string;
-  /** The bulk submission to report progress to. */
-  parentWorkflowId?: string;
   timing?: Partial<TransactionTiming>;
 }
 
@@ -47,8 +45,6 @@ export interface SubmitTransactionResult {
 
 /** Sent by the webhook receiver when the service says the transaction changed. */
 export const transactionUpdatedSignal = defineSignal<[{ status?: string }]>('transactionUpdated');
-/** Sent to the bulk submission: `submitted` frees a slot; `done` carries the outcome. */
-export const transactionProgressSignal = defineSignal<[{ key: string; phase: 'submitted' | 'done'; outcome?: TransactionOutcome }]>('transactionProgress');
 export const transactionStatusQuery = defineQuery<{ key: string; phase: string; status: string | null; transactionId: string | null; polls: number }>('status');
 
 export const transactionWorkflowId = (key: string) => `transaction/${key}`;
@@ -57,7 +53,7 @@ export const transactionWorkflowId = (key: string) => `transaction/${key}`;
 // round trip through the server (a bulk submission is thousands of them). Creating stays exactly-once
 // when a worker dies mid-call: the attempt is counted in the warehouse before the request is sent,
 // so the replayed call looks the transaction up by its customId first.
-const { createDraftTransaction, submitDraftTransaction, pollTransactionStatus } = proxyLocalActivities<SubmissionActivities>({
+const { createAndSubmitTransaction, pollTransactionStatus } = proxyLocalActivities<SubmissionActivities>({
   startToCloseTimeout: '2 minutes',
   // Without end: a transaction must never be lost to an outage. Refusals are not retried (non-retryable).
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 minutes' },
@@ -80,11 +76,8 @@ export async function submitTransaction(input: SubmitTransactionInput): Promise<
   try {
     return await followShipment(input);
   } catch (error) {
-    // Whatever ends this workflow, the bulk submission must hear of it or it would wait forever.
-    if (input.parentWorkflowId && !isCancellation(error)) {
-      await CancellationScope.nonCancellable(() => getExternalWorkflowHandle(input.parentWorkflowId!)
-        .signal(transactionProgressSignal, { key: input.key, phase: 'done', outcome: 'failed' }).catch(() => undefined));
-    }
+    // Whatever ends this workflow, the warehouse must say so: the bulk submission waits for it.
+    if (!isCancellation(error)) await CancellationScope.nonCancellable(() => recordTransactionEnd({ key: input.key, state: 'failed', error: failureMessage(error) }));
     throw error;
   }
 }
@@ -98,24 +91,16 @@ async function followShipment(input: SubmitTransactionInput): Promise<SubmitTran
     woken = true;
   });
   setHandler(transactionStatusQuery, () => ({ key, ...state }));
-  const report = async (phase: 'submitted' | 'done', outcome?: TransactionOutcome) => {
-    if (!input.parentWorkflowId) return;
-    // The bulk submission may be gone (cancelled): the transaction goes on without it.
-    await getExternalWorkflowHandle(input.parentWorkflowId).signal(transactionProgressSignal, { key, phase, ...(outcome ? { outcome } : {}) }).catch(() => undefined);
-  };
   const end = async (outcome: TransactionOutcome, error: string | null): Promise<SubmitTransactionResult> => {
     if (outcome === 'failed' || outcome === 'timed_out' || outcome === 'cancelled') await recordTransactionEnd({ key, state: outcome, error });
     state.phase = 'done';
-    await report('done', outcome);
     return { key, outcome, transactionId: state.transactionId, status: state.status };
   };
 
   let current: TransactionView;
   try {
-    current = await createDraftTransaction({ key });
+    current = await createAndSubmitTransaction({ key });
     state.transactionId = current.transactionId;
-    state.status = current.status;
-    if (current.status === 'DRAFT') current = await submitDraftTransaction({ key, transactionId: current.transactionId });
   } catch (error) {
     if (isCancellation(error)) {
       // Cancelled before it was submitted: a draft is deleted, nothing reaches the EU system.
@@ -129,7 +114,6 @@ async function followShipment(input: SubmitTransactionInput): Promise<SubmitTran
   }
   state.phase = 'following';
   state.status = current.status;
-  await report('submitted');
 
   // Submitted transactions are followed to the end even if the batch is cancelled: they exist at the EU.
   return CancellationScope.nonCancellable(async () => {

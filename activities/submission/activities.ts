@@ -7,7 +7,7 @@ import type { Logger } from '../../infra/logger.ts';
 import { mapFailures } from '../failures.ts';
 import { keepAlive } from '../keep-alive.ts';
 import {
-  beginCreateAttempt, cancelUnstarted, closeBatch, recordComponents, recordEnd, recordRetryableError, recordTransaction, requestsAfter,
+  batchStanding, beginCreateAttempt, cancelUnstarted, closeBatch, type BatchStanding, recordComponents, recordEnd, recordRetryableError, recordTransaction, requestsAfter,
   stateOf, transactionIdOf, type StatusSource, type TransactionState,
 } from './transaction-ledger.ts';
 
@@ -47,60 +47,61 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
     return api.findTransactionByCustomId(key, { signal: signal() });
   };
 
+  const createDraft = async (key: string): Promise<TransactionView> => {
+    const request = await beginCreateAttempt(db, key);
+    let transaction = request.earlierAttempts > 0 || request.transactionId ? await findExisting(key, request.transactionId) : undefined;
+    if (!transaction) {
+      try {
+        transaction = await api.createTransaction({ ...request.body, customId: key }, { signal: signal() });
+      } catch (error) {
+        if (!(error instanceof NetworkError && error.outcomeUnknown)) throw error;
+        // The request may have been applied: find it; if it is not there, the next attempt creates it.
+        transaction = await api.findTransactionByCustomId(key, { signal: signal() });
+        if (!transaction) throw error;
+        log.info({ key, transactionId: transaction.id }, 'create response lost; transaction found by customId');
+      }
+    }
+    await recordTransaction(db, key, transaction, 'create');
+    await recordComponents(db, key, request.body.components ?? []);
+    return view(transaction);
+  };
+
+  const submitDraft = async (key: string, transactionId: string): Promise<TransactionView> => {
+    const current = await api.getTransaction(transactionId, { signal: signal() });
+    if (current.status !== 'DRAFT') {
+      await recordTransaction(db, key, current, 'poll');
+      return view(current);
+    }
+    try {
+      await api.submitTransaction(transactionId, { signal: signal() });
+    } catch (error) {
+      const settled = error instanceof ConflictError || (error instanceof UpstreamError && error.status === 400) || (error instanceof NetworkError && error.outcomeUnknown);
+      if (!settled) throw error;
+      const after = await api.getTransaction(transactionId, { signal: signal() });
+      if (after.status === 'DRAFT') throw error;
+      await recordTransaction(db, key, after, 'submit');
+      return view(after);
+    }
+    const submitted = { ...current, status: 'TO_SUBMIT' };
+    await recordTransaction(db, key, submitted, 'submit');
+    return view(submitted);
+  };
+
   return mapFailures(keepAlive({
     async nextRequestsOfBatch(input: { batchId: string; afterLine: number; limit: number }): Promise<Array<{ key: string; line: number }>> {
       return requestsAfter(db, input.batchId, input.afterLine, input.limit);
     },
 
     /**
-     * Creates the DRAFT with customId = key, exactly once: there is no idempotency key, so when an
-     * earlier attempt may have reached the service (it was attempted, or this response was lost),
-     * the transaction is looked up by its customId before anything is created again.
+     * Creates the DRAFT with customId = key, exactly once, then submits it (DRAFT → TO_SUBMIT).
+     * There is no idempotency key: when an earlier attempt may have reached the service (it was
+     * attempted, or this response was lost), the transaction is looked up by its customId before
+     * anything is created again. A submit whose response was lost is not repeated blindly: a
+     * refusal (no longer a DRAFT) is followed by a read, which says where it stands.
      */
-    async createDraftTransaction(input: { key: string }): Promise<TransactionView> {
-      const { key } = input;
-      const request = await beginCreateAttempt(db, key);
-      let transaction = request.earlierAttempts > 0 || request.transactionId ? await findExisting(key, request.transactionId) : undefined;
-      if (!transaction) {
-        try {
-          transaction = await api.createTransaction({ ...request.body, customId: key }, { signal: signal() });
-        } catch (error) {
-          if (!(error instanceof NetworkError && error.outcomeUnknown)) throw error;
-          // The request may have been applied: find it; if it is not there, the next attempt creates it.
-          transaction = await api.findTransactionByCustomId(key, { signal: signal() });
-          if (!transaction) throw error;
-          log.info({ key, transactionId: transaction.id }, 'create response lost; transaction found by customId');
-        }
-      }
-      await recordTransaction(db, key, transaction, 'create');
-      await recordComponents(db, key, request.body.components ?? []);
-      return view(transaction);
-    },
-
-    /**
-     * DRAFT → TO_SUBMIT. A submit whose response was lost is not repeated blindly: a refusal (the
-     * transaction is no longer a DRAFT) is followed by a read, which says where it stands.
-     */
-    async submitDraftTransaction(input: { key: string; transactionId: string }): Promise<TransactionView> {
-      const { key, transactionId } = input;
-      const current = await api.getTransaction(transactionId, { signal: signal() });
-      if (current.status === 'DRAFT') {
-        try {
-          await api.submitTransaction(transactionId, { signal: signal() });
-        } catch (error) {
-          const settled = error instanceof ConflictError || (error instanceof UpstreamError && error.status === 400) || (error instanceof NetworkError && error.outcomeUnknown);
-          if (!settled) throw error;
-          const after = await api.getTransaction(transactionId, { signal: signal() });
-          if (after.status === 'DRAFT') throw error;
-          await recordTransaction(db, key, after, 'submit');
-          return view(after);
-        }
-        const submitted = { ...current, status: 'TO_SUBMIT' };
-        await recordTransaction(db, key, submitted, 'submit');
-        return view(submitted);
-      }
-      await recordTransaction(db, key, current, 'poll');
-      return view(current);
+    async createAndSubmitTransaction(input: { key: string }): Promise<TransactionView> {
+      const created = await createDraft(input.key);
+      return created.status === 'DRAFT' ? submitDraft(input.key, created.transactionId) : created;
     },
 
     /** Reads the transaction (on a timer, or because a webhook said it changed) and records what is new. */
@@ -127,6 +128,11 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
     async recordTransactionEnd(input: { key: string; state: 'failed' | 'timed_out' | 'cancelled'; error: string | null }): Promise<void> {
       await recordEnd(db, input.key, input.state, input.error);
       log.warn({ key: input.key, state: input.state, error: input.error }, 'transaction ended without a DDS reference');
+    },
+
+    /** Where a batch stands in the warehouse: slots held, transactions ended, the keys still holding a slot. */
+    async batchStanding(input: { batchId: string; cursor: number }): Promise<BatchStanding> {
+      return batchStanding(db, input.batchId, input.cursor);
     },
 
     async closeSubmissionBatch(input: { batchId: string; cancelled: boolean }): Promise<{ unsent: number }> {

@@ -141,3 +141,29 @@ export async function cancelUnstarted(db: Warehouse, batchId: string): Promise<n
 export async function closeBatch(db: Warehouse, batchId: string, status: 'done' | 'cancelled'): Promise<void> {
   await sql`update submission_batches set status = ${status}, finished_at = coalesce(finished_at, now()) where id = ${batchId}::uuid`.execute(db);
 }
+
+/** What the bulk submission needs to know of its batch, read from the warehouse (the source of truth). */
+export interface BatchStanding {
+  /** Started (line ≤ cursor) and not yet submitted: they hold a slot. */
+  holding: string[];
+  /** Per ddsync state, over the started transactions. */
+  states: Record<string, number>;
+  /** Started transactions that ended (available, error, withdrawn, failed, timed_out, cancelled). */
+  ended: number;
+  started: number;
+}
+
+export async function batchStanding(db: Warehouse, batchId: string, cursor: number): Promise<BatchStanding> {
+  const { rows } = await sql<{ key: string; state: string }>`
+    select t.key, t.state from transactions t join transaction_requests r on r.key = t.key and r.status = 'accepted'
+    where t.batch_id = ${batchId}::uuid and r.line <= ${cursor}`.execute(db);
+  const states: Record<string, number> = {};
+  const holding: string[] = [];
+  let ended = 0;
+  for (const r of rows) {
+    states[r.state] = (states[r.state] ?? 0) + 1;
+    if (r.state === 'pending' || r.state === 'created') holding.push(r.key);
+    if (['available', 'error', 'withdrawn', 'failed', 'timed_out', 'cancelled'].includes(r.state)) ended++;
+  }
+  return { holding, states, ended, started: rows.length };
+}

@@ -60,7 +60,7 @@ export async function run(argv: string[]): Promise<number> {
       if (values.json) process.stdout.write(`${JSON.stringify({ ...report, workflow: live ?? null })}\n`);
       else {
         process.stdout.write(`${formatBatch(report)}\n`);
-        if (live) process.stdout.write(`  workflow: started ${live.started}, submitted ${live.submitted}, pending ${live.pending}${live.allStarted ? '' : ' (still starting)'}\n`);
+        if (live) process.stdout.write(`  workflow: started ${live.started}, ended ${live.ended}, pending ${live.pending}${live.allStarted ? '' : ' (still starting)'}\n`);
       }
       return batchExitCode(report);
     } finally {
