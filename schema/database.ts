@@ -234,6 +234,72 @@ export interface BusinessInvitationsTable extends Tracked {
   deleted_at: Timestamp | null;
 }
 
+export interface SubmissionBatchesTable {
+  id: string;
+  source: string;
+  created_at: DefaultTimestamp;
+  rows: Generated<number>;
+  accepted: Generated<number>;
+  invalid: Generated<number>;
+  duplicates: Generated<number>;
+  workflow_id: string | null;
+  status: Generated<'open' | 'done' | 'cancelled'>;
+  finished_at: Timestamp | null;
+}
+
+export interface TransactionRequestsTable {
+  id: Generated<number>;
+  batch_id: string;
+  line: number;
+  key: string | null;
+  status: 'accepted' | 'invalid' | 'duplicate';
+  payload: Json | null;
+  errors: Json | null;
+  earlier_batch_id: string | null;
+  create_attempts: Generated<number>;
+  created_at: DefaultTimestamp;
+}
+
+export interface TransactionsTable {
+  key: string;
+  batch_id: string;
+  id: string | null;
+  activity_type: string | null;
+  country_of_activity: string | null;
+  legal_entity_id: string | null;
+  state: Generated<string>;
+  status: string | null;
+  reference_number: string | null;
+  verification_number: string | null;
+  error_reason: string | null;
+  last_error: string | null;
+  created_at: Timestamp | null;
+  submitted_at: Timestamp | null;
+  validated_at: Timestamp | null;
+  last_polled_at: Timestamp | null;
+  updated_at: DefaultTimestamp;
+}
+
+export interface TransactionComponentsTable {
+  transaction_key: string;
+  position: number;
+  kind: 'supplier' | 'dds_reference';
+  hsn: string;
+  quantity: number;
+  unit: string;
+  description: string | null;
+  supplier_business_ids: string[] | null;
+  plot_ids: string[] | null;
+  dds_references: Json | null;
+}
+
+export interface TransactionStatusEventsTable {
+  transaction_key: string;
+  status: string;
+  seen_at: DefaultTimestamp;
+  source: 'create' | 'submit' | 'poll' | 'webhook';
+}
+
 export interface Database {
   sync_runs: SyncRunsTable;
   sync_run_counts: SyncRunCountsTable;
@@ -249,6 +315,11 @@ export interface Database {
   analyses: AnalysesTable;
   plot_history: PlotHistoryTable;
   business_invitations: BusinessInvitationsTable;
+  submission_batches: SubmissionBatchesTable;
+  transaction_requests: TransactionRequestsTable;
+  transactions: TransactionsTable;
+  transaction_components: TransactionComponentsTable;
+  transaction_status_events: TransactionStatusEventsTable;
 }
 
 export type SyncRun = Selectable<SyncRunsTable>;
