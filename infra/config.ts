@@ -7,7 +7,7 @@ import { registerSecret } from './secrets.ts';
  * default. `loadConfig` reports every missing or malformed setting at once and never echoes a
  * value, because some of them are secrets and DATABASE_URL may carry a password.
  */
-export type Section = 'upstream' | 'database' | 'temporal' | 'worker' | 'refresh' | 'submission' | 'logging';
+export type Section = 'upstream' | 'database' | 'temporal' | 'worker' | 'refresh' | 'submission' | 'webhooks' | 'pdfs' | 'logging';
 
 interface Setting {
   section: Section;
@@ -54,6 +54,14 @@ export const SETTINGS = {
   DDSYNC_TX_MAX_POLL: { section: 'submission', rule: 'a duration: a whole number followed by ms, s, m, h or d', schema: duration.default('1h'), doc: 'Longest wait between two reads of a transaction\'s status (waits double up to it).' },
   DDSYNC_TX_EU_WAIT: { section: 'submission', rule: 'a duration: a whole number followed by ms, s, m, h or d', schema: duration.default('30m'), doc: 'No read of a SUBMITTED transaction sooner than this after it was seen SUBMITTED (the EU system asks for 30 minutes); a webhook still wakes it.' },
   DDSYNC_TX_DEADLINE: { section: 'submission', rule: 'a duration: a whole number followed by ms, s, m, h or d', schema: duration.default('7d'), doc: 'A transaction without a final status after this long ends as timed_out.' },
+  DDSYNC_WEBHOOKS: { section: 'webhooks', rule: 'a JSON array of {name, url, events?, description?, active?} (see README, "Webhooks")', schema: z.string().default('[]'), doc: 'The webhooks ddsync keeps registered at the service (desired state).' },
+  DDSYNC_WEBHOOKS_INTERVAL: { section: 'webhooks', rule: 'a duration of at least a minute: a whole number followed by s, m, h or d', schema: interval.default('1h'), doc: 'How often the webhooks are reconciled and their attempts and stats pulled (`ddsync schedule apply`).' },
+  DDSYNC_RECEIVER_HOST: { section: 'webhooks', rule: 'an IP address or host name to listen on', schema: z.string().min(1).default('127.0.0.1'), doc: 'Where the webhook receiver listens (0.0.0.0 in a container).' },
+  DDSYNC_RECEIVER_PORT: { section: 'webhooks', rule: 'an integer from 0 to 65535', schema: z.coerce.number().int().min(0).max(65_535).default(8787), doc: 'Port of the webhook receiver.' },
+  DDSYNC_RECEIVER_MAX_BODY: { section: 'webhooks', rule: 'an integer from 1024 to 10485760 (bytes)', schema: z.coerce.number().int().min(1024).max(10_485_760).default(262_144), doc: 'Largest webhook body accepted; a larger one is refused with 413.' },
+  DDSYNC_RECEIVER_IN_WORKER: { section: 'webhooks', rule: 'true or false', schema: flag.default(false), doc: 'Run the webhook receiver inside `ddsync worker` too.' },
+  DDSYNC_PDF_ARCHIVE_DIR: { section: 'pdfs', rule: 'a directory path', schema: z.string().min(1).default('.ddsync/pdf-archive'), doc: 'Where survey-response PDFs are stored, by SHA-256 (identical content stored once).' },
+  DDSYNC_PDF_INTERVAL: { section: 'pdfs', rule: 'a duration of at least a minute: a whole number followed by s, m, h or d', schema: interval.default('15m'), doc: 'How often queued PDFs that are due are archived (`ddsync schedule apply`).' },
   DDSYNC_LOG_LEVEL: { section: 'logging', rule: 'one of fatal, error, warn, info, debug, trace, silent', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), doc: 'Log level.' },
   DDSYNC_LOG_FORMAT: { section: 'logging', rule: 'json or pretty', schema: z.enum(['json', 'pretty']).optional(), doc: 'Log format (default: pretty on a terminal, JSON otherwise).' },
 } satisfies Record<string, Setting>;
@@ -107,6 +115,8 @@ export interface Config {
   worker?: { maxConcurrentActivities: number; taskQueueActivitiesPerSecond?: number };
   refresh?: { interval: string; supplierConcurrency: number; pageActivities: 'local' | 'task-queue' };
   submission?: { concurrency: number; timing: { firstPollMs: number; maxPollMs: number; euWaitMs: number; deadlineMs: number } };
+  webhooks?: { desired: string; interval: string; receiver: { host: string; port: number; maxBodyBytes: number; inWorker: boolean } };
+  pdfs?: { archiveDir: string; interval: string };
   logging?: { level: Values['DDSYNC_LOG_LEVEL']; format?: Values['DDSYNC_LOG_FORMAT'] };
 }
 
@@ -141,6 +151,13 @@ function toConfig(v: Partial<Values>): Config {
       },
     };
   }
+  if (v.DDSYNC_WEBHOOKS !== undefined) {
+    config.webhooks = {
+      desired: v.DDSYNC_WEBHOOKS, interval: v.DDSYNC_WEBHOOKS_INTERVAL!,
+      receiver: { host: v.DDSYNC_RECEIVER_HOST!, port: v.DDSYNC_RECEIVER_PORT!, maxBodyBytes: v.DDSYNC_RECEIVER_MAX_BODY!, inWorker: v.DDSYNC_RECEIVER_IN_WORKER! },
+    };
+  }
+  if (v.DDSYNC_PDF_ARCHIVE_DIR !== undefined) config.pdfs = { archiveDir: v.DDSYNC_PDF_ARCHIVE_DIR, interval: v.DDSYNC_PDF_INTERVAL! };
   if (v.DDSYNC_LOG_LEVEL !== undefined) config.logging = { level: v.DDSYNC_LOG_LEVEL, format: v.DDSYNC_LOG_FORMAT };
   return config;
 }

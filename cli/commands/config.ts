@@ -29,7 +29,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${r.name.padEnd(26)} ${shown}\n`);
   }
   try {
-    loadConfig(['upstream', 'database', 'temporal', 'worker', 'refresh', 'submission', 'logging'] satisfies Section[]);
+    loadConfig(['upstream', 'database', 'temporal', 'worker', 'refresh', 'submission', 'webhooks', 'pdfs', 'logging'] satisfies Section[]);
     process.stdout.write('\nconfiguration complete: a worker can start with it\n');
     return 0;
   } catch (error) {
