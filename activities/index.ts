@@ -1,13 +1,14 @@
 import { createHealthActivities, type UpstreamProbe } from './health.ts';
 import { createRefreshActivities, type RefreshApi } from './refresh/activities.ts';
 import { createSubmissionActivities, type SubmissionApi } from './submission/activities.ts';
+import { createWebhookActivities, type WebhookApi } from './webhooks/activities.ts';
 import type { Warehouse } from './warehouse/database.ts';
 import type { Logger } from '../infra/logger.ts';
 
 export interface ActivityDeps {
   db: Warehouse;
   /** The upstream client (createUpstreamClient); tests may pass anything with these functions. */
-  api: UpstreamProbe & RefreshApi & SubmissionApi;
+  api: UpstreamProbe & RefreshApi & SubmissionApi & WebhookApi;
   log: Logger;
 }
 
@@ -17,6 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHealthActivities(deps),
     ...createRefreshActivities(deps),
     ...createSubmissionActivities(deps),
+    ...createWebhookActivities(deps),
   };
 }
 

@@ -22,6 +22,9 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   demo: () => import('./commands/demo.ts'),
   submit: () => import('./commands/submit.ts'),
   submissions: () => import('./commands/submissions.ts'),
+  receiver: () => import('./commands/receiver.ts'),
+  webhooks: () => import('./commands/webhooks.ts'),
+  invitations: () => import('./commands/invitations.ts'),
 };
 
 function version(): string {
@@ -76,4 +79,4 @@ async function main(argv: string[]): Promise<number> {
 const code = await main(process.argv.slice(2));
 process.exitCode = code;
 // Long-running commands never return here; one-shot commands end now even if a library left a handle open.
-if (!['stack', 'simulator', 'worker'].includes(process.argv[2] ?? '') || code !== 0) process.exit(code);
+if (!['stack', 'simulator', 'worker', 'receiver'].includes(process.argv[2] ?? '') || code !== 0) process.exit(code);

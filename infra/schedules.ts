@@ -5,12 +5,14 @@ import {
 // Type-only: the names are checked against the worker's workflows without loading workflow code into the CLI.
 import type * as workflows from '../workflows/index.ts';
 import type { RefreshInput } from '../workflows/refresh-warehouse.ts';
+import type { MaintainWebhooksInput } from '../workflows/maintain-webhooks.ts';
+import { parseDesiredWebhooks } from '../activities/webhooks/desired.ts';
 import { durationMs } from './config.ts';
 
 /**
  * The Temporal Schedules ddsync owns, built from configuration, and an idempotent way to make the
- * server hold exactly them (`ddsync schedule apply`). The list has one entry today (the warehouse
- * refresh); webhook reconciliation and PDF archiving will join it as further builders.
+ * server hold exactly them (`ddsync schedule apply`): the warehouse refresh, the webhook upkeep
+ * (reconcile, then pull attempts and stats) and the survey-response PDF archive.
  */
 
 /** Written into each schedule's memo on create, so `ddsync schedule list` can tell ddsync's schedules apart. */
@@ -38,7 +40,13 @@ export interface ManagedSchedule {
 export interface ScheduleConfig {
   temporal: { taskQueue: string };
   refresh: { interval: string; supplierConcurrency: number; pageActivities?: 'local' | 'task-queue' };
+  /** Without it (or with no desired webhook) there is no webhook schedule. */
+  webhooks?: { desired: string; interval: string };
+  pdfs?: { interval: string };
 }
+
+export const WEBHOOKS_SCHEDULE_ID = 'ddsync-webhooks';
+export const PDF_ARCHIVE_SCHEDULE_ID = 'ddsync-pdf-archive';
 
 export const REFRESH_SCHEDULE_ID = 'ddsync-refresh';
 
@@ -69,9 +77,38 @@ export function refreshInputFrom(refresh: ScheduleConfig['refresh']): RefreshInp
   return { supplierConcurrency: refresh.supplierConcurrency, ...(refresh.pageActivities === 'task-queue' ? { pageActivities: 'task-queue' as const } : {}) };
 }
 
+/** Reconcile the desired webhooks (baked into the schedule: apply again after changing DDSYNC_WEBHOOKS), pull attempts and stats. */
+export function webhooksSchedule(config: ScheduleConfig, options: { scheduleId?: string } = {}): ManagedSchedule | undefined {
+  if (!config.webhooks) return undefined;
+  const desired = parseDesiredWebhooks(config.webhooks.desired);
+  if (desired.length === 0) return undefined;
+  const scheduleId = options.scheduleId ?? WEBHOOKS_SCHEDULE_ID;
+  const args: [MaintainWebhooksInput] = [{ desired }];
+  return {
+    scheduleId,
+    spec: { intervals: [{ every: durationText(config.webhooks.interval, 'webhooks.interval (DDSYNC_WEBHOOKS_INTERVAL)') }] },
+    action: { type: 'startWorkflow', workflowType: 'maintainWebhooks' satisfies WorkflowName, workflowId: scheduleId, taskQueue: config.temporal.taskQueue, args },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW },
+    memo: { managedBy: MANAGED_BY, purpose: 'keep the webhooks registered and pull their attempts and stats' },
+  };
+}
+
+/** Archive the queued survey-response PDFs that are due. */
+export function pdfArchiveSchedule(config: ScheduleConfig, options: { scheduleId?: string } = {}): ManagedSchedule | undefined {
+  if (!config.pdfs) return undefined;
+  const scheduleId = options.scheduleId ?? PDF_ARCHIVE_SCHEDULE_ID;
+  return {
+    scheduleId,
+    spec: { intervals: [{ every: durationText(config.pdfs.interval, 'pdfs.interval (DDSYNC_PDF_INTERVAL)') }] },
+    action: { type: 'startWorkflow', workflowType: 'archiveSurveyPdfs' as WorkflowName, workflowId: scheduleId, taskQueue: config.temporal.taskQueue, args: [{}] },
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW },
+    memo: { managedBy: MANAGED_BY, purpose: 'archive the survey-response PDFs that are due' },
+  };
+}
+
 /** Every schedule ddsync manages, in the order they are applied and printed. */
 export function ddsyncSchedules(config: ScheduleConfig): ManagedSchedule[] {
-  return [refreshSchedule(config)];
+  return [refreshSchedule(config), webhooksSchedule(config), pdfArchiveSchedule(config)].filter((s): s is ManagedSchedule => s !== undefined);
 }
 
 function durationText(text: string, field: string): DurationText {

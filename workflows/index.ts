@@ -4,3 +4,4 @@ export { refreshWarehouse } from './refresh-warehouse.ts';
 export { syncSupplierPlots } from './sync-supplier-plots.ts';
 export { submitTransaction } from './submit-transaction.ts';
 export { bulkSubmit } from './bulk-submit.ts';
+export { maintainWebhooks } from './maintain-webhooks.ts';

@@ -24,13 +24,13 @@ export async function run(argv: string[]): Promise<number> {
     throw new UsageError(subcommand === undefined ? 'a subcommand is required: apply or list' : `unknown subcommand "${subcommand}": expected apply or list`);
   }
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
-  const config = loadConfig(['temporal', 'refresh']);
+  const config = loadConfig(['temporal', 'refresh', 'webhooks', 'pdfs']);
   const temporal = config.temporal!;
   const client = await connectClient(temporal).catch((error: unknown) => {
     throw new Error(`cannot reach Temporal at TEMPORAL_ADDRESS=${temporal.address}: ${error instanceof Error ? error.message : String(error)}`);
   });
   try {
-    if (subcommand === 'apply') await apply(client, config.refresh!, temporal, values.json === true);
+    if (subcommand === 'apply') await apply(client, { temporal, refresh: config.refresh!, ...(config.webhooks ? { webhooks: config.webhooks } : {}), ...(config.pdfs ? { pdfs: config.pdfs } : {}) }, temporal, values.json === true);
     else await list(client, temporal.namespace, values.json === true);
     return 0;
   } finally {
@@ -38,8 +38,8 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-async function apply(client: Client, refresh: ScheduleConfig['refresh'], temporal: { namespace: string; taskQueue: string }, json: boolean) {
-  const applied = await applySchedules(client, ddsyncSchedules({ temporal, refresh }));
+async function apply(client: Client, config: ScheduleConfig, temporal: { namespace: string; taskQueue: string }, json: boolean) {
+  const applied = await applySchedules(client, ddsyncSchedules(config));
   // Described after applying, for what the server now holds (next run times are the server's).
   const rows = [];
   for (const result of applied) rows.push({ ...result, ...pick(await describeSchedule(client, result.id)) });

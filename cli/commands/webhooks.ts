@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { parseFlags, UsageError } from '../usage.ts';
+import { loadConfig } from '../../infra/config.ts';
+import { createLogger } from '../../infra/logger.ts';
+import { connectClient } from '../../infra/temporal-connection.ts';
+import { managedName, parseDesiredWebhooks } from '../../activities/webhooks/desired.ts';
+import { maintainWebhooks, maintainWebhooksWorkflowId } from '../../workflows/maintain-webhooks.ts';
+import { createUpstreamFromConfig } from '../upstream.ts';
+
+export const summary = 'webhooks at the service: list | send-example EVENT | reconcile';
+export const help = `ddsync webhooks list [--json]
+ddsync webhooks send-example EVENT [--name NAME] [--json]
+ddsync webhooks reconcile [--json]
+
+list          every webhook of the business at the service, ddsync's marked with their name, with
+              their delivery stats
+send-example  asks the service to send an example EVENT (e.g. transaction.updated) to ddsync's
+              webhooks (or only NAME), printing each message id
+reconcile     makes the service's webhooks match DDSYNC_WEBHOOKS now (create, patch, re-activate),
+              then pulls attempts and stats into the warehouse; runs on the workers of
+              TEMPORAL_TASK_QUEUE, like the schedule does. Webhooks without ddsync's marker are never touched.`;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, name: { type: 'string' } }, true);
+  const [sub, event, ...extra] = positionals;
+  if (sub !== 'list' && sub !== 'send-example' && sub !== 'reconcile') throw new UsageError(sub === undefined ? 'a subcommand is required: list, send-example or reconcile' : `unknown subcommand "${sub}": expected list, send-example or reconcile`);
+  if (sub === 'send-example' && !event) throw new UsageError('send-example needs an EVENT (e.g. transaction.updated)');
+  if ((sub !== 'send-example' && event) || extra.length > 0) throw new UsageError(`unexpected argument "${sub === 'send-example' ? extra[0] : event}"`);
+
+  if (sub === 'reconcile') {
+    const config = loadConfig(['temporal', 'webhooks']);
+    const desired = parseDesiredWebhooks(config.webhooks!.desired);
+    const client = await connectClient(config.temporal!);
+    try {
+      const result = await client.workflow.execute(maintainWebhooks, { taskQueue: config.temporal!.taskQueue, workflowId: maintainWebhooksWorkflowId(randomUUID()), args: [{ desired }] });
+      if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+      else {
+        for (const a of result.actions) process.stdout.write(`${a.kind.padEnd(9)} ${a.name}${a.changes ? ` (${a.changes.join(', ')})` : ''}${a.reason ? ` (${a.reason})` : ''}\n`);
+        process.stdout.write(`${result.actions.length === 0 ? 'nothing to change; ' : ''}${result.managed} managed, ${result.foreign} other webhook(s) left alone; ${result.newAttempts} new delivery attempt(s) recorded\n`);
+      }
+      return 0;
+    } finally {
+      await client.connection.close();
+    }
+  }
+
+  const config = loadConfig(['upstream', 'logging']);
+  const api = createUpstreamFromConfig(config.upstream!, createLogger({ level: config.logging!.level, format: config.logging!.format }));
+  const hooks = await api.listWebhooks();
+  if (sub === 'list') {
+    const rows = [];
+    for (const w of hooks) rows.push({ ...w, managedName: managedName(w.description), stats: await api.getWebhookStats(w.id) });
+    if (values.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
+    else {
+      for (const r of rows) {
+        process.stdout.write(`${r.id}  ${(r.managedName ? `ddsync:${r.managedName}` : '(not ddsync)').padEnd(24)} ${r.isActive ? 'active  ' : 'inactive'} ${r.url}  events ${r.events.join(',')}  ok ${r.stats.successfulMessages} failed ${r.stats.failedMessages}\n`);
+      }
+      if (rows.length === 0) process.stdout.write('no webhooks at the service\n');
+    }
+    return 0;
+  }
+  const known = await api.listWebhookEventTypes();
+  if (!known.includes(event!)) throw new UsageError(`unknown event "${event}": the service sends ${known.join(', ')}`);
+  const targets = hooks.filter((w) => managedName(w.description) !== null && (values.name === undefined || managedName(w.description) === values.name));
+  if (targets.length === 0) {
+    process.stderr.write(`ddsync webhooks: no webhook of ddsync${values.name ? ` named "${values.name}"` : ''} at the service (run ddsync webhooks reconcile)\n`);
+    return 1;
+  }
+  const sent = [];
+  for (const w of targets) sent.push({ name: managedName(w.description), webhookId: w.id, ...(await api.sendExampleWebhookEvent(w.id, event!)) });
+  process.stdout.write(values.json ? `${JSON.stringify(sent)}\n` : sent.map((s) => `sent ${event} to ${s.name}: message ${s.messageId}\n`).join(''));
+  return 0;
+}
