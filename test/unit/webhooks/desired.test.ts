@@ -29,7 +29,7 @@ describe('desired webhooks', () => {
       '[0].events: a non-empty list of event kinds (e.g. ["transaction.updated"])',
     ]);
     expect(problems('[{"name": "a", "url": "https://x.example.com"}, {"name": "a", "url": "https://y.example.com"}]')).toEqual(['[1].name: "a" is used twice']);
-    expect(problems(`[{"name": "a", "url": "https://x.example.com", "description": "${'d'.repeat(995)}"}]`)[0]).toMatch(/description: at most 990 characters/);
+    expect(problems(`[{"name": "a", "url": "https://x.example.com", "description": "${'d'.repeat(995)}"}]`)[0]).toMatch(/description: at most 989 characters/);
   });
 
   it('marks ddsync\'s webhooks in their description and recognises only those', () => {
