@@ -1,0 +1,63 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { inject } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { startSimulator, type Simulator } from '../../simulator/index.ts';
+import { freePort } from '../../infra/ports.ts';
+import { createTestDatabase } from '../support/databases.ts';
+import { runDdsync, type RunningCommand } from '../support/processes.ts';
+import { waitUntil } from '../support/wait.ts';
+
+describe('ddsync webhooks and ddsync receiver', () => {
+  let sim: Simulator;
+  let env: NodeJS.ProcessEnv;
+  let worker: RunningCommand;
+  let receiverPort: number;
+
+  beforeAll(async () => {
+    receiverPort = await freePort();
+    sim = await startSimulator({ port: 0, suppliers: 2, plots: 20, resolve: { 'hooks.ddsync.test': `127.0.0.1:${receiverPort}` } });
+    env = {
+      PATH: process.env.PATH, HOME: process.env.HOME, DDSYNC_LOG_FORMAT: 'json',
+      DATABASE_URL: await createTestDatabase('cliwebhooks'), TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: `cli-webhooks-${randomUUID()}`,
+      DDSYNC_UPSTREAM_URL: sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
+      DDSYNC_WEBHOOKS: JSON.stringify([{ name: 'main', url: 'https://hooks.ddsync.test/hooks/main', description: 'from the CLI test' }]),
+      DDSYNC_RECEIVER_PORT: String(receiverPort),
+    };
+    worker = runDdsync(['worker'], env);
+    await worker.waitFor(/worker ready/, 90_000);
+  }, 120_000);
+  afterAll(async () => {
+    worker?.child.kill('SIGINT');
+    await worker?.exited;
+    await sim?.close();
+  });
+
+  it('reconciles, lists, and sends an example that the receiver accepts', async () => {
+    const reconcile = runDdsync(['webhooks', 'reconcile'], env);
+    expect(await reconcile.exited).toBe(0);
+    expect(reconcile.output()).toMatch(/create {4}main/);
+
+    const list = runDdsync(['webhooks', 'list', '--json'], env);
+    expect(await list.exited).toBe(0);
+    const hooks = JSON.parse(list.output().trim().split('\n').at(-1)!) as Array<{ managedName: string | null; url: string }>;
+    expect(hooks).toEqual([expect.objectContaining({ managedName: 'main', url: 'https://hooks.ddsync.test/hooks/main' })]);
+
+    const receiver = runDdsync(['receiver'], env);
+    try {
+      await receiver.waitFor(/webhook receiver listening on http:\/\/127\.0\.0\.1:\d+/, 30_000);
+      expect((await fetch(`http://127.0.0.1:${receiverPort}/healthz`)).status).toBe(200);
+      const send = runDdsync(['webhooks', 'send-example', 'transaction.updated', '--json'], env);
+      expect(await send.exited).toBe(0);
+      const [sent] = JSON.parse(send.output().trim().split('\n').at(-1)!) as Array<{ messageId: string }>;
+      const hookId = sim.control.webhooks()[0]!['id'] as string;
+      // The receiver answered 2xx: the service records a successful attempt.
+      await waitUntil('the example delivered', () => sim.control.attempts(hookId).some((a) => a.msgId === sent!.messageId && a.status === 'SUCCESS'));
+      const unknown = runDdsync(['webhooks', 'send-example', 'plot.created'], env);
+      expect(await unknown.exited).toBe(2);
+      expect(unknown.output()).toContain('unknown event "plot.created": the service sends transaction.updated');
+    } finally {
+      receiver.child.kill('SIGTERM');
+      expect(await receiver.exited).toBe(0);
+    }
+  }, 120_000);
+});
