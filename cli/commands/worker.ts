@@ -7,18 +7,33 @@ import { createDdsyncWorker } from '../../infra/worker.ts';
 import { openWarehouse } from '../../activities/warehouse/database.ts';
 import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
+import { connectClient } from '../../infra/temporal-connection.ts';
+import { startReceiver, type RunningReceiver } from '../../infra/receiver.ts';
+import type { Config } from '../../infra/config.ts';
+import type { Logger } from '../../infra/logger.ts';
+import type { Warehouse } from '../../activities/warehouse/database.ts';
+import type { UpstreamClient } from '../../activities/api/index.ts';
+
+/** DDSYNC_RECEIVER_IN_WORKER: the webhook receiver in this process (its own Temporal client to signal). */
+async function startReceiverInWorker(config: Config, db: Warehouse, api: UpstreamClient, log: Logger): Promise<RunningReceiver & { close(): Promise<void> }> {
+  const client = await connectClient(config.temporal!);
+  const { host, port, maxBodyBytes } = config.webhooks!.receiver;
+  const receiver = await startReceiver({ db, api, temporal: client, log, host, port, maxBodyBytes });
+  return { ...receiver, close: async () => { await receiver.close(); await client.connection.close(); } };
+}
 
 export const summary = 'run a Temporal worker (connects to Temporal, Postgres and the service)';
 export const help = `ddsync worker [--bundle PATH]
 
 Migrates the warehouse, then polls TEMPORAL_TASK_QUEUE and runs ddsync's workflows and activities
 until SIGINT/SIGTERM, then finishes the activities in flight and exits. Needs DATABASE_URL, DDSYNC_UPSTREAM_URL,
-DDSYNC_CLIENT_ID and DDSYNC_CLIENT_SECRET (see README, "Configuration").
+DDSYNC_CLIENT_ID and DDSYNC_CLIENT_SECRET (see README, "Configuration"). With
+DDSYNC_RECEIVER_IN_WORKER=true it also runs the webhook receiver (see \`ddsync receiver\`).
 --bundle PATH   a prebuilt workflow bundle (npm run build); default: bundle at start.`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { bundle: { type: 'string' } });
-  const config = loadConfig(['upstream', 'database', 'temporal', 'worker', 'logging']);
+  const config = loadConfig(['upstream', 'database', 'temporal', 'worker', 'webhooks', 'logging']);
   const log = createLogger({ level: config.logging!.level, format: config.logging!.format });
   installTemporalRuntime(log);
 
@@ -45,9 +60,11 @@ export async function run(argv: string[]): Promise<number> {
     taskQueueActivitiesPerSecond: config.worker!.taskQueueActivitiesPerSecond,
     workflowBundlePath: values.bundle,
   });
-  log.info({ taskQueue: temporal.taskQueue, namespace: temporal.namespace, address: temporal.address }, 'worker ready');
+  const receiver = config.webhooks!.receiver.inWorker ? await startReceiverInWorker(config, db, api, log) : undefined;
+  log.info({ taskQueue: temporal.taskQueue, namespace: temporal.namespace, address: temporal.address, receiver: receiver?.url }, 'worker ready');
   // Worker.run resolves after SIGINT/SIGTERM once in-flight tasks are done (the SDK's shutdown signals).
   await worker.run();
+  await receiver?.close();
   await connection.close();
   await db.destroy();
   log.info('worker stopped');

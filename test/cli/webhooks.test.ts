@@ -60,4 +60,17 @@ describe('ddsync webhooks and ddsync receiver', () => {
       expect(await receiver.exited).toBe(0);
     }
   }, 120_000);
+
+  it('runs the receiver inside the worker when asked', async () => {
+    const port = await freePort();
+    const inWorker = runDdsync(['worker'], { ...env, DDSYNC_RECEIVER_IN_WORKER: 'true', DDSYNC_RECEIVER_PORT: String(port), TEMPORAL_TASK_QUEUE: `cli-webhooks-inworker-${randomUUID()}` });
+    try {
+      await inWorker.waitFor(/worker ready/, 90_000);
+      expect(inWorker.output()).toContain(`http://127.0.0.1:${port}`);
+      expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+    } finally {
+      inWorker.child.kill('SIGINT');
+      expect(await inWorker.exited).toBe(0);
+    }
+  }, 120_000);
 });
