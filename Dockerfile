@@ -14,6 +14,8 @@ COPY schema ./schema
 COPY sql ./sql
 COPY simulator ./simulator
 RUN node node_modules/tsx/dist/cli.mjs infra/build.ts
+# The PDF archive volume mounts here (docker-compose.yml); a named volume takes over this ownership.
+RUN mkdir -p /archive && chown node:node /archive
 USER node
 # Memory settings of a production worker: see infra/production.ts.
 ENV MALLOC_ARENA_MAX=2
