@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll, afterEach, inject } from 'vi
 import { randomUUID } from 'node:crypto';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import {
-  applySchedules, listSchedules, refreshSchedule, REFRESH_SCHEDULE_ID, type ScheduleConfig, type ScheduleListing,
+  applySchedules, listSchedules, refreshSchedule, REFRESH_SCHEDULE_ID, WEBHOOKS_SCHEDULE_ID, PDF_ARCHIVE_SCHEDULE_ID, type ScheduleConfig, type ScheduleListing,
 } from '../../infra/schedules.ts';
 import { connectTemporal, type TemporalForTest } from '../support/temporal.ts';
 import { runDdsync } from '../support/processes.ts';
@@ -156,6 +156,8 @@ describe('Temporal schedules', () => {
 
   it('ddsync schedule apply --json creates, then reports unchanged; schedule list --json shows it', async () => {
     scheduleIds.add(REFRESH_SCHEDULE_ID);
+    scheduleIds.add(WEBHOOKS_SCHEDULE_ID);
+    scheduleIds.add(PDF_ARCHIVE_SCHEDULE_ID);
     const taskQueue = `cli-schedule-${randomUUID()}`;
     const env = {
       PATH: process.env.PATH,
@@ -165,6 +167,9 @@ describe('Temporal schedules', () => {
       TEMPORAL_TASK_QUEUE: taskQueue,
       DDSYNC_REFRESH_INTERVAL: '45m',
       DDSYNC_REFRESH_CONCURRENCY: '2',
+      DDSYNC_WEBHOOKS: JSON.stringify([{ name: 'main', url: 'https://hooks.example.com/hooks/main' }]),
+      DDSYNC_WEBHOOKS_INTERVAL: '2h',
+      DDSYNC_PDF_INTERVAL: '20m',
     };
     const ddsync = async (...args: string[]) => {
       const run = runDdsync(['schedule', ...args], env);
@@ -175,13 +180,19 @@ describe('Temporal schedules', () => {
 
     const first = await ddsync('apply', '--json');
     expect(first.code, first.output).toBe(0);
-    expect(lastJson(first.output).schedules).toEqual([expect.objectContaining({
-      id: REFRESH_SCHEDULE_ID, outcome: 'created', intervals: ['45m'], workflowType: 'refreshWarehouse', taskQueue, paused: false,
-    })]);
+    expect(lastJson(first.output).schedules).toEqual([
+      expect.objectContaining({ id: REFRESH_SCHEDULE_ID, outcome: 'created', intervals: ['45m'], workflowType: 'refreshWarehouse', taskQueue, paused: false }),
+      expect.objectContaining({ id: WEBHOOKS_SCHEDULE_ID, outcome: 'created', intervals: ['2h'], workflowType: 'maintainWebhooks', taskQueue }),
+      expect.objectContaining({ id: PDF_ARCHIVE_SCHEDULE_ID, outcome: 'created', intervals: ['20m'], workflowType: 'archiveSurveyPdfs', taskQueue }),
+    ]);
     const second = await ddsync('apply', '--json');
     expect(second.code, second.output).toBe(0);
-    expect(lastJson(second.output).schedules).toEqual([expect.objectContaining({ id: REFRESH_SCHEDULE_ID, outcome: 'unchanged', changed: [] })]);
+    expect(lastJson(second.output).schedules.map((s) => [s['id'], s['outcome']])).toEqual([
+      [REFRESH_SCHEDULE_ID, 'unchanged'], [WEBHOOKS_SCHEDULE_ID, 'unchanged'], [PDF_ARCHIVE_SCHEDULE_ID, 'unchanged'],
+    ]);
     expect((await describeOnServer(REFRESH_SCHEDULE_ID)).action.args).toEqual([{ supplierConcurrency: 2 }]);
+    // The desired webhooks travel in the schedule's input.
+    expect((await describeOnServer(WEBHOOKS_SCHEDULE_ID)).action.args).toEqual([{ desired: [{ name: 'main', url: 'https://hooks.example.com/hooks/main', events: ['transaction.updated'], description: '', active: true }] }]);
 
     const listed = await ddsync('list', '--json');
     expect(listed.code, listed.output).toBe(0);
@@ -192,7 +203,7 @@ describe('Temporal schedules', () => {
 
     const human = await ddsync('apply');
     expect(human.code, human.output).toBe(0);
-    expect(human.output).toMatch(/^ddsync-refresh {2}unchanged {2}every 45m {2}next \d{4}-\d\d-\d\dT/m);
+    expect(human.output).toMatch(/^ddsync-refresh +unchanged {2}every 45m {2}next \d{4}-\d\d-\d\dT/m);
 
     const wrong = await ddsync('frobnicate');
     expect(wrong.code).toBe(2);
