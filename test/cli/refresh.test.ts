@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { runDdsync, type RunningCommand } from '../support/processes.ts';
+import { runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
 import { connectTemporal, type TemporalForTest } from '../support/temporal.ts';
 import { startRefresh } from '../../cli/refresh-runner.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -26,13 +26,11 @@ describe('ddsync refresh', () => {
       DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: `cli-refresh-${randomUUID()}`,
       DDSYNC_UPSTREAM_URL: sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret', DDSYNC_LOG_FORMAT: 'json',
     };
-    worker = runDdsync(['worker'], env);
-    await worker.waitFor(/worker ready/, 90_000);
+    worker = await startWorkerProcess(env);
     db = openWarehouse(databaseUrl, 2);
   }, 120_000);
   afterAll(async () => {
-    worker?.child.kill('SIGINT');
-    await worker?.exited;
+    await stopProcess(worker);
     await db?.destroy();
     await sim?.close();
   });

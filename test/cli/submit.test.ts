@@ -3,7 +3,7 @@ import { inject } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { runDdsync, type RunningCommand } from '../support/processes.ts';
+import { runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 
 const lastJson = (text: string): Record<string, unknown> => JSON.parse(text.trim().split('\n').at(-1)!) as Record<string, unknown>;
@@ -22,12 +22,10 @@ describe('ddsync submit and submissions', () => {
       DDSYNC_UPSTREAM_URL: sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret', DDSYNC_LOG_FORMAT: 'json',
       DDSYNC_TX_FIRST_POLL: '100ms', DDSYNC_TX_MAX_POLL: '1s', DDSYNC_TX_EU_WAIT: '1800ms', DDSYNC_TX_DEADLINE: '2m',
     };
-    worker = runDdsync(['worker'], env);
-    await worker.waitFor(/worker ready/, 90_000);
+    worker = await startWorkerProcess(env);
   }, 120_000);
   afterAll(async () => {
-    worker?.child.kill('SIGINT');
-    await worker?.exited;
+    await stopProcess(worker);
     await sim?.close();
   });
 

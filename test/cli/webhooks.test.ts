@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { freePort } from '../../infra/ports.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { runDdsync, type RunningCommand } from '../support/processes.ts';
+import { runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
 import { waitUntil } from '../support/wait.ts';
 
 describe('ddsync webhooks and ddsync receiver', () => {
@@ -23,12 +23,10 @@ describe('ddsync webhooks and ddsync receiver', () => {
       DDSYNC_WEBHOOKS: JSON.stringify([{ name: 'main', url: 'https://hooks.ddsync.test/hooks/main', description: 'from the CLI test' }]),
       DDSYNC_RECEIVER_PORT: String(receiverPort),
     };
-    worker = runDdsync(['worker'], env);
-    await worker.waitFor(/worker ready/, 90_000);
+    worker = await startWorkerProcess(env);
   }, 120_000);
   afterAll(async () => {
-    worker?.child.kill('SIGINT');
-    await worker?.exited;
+    await stopProcess(worker);
     await sim?.close();
   });
 

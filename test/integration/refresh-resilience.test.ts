@@ -1,10 +1,8 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
 import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
-import { runDdsync, type RunningCommand } from '../support/processes.ts';
 import { waitUntil } from '../support/wait.ts';
 import { refreshWarehouse, refreshWorkflowId } from '../../workflows/refresh-warehouse.ts';
 
@@ -19,12 +17,7 @@ async function expectNoDuplicates(h: WorkerHarness, runId: string): Promise<void
 
 describe('refresh resilience', () => {
   let h: WorkerHarness | undefined;
-  const workers: RunningCommand[] = [];
   afterEach(async () => {
-    for (const w of workers.splice(0)) {
-      w.child.kill('SIGKILL');
-      await w.exited;
-    }
     await h?.close();
     h = undefined;
   });
@@ -40,14 +33,7 @@ describe('refresh resilience', () => {
 
   it('finishes with the same warehouse when its worker is killed mid-run and another starts', async () => {
     h = await startWorkerHarness({ seed: 22, suppliers: 3, plots: 6000, faults: { latency: 1, latencyMs: [40, 40] } }, 'crash');
-    const env = {
-      ...process.env,
-      DDSYNC_UPSTREAM_URL: h.sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
-      DATABASE_URL: h.databaseUrl, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-      TEMPORAL_TASK_QUEUE: h.temporal.taskQueue, DDSYNC_LOG_LEVEL: 'warn', DDSYNC_LOG_FORMAT: 'json',
-    };
-    const first = runDdsync(['worker'], env);
-    workers.push(first);
+    const first = h.spawnWorker();
     const runId = randomUUID();
     const run = h.temporal.client.workflow.execute(refreshWarehouse, {
       taskQueue: h.temporal.taskQueue, workflowId: refreshWorkflowId(runId),
@@ -67,8 +53,7 @@ describe('refresh resilience', () => {
     expect(atKill.rows[0]!.status).toBe('running');
     expect(atKill.rows[0]!.pages).toBeLessThan(14);
 
-    const second = runDdsync(['worker'], env);
-    workers.push(second);
+    h.spawnWorker();
     const summary = await run;
     expect(summary.status).toBe('succeeded');
     expect(await warehousePlotFacts(h.db)).toEqual(simulatorPlotFacts(h.sim));

@@ -1,9 +1,7 @@
 import { describe, it, expect, afterEach } from 'vitest';
-import { inject } from 'vitest';
 import { sql } from 'kysely';
 import { startWorkerHarness, FAST_TIMING, type WorkerHarness } from '../support/worker-harness.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
-import { runDdsync, type RunningCommand } from '../support/processes.ts';
 import { waitUntil } from '../support/wait.ts';
 import { takeInShipments } from '../../activities/submission/intake.ts';
 import { bulkSubmit, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
@@ -13,12 +11,7 @@ const RUN = Math.random().toString(36).slice(2, 8);
 
 describe('bulk submission resilience', () => {
   let h: WorkerHarness | undefined;
-  const workers: RunningCommand[] = [];
   afterEach(async () => {
-    for (const w of workers.splice(0)) {
-      w.child.kill('SIGKILL');
-      await w.exited;
-    }
     await h?.close();
     h = undefined;
   });
@@ -31,14 +24,7 @@ describe('bulk submission resilience', () => {
     const supplier = h.sim.control.suppliers()[0]!.id;
     const keys = Array.from({ length: 30 }, (_, i) => `crash-${RUN}-${i}`);
     const intake = await takeInShipments(h.db, writeShipments(keys.map((k) => shipmentRow(k, supplier))), '/dev/null');
-    const env = {
-      ...process.env,
-      DDSYNC_UPSTREAM_URL: h.sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
-      DATABASE_URL: h.databaseUrl, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-      TEMPORAL_TASK_QUEUE: h.temporal.taskQueue, DDSYNC_LOG_LEVEL: 'warn', DDSYNC_LOG_FORMAT: 'json',
-    };
-    const first = runDdsync(['worker'], env);
-    workers.push(first);
+    const first = h.spawnWorker();
     const run = h.temporal.client.workflow.execute(bulkSubmit, {
       taskQueue: h.temporal.taskQueue, workflowId: bulkSubmitWorkflowId(intake.batchId),
       args: [{ batchId: intake.batchId, concurrency: 4, timing: FAST_TIMING }],
@@ -52,7 +38,7 @@ describe('bulk submission resilience', () => {
     const atKill = await states(intake.batchId);
     expect(atKill['pending'] ?? 0).toBeGreaterThan(0);
 
-    workers.push(runDdsync(['worker'], env));
+    h.spawnWorker();
     const progress = await run;
     expect(progress).toMatchObject({ started: 30, available: 30, pending: 0 });
     expect(await states(intake.batchId)).toEqual({ available: 30 });

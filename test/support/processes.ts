@@ -60,3 +60,17 @@ export function runDdsync(args: string[], env: NodeJS.ProcessEnv = process.env):
   });
   return { child, output: () => text, waitFor, exited };
 }
+
+/** `ddsync worker` as a child process, once it says it is ready. */
+export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<RunningCommand> {
+  const worker = runDdsync(['worker'], env);
+  await worker.waitFor(/worker ready/, 90_000);
+  return worker;
+}
+
+/** Stops a child the way an operator does (SIGINT) and waits for it; returns its exit code. */
+export async function stopProcess(command: RunningCommand | undefined, signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
+  if (!command) return null;
+  command.child.kill(signal);
+  return command.exited;
+}

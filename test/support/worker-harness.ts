@@ -9,6 +9,8 @@ import { createDdsyncWorker } from '../../infra/worker.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { refreshWarehouse, refreshWorkflowId, type RefreshInput } from '../../workflows/refresh-warehouse.ts';
 import { createTestDatabase } from './databases.ts';
+import { inject } from 'vitest';
+import { runDdsync, type RunningCommand } from './processes.ts';
 import { takeInShipments, type IntakeSummary } from '../../activities/submission/intake.ts';
 import { bulkSubmit, bulkSubmitWorkflowId, type BulkProgress, type BulkSubmitInput } from '../../workflows/bulk-submit.ts';
 import type { TransactionTiming } from '../../workflows/submit-transaction.ts';
@@ -34,6 +36,8 @@ export interface WorkerHarness {
   /** Starts (or restarts) the in-process worker; refresh() starts one when none runs. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
+  /** `ddsync worker` as a child process on the harness's everything (killed by close()). */
+  spawnWorker(): RunningCommand;
   close(): Promise<void>;
 }
 
@@ -62,8 +66,19 @@ export async function startWorkerHarness(simulator: SimulatorOptions, prefix = '
     await running;
     worker = undefined;
   };
+  const children: RunningCommand[] = [];
+  const spawnWorker = () => {
+    const child = runDdsync(['worker'], {
+      ...process.env,
+      DDSYNC_UPSTREAM_URL: sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
+      DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+      TEMPORAL_TASK_QUEUE: temporal.taskQueue, DDSYNC_LOG_LEVEL: 'warn', DDSYNC_LOG_FORMAT: 'json',
+    });
+    children.push(child);
+    return child;
+  };
   return {
-    sim, db, databaseUrl, api, temporal, startWorker, stopWorker,
+    sim, db, databaseUrl, api, temporal, startWorker, stopWorker, spawnWorker,
     async refresh(input = {}) {
       await startWorker();
       const runId = input.runId ?? randomUUID();
@@ -82,6 +97,10 @@ export async function startWorkerHarness(simulator: SimulatorOptions, prefix = '
       return { intake, progress };
     },
     async close() {
+      for (const child of children.splice(0)) {
+        child.child.kill('SIGKILL');
+        await child.exited;
+      }
       await stopWorker();
       await temporal.close();
       await db.destroy();
