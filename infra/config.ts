@@ -45,6 +45,7 @@ export const SETTINGS = {
   TEMPORAL_TLS_CERT_PATH: { section: 'temporal', rule: 'a file path', schema: z.string().min(1).optional(), doc: 'mTLS client certificate (PEM).' },
   TEMPORAL_TLS_KEY_PATH: { section: 'temporal', rule: 'a file path', schema: z.string().min(1).optional(), doc: 'mTLS client key (PEM).' },
   DDSYNC_WORKER_ACTIVITIES: { section: 'worker', rule: 'an integer from 1 to 1000', schema: positiveInt(1000).default(16), doc: 'Activities run at once per worker (keep near DDSYNC_PG_POOL_SIZE).' },
+  DDSYNC_WORKER_CACHED_WORKFLOWS: { section: 'worker', rule: 'an integer from 2 to 100000', schema: z.coerce.number().int().min(2).max(100_000).default(1000), doc: 'Workflows a worker keeps in memory between their steps; one evicted is replayed from its history at its next step (a bulk submission keeps one per transaction waiting for validation).' },
   DDSYNC_TASK_QUEUE_RPS: { section: 'worker', rule: 'a positive number', schema: z.coerce.number().positive().optional(), doc: 'Activities per second across all workers of the task queue (the upstream budget).' },
   DDSYNC_REFRESH_INTERVAL: { section: 'refresh', rule: 'a duration of at least a minute: a whole number followed by s, m, h or d (e.g. 30m, 6h, 1d)', schema: interval.default('6h'), doc: 'How often the refresh schedule runs (`ddsync schedule apply`).' },
   DDSYNC_REFRESH_CONCURRENCY: { section: 'refresh', rule: 'an integer from 1 to 64', schema: positiveInt(64).default(4), doc: 'Suppliers whose plots are read at once during a refresh.' },
@@ -112,7 +113,7 @@ export interface Config {
   upstream?: { baseUrl: string; clientId: string; clientSecret: string; concurrency: number; ratePerSecond: number; timeoutMs: number; maxAttempts: number };
   database?: { url: string; poolSize: number };
   temporal?: { address: string; namespace: string; taskQueue: string; apiKey?: string; tls: boolean; tlsCertPath?: string; tlsKeyPath?: string };
-  worker?: { maxConcurrentActivities: number; taskQueueActivitiesPerSecond?: number };
+  worker?: { maxConcurrentActivities: number; cachedWorkflows: number; taskQueueActivitiesPerSecond?: number };
   refresh?: { interval: string; supplierConcurrency: number; pageActivities: 'local' | 'task-queue' };
   submission?: { concurrency: number; timing: { firstPollMs: number; maxPollMs: number; euWaitMs: number; deadlineMs: number } };
   webhooks?: { desired: string; interval: string; receiver: { host: string; port: number; maxBodyBytes: number; inWorker: boolean } };
@@ -139,7 +140,7 @@ function toConfig(v: Partial<Values>): Config {
     };
   }
   if (v.DDSYNC_WORKER_ACTIVITIES !== undefined) {
-    config.worker = { maxConcurrentActivities: v.DDSYNC_WORKER_ACTIVITIES, taskQueueActivitiesPerSecond: v.DDSYNC_TASK_QUEUE_RPS };
+    config.worker = { maxConcurrentActivities: v.DDSYNC_WORKER_ACTIVITIES, cachedWorkflows: v.DDSYNC_WORKER_CACHED_WORKFLOWS!, taskQueueActivitiesPerSecond: v.DDSYNC_TASK_QUEUE_RPS };
   }
   if (v.DDSYNC_REFRESH_INTERVAL !== undefined) config.refresh = { interval: v.DDSYNC_REFRESH_INTERVAL, supplierConcurrency: v.DDSYNC_REFRESH_CONCURRENCY!, pageActivities: v.DDSYNC_REFRESH_PAGE_ACTIVITIES! };
   if (v.DDSYNC_SUBMIT_CONCURRENCY !== undefined) {

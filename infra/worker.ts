@@ -12,6 +12,8 @@ export interface DdsyncWorkerOptions {
   taskQueue: string;
   deps: ActivityDeps;
   maxConcurrentActivities?: number;
+  /** Workflows kept in memory between their steps (default 1000). */
+  cachedWorkflows?: number;
   taskQueueActivitiesPerSecond?: number;
   /** A bundle made by `npm run build`; without one, workflows are bundled at start (≈1 s). */
   workflowBundlePath?: string;
@@ -35,8 +37,9 @@ export async function createDdsyncWorker(options: DdsyncWorkerOptions): Promise<
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 16,
     ...(options.taskQueueActivitiesPerSecond ? { maxTaskQueueActivitiesPerSecond: options.taskQueueActivitiesPerSecond } : {}),
     shutdownGraceTime: '10 seconds',
-    // The SDK sizes its workflow cache from the machine's memory; ddsync keeps it small (a refresh
-    // has one workflow per supplier in flight, not thousands) so a worker stays within a small footprint.
-    maxCachedWorkflows: 100,
+    // The SDK sizes its workflow cache from the heap limit, which is small in production
+    // (infra/production.ts), giving 10. Too small a cache makes every step of an evicted workflow a
+    // full replay of its history: a bulk submission keeps one workflow per transaction waiting.
+    maxCachedWorkflows: options.cachedWorkflows ?? 1000,
   });
 }
