@@ -2,14 +2,17 @@ import { createHealthActivities, type UpstreamProbe } from './health.ts';
 import { createRefreshActivities, type RefreshApi } from './refresh/activities.ts';
 import { createSubmissionActivities, type SubmissionApi } from './submission/activities.ts';
 import { createWebhookActivities, type WebhookApi } from './webhooks/activities.ts';
+import { createPdfActivities, type PdfApi } from './pdfs/activities.ts';
 import type { Warehouse } from './warehouse/database.ts';
 import type { Logger } from '../infra/logger.ts';
 
 export interface ActivityDeps {
   db: Warehouse;
   /** The upstream client (createUpstreamClient); tests may pass anything with these functions. */
-  api: UpstreamProbe & RefreshApi & SubmissionApi & WebhookApi;
+  api: UpstreamProbe & RefreshApi & SubmissionApi & WebhookApi & PdfApi;
   log: Logger;
+  /** Where survey-response PDFs are archived (DDSYNC_PDF_ARCHIVE_DIR; default .ddsync/pdf-archive). */
+  pdfArchiveDir?: string | undefined;
 }
 
 /** Every activity of the worker, built from its dependencies so tests can pass their own. */
@@ -19,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRefreshActivities(deps),
     ...createSubmissionActivities(deps),
     ...createWebhookActivities(deps),
+    ...createPdfActivities(deps),
   };
 }
 

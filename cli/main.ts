@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   receiver: () => import('./commands/receiver.ts'),
   webhooks: () => import('./commands/webhooks.ts'),
   invitations: () => import('./commands/invitations.ts'),
+  pdfs: () => import('./commands/pdfs.ts'),
 };
 
 function version(): string {

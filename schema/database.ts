@@ -300,6 +300,24 @@ export interface TransactionStatusEventsTable {
   source: 'create' | 'submit' | 'poll' | 'webhook';
 }
 
+/** sql/migrations/0005_survey_pdfs.sql: the survey-response PDF archive queue. */
+export type SurveyPdfState = 'queued' | 'waiting' | 'retrying' | 'archived' | 'gone';
+export interface SurveyResponsePdfsTable {
+  id: string;
+  state: Generated<SurveyPdfState>;
+  queued_at: DefaultTimestamp;
+  /** Null once archived or gone. */
+  next_attempt_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  attempts: Generated<number>;
+  last_attempt_at: Timestamp | null;
+  size_bytes: number | null;
+  sha256: string | null;
+  storage_path: string | null;
+  archived_at: Timestamp | null;
+  last_status: number | null;
+  last_error: string | null;
+}
+
 export interface Database {
   sync_runs: SyncRunsTable;
   sync_run_counts: SyncRunCountsTable;
@@ -320,6 +338,7 @@ export interface Database {
   transactions: TransactionsTable;
   transaction_components: TransactionComponentsTable;
   transaction_status_events: TransactionStatusEventsTable;
+  survey_response_pdfs: SurveyResponsePdfsTable;
 }
 
 export type SyncRun = Selectable<SyncRunsTable>;

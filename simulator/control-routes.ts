@@ -43,6 +43,21 @@ export function controlRoutes(control: SimulatorControl): Route[] {
     route('GET', '/webhooks/:id/attempts', ({ params }) => json(200, control.attempts(params[0] ?? ''))),
     route('POST', '/webhooks/:id/rotate-secret', ({ params }) => json(200, control.rotateWebhookSecret(params[0] ?? ''))),
     route('PUT', '/survey-responses/:id/status', ({ params, body }) => (control.setSurveyResponseStatus(params[0] ?? '', str(obj(body), 'status')), noContent())),
+    route('PUT', '/survey-responses/:id/pdf', ({ params, body }) => {
+      const base64 = obj(body)['base64'];
+      if (base64 !== null && typeof base64 !== 'string') throw badRequest(['base64 must be a string (the document, base64) or null (the rendered PDF)']);
+      control.setSurveyResponsePdf(params[0] ?? '', base64 === null ? null : Buffer.from(base64, 'base64'));
+      return noContent();
+    }),
+    route('POST', '/survey-responses/:id/pdf-failures', ({ params, body }) => {
+      const b = obj(body);
+      const times = b['times'];
+      const status = b['status'] ?? 500;
+      if (typeof times !== 'number' || !Number.isInteger(times) || times < 0) throw badRequest(['times must be a non-negative integer']);
+      if (typeof status !== 'number' || !Number.isInteger(status) || status < 500 || status > 599) throw badRequest(['status must be an integer from 500 to 599']);
+      control.failSurveyResponsePdf(params[0] ?? '', times, status);
+      return noContent();
+    }),
     route('PUT', '/entitlements', ({ body }) => json(200, control.setEntitlements(obj(body)))),
     route('PUT', '/invitations-enabled', ({ body }) => {
       const enabled = obj(body)['enabled'];

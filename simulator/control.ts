@@ -51,6 +51,10 @@ export interface SimulatorControl {
   rotateWebhookSecret(webhookId: string): { secret: string; previousSecret: string };
   surveyResponses(): Array<{ id: string; status: string }>;
   setSurveyResponseStatus(id: string, status: string): void;
+  /** Serves these bytes as the response's PDF while it is COMPLETED (null: the rendered PDF again). */
+  setSurveyResponsePdf(id: string, document: Buffer | null): void;
+  /** The next `times` PDF requests of the response answer `status` (500 unless given). */
+  failSurveyResponsePdf(id: string, times: number, status?: number): void;
   invitations(): Array<{ id: string; status: string; senderBusinessId: string; email: string; customData: Record<string, unknown> }>;
   setEntitlements(partial: Partial<Entitlements>): Entitlements;
   setInvitationsEnabled(enabled: boolean): void;
@@ -175,6 +179,8 @@ export function createControl(state: SimState): SimulatorControl {
     },
     surveyResponses: () => state.surveys.list().map((r) => ({ id: r.id, status: r.status })),
     setSurveyResponseStatus: (id, status) => state.surveys.setStatus(id, status),
+    setSurveyResponsePdf: (id, document) => state.surveys.setDocument(id, document),
+    failSurveyResponsePdf: (id, times, status = 500) => state.surveys.failPdf(id, times, status),
     invitations: () => state.invitations.all().map((i) => ({ id: i.id, status: i.status, senderBusinessId: layout.businesses[i.senderIndex]?.id ?? '', email: i.email, customData: { ...i.customData } })),
     setEntitlements: (partial) => Object.assign(state.settings.entitlements, partial),
     setInvitationsEnabled: (enabled) => { state.settings.invitationsEnabled = enabled; },

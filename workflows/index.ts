@@ -5,3 +5,4 @@ export { syncSupplierPlots } from './sync-supplier-plots.ts';
 export { submitTransaction } from './submit-transaction.ts';
 export { bulkSubmit } from './bulk-submit.ts';
 export { maintainWebhooks } from './maintain-webhooks.ts';
+export { archiveSurveyPdfs } from './archive-pdfs.ts';

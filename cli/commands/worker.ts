@@ -33,7 +33,7 @@ DDSYNC_RECEIVER_IN_WORKER=true it also runs the webhook receiver (see \`ddsync r
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { bundle: { type: 'string' } });
-  const config = loadConfig(['upstream', 'database', 'temporal', 'worker', 'webhooks', 'logging']);
+  const config = loadConfig(['upstream', 'database', 'temporal', 'worker', 'webhooks', 'pdfs', 'logging']);
   const log = createLogger({ level: config.logging!.level, format: config.logging!.format });
   installTemporalRuntime(log);
 
@@ -55,8 +55,9 @@ export async function run(argv: string[]): Promise<number> {
     connection,
     namespace: temporal.namespace,
     taskQueue: temporal.taskQueue,
-    deps: { db, api, log },
+    deps: { db, api, log, pdfArchiveDir: config.pdfs!.archiveDir },
     maxConcurrentActivities: config.worker!.maxConcurrentActivities,
+    cachedWorkflows: config.worker!.cachedWorkflows,
     taskQueueActivitiesPerSecond: config.worker!.taskQueueActivitiesPerSecond,
     workflowBundlePath: values.bundle,
   });

@@ -41,13 +41,20 @@ export interface WorkerHarness {
   close(): Promise<void>;
 }
 
-export async function startWorkerHarness(simulator: SimulatorOptions, prefix = 'refresh'): Promise<WorkerHarness> {
+export interface HarnessOptions {
+  /** The worker's survey-response PDF archive (DDSYNC_PDF_ARCHIVE_DIR). */
+  pdfArchiveDir?: string;
+  /** Attempts of each upstream call by the client (its default 6). */
+  upstreamMaxAttempts?: number;
+}
+
+export async function startWorkerHarness(simulator: SimulatorOptions, prefix = 'refresh', options: HarnessOptions = {}): Promise<WorkerHarness> {
   const sim = await startSimulator({ port: 0, ...simulator });
   const databaseUrl = await createTestDatabase(prefix);
   const db = openWarehouse(databaseUrl, 8);
   await migrateToLatest(db);
   const temporal = await connectTemporal();
-  const api = createUpstreamClient({ baseUrl: sim.url, clientId: 'ddsync-demo', clientSecret: 'ddsync-demo-secret', retryBaseMs: 20, retryMaxMs: 200 });
+  const api = createUpstreamClient({ baseUrl: sim.url, clientId: 'ddsync-demo', clientSecret: 'ddsync-demo-secret', retryBaseMs: 20, retryMaxMs: 200, ...(options.upstreamMaxAttempts ? { maxAttempts: options.upstreamMaxAttempts } : {}) });
   const log = createLogger({ level: 'silent' });
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
@@ -56,7 +63,7 @@ export async function startWorkerHarness(simulator: SimulatorOptions, prefix = '
     if (worker) return;
     worker = await createDdsyncWorker({
       connection: temporal.workerConnection, namespace: temporal.namespace, taskQueue: temporal.taskQueue,
-      deps: { db, api, log }, workflowBundle: await workflowBundle(), maxConcurrentActivities: 8,
+      deps: { db, api, log, pdfArchiveDir: options.pdfArchiveDir }, workflowBundle: await workflowBundle(), maxConcurrentActivities: 8,
     });
     running = worker.run();
   };

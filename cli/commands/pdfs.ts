@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { parseFlags, UsageError } from '../usage.ts';
+import { loadConfig } from '../../infra/config.ts';
+import { connectClient } from '../../infra/temporal-connection.ts';
+import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import { IdCollector, type IdList } from '../../activities/pdfs/ids.ts';
+import { enqueueSurveyPdfs, pdfArchiveStatus, type EnqueueResult, type PdfArchiveStatus } from '../../activities/pdfs/queue.ts';
+import { archiveSurveyPdfs, pdfArchiveWorkflowId, type ArchivePdfsResult } from '../../workflows/archive-pdfs.ts';
+
+export const summary = 'archive survey-response PDFs: pdfs add ID... | add --file F | status | archive';
+export const help = `ddsync pdfs add ID... [--json]
+ddsync pdfs add --file F [--json]
+ddsync pdfs status [--json]
+ddsync pdfs archive [--wait] [--json]
+
+add      queues survey responses whose PDF is to be archived; an id is a UUID. --file F reads one
+         id per line (blank lines and # comments ignored; F = - reads standard input). An id already
+         queued, waiting, retrying or archived stays as it is; one recorded as gone (404) is queued
+         again. Invalid ids are reported with their line (or argument position) and the rule; the
+         valid ones are queued anyway. Exit code 1 when any id was invalid.
+status   entries per state (queued, waiting, retrying, archived, gone), bytes archived and stored,
+         the archive directory (DDSYNC_PDF_ARCHIVE_DIR) and the latest problems.
+archive  archives the due entries now, on the workers of TEMPORAL_TASK_QUEUE (as the schedule does
+         every DDSYNC_PDF_INTERVAL). --wait: wait for the counts; exit code 1 when an attempt failed
+         with an error other than "not completed yet" (422) or "gone" (404).
+--json   print one JSON object.
+See README, "Survey-response PDF archive".`;
+
+/** Ids per statement: any file size works, in bounded memory per round trip. */
+const ENQUEUE_CHUNK = 10_000;
+
+export async function run(argv: string[]): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, file: { type: 'string' }, wait: { type: 'boolean' } }, true);
+  const [sub, ...rest] = positionals;
+  if (sub !== 'add' && sub !== 'status' && sub !== 'archive') {
+    throw new UsageError(sub === undefined ? 'a subcommand is required: add, status or archive' : `unknown subcommand "${sub}": expected add, status or archive`);
+  }
+  if (sub !== 'add' && values.file !== undefined) throw new UsageError('--file goes with add only');
+  if (sub !== 'archive' && values.wait) throw new UsageError('--wait goes with archive only');
+  if (sub !== 'add' && rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
+  if (sub === 'add') return add(rest, values.file, values.json === true);
+  if (sub === 'status') return status(values.json === true);
+  return archive(values.wait === true, values.json === true);
+}
+
+async function add(args: string[], file: string | undefined, json: boolean): Promise<number> {
+  if (file !== undefined && args.length > 0) throw new UsageError('give ids as arguments or with --file F, not both');
+  if (file === undefined && args.length === 0) throw new UsageError('add needs survey response ids (UUIDs), or --file F with one id per line');
+  const collector = new IdCollector();
+  if (file === undefined) args.forEach((text, i) => collector.add(text, i + 1));
+  else {
+    try {
+      await readLines(file === '-' ? process.stdin : createReadStream(resolve(file)), (line, n) => collector.addLine(line, n));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'EISDIR') throw error;
+      process.stderr.write(`ddsync pdfs: cannot read ${file}: ${(error as Error).message}\nnothing was queued.\n`);
+      return 1;
+    }
+  }
+  const list = collector.result();
+  const where = (line: number) => (file === undefined ? `argument ${line}` : `line ${line}`);
+  const config = loadConfig(['database']);
+  const db = openWarehouse(config.database!.url, 2, 'ddsync-pdfs');
+  let results: EnqueueResult[] = [];
+  try {
+    await migrateToLatest(db);
+    for (let i = 0; i < list.ids.length; i += ENQUEUE_CHUNK) results = results.concat(await enqueueSurveyPdfs(db, list.ids.slice(i, i + ENQUEUE_CHUNK)));
+  } finally {
+    await db.destroy();
+  }
+  const report = addReport(list, results, where);
+  if (json) process.stdout.write(`${JSON.stringify(report)}\n`);
+  else {
+    for (const bad of report.invalid) process.stderr.write(`${bad.where}: ${bad.error}\n`);
+    const unchanged = Object.entries(report.unchangedByState).map(([state, n]) => `${state} ${n}`).join(', ');
+    process.stdout.write(`queued ${report.queued}, queued again (was gone) ${report.requeued}, already known ${report.unchanged}${unchanged ? ` (${unchanged})` : ''}`
+      + `${report.repeated ? `, repeated ${report.repeated}` : ''}, invalid ${report.invalid.length}\n`);
+  }
+  return report.invalid.length > 0 ? 1 : 0;
+}
+
+function addReport(list: IdList, results: EnqueueResult[], where: (line: number) => string) {
+  const unchangedByState: Record<string, number> = {};
+  for (const r of results) if (r.outcome === 'unchanged') unchangedByState[r.state] = (unchangedByState[r.state] ?? 0) + 1;
+  return {
+    queued: results.filter((r) => r.outcome === 'queued').length,
+    requeued: results.filter((r) => r.outcome === 'requeued').length,
+    unchanged: results.filter((r) => r.outcome === 'unchanged').length,
+    unchangedByState,
+    repeated: list.repeated,
+    invalid: list.invalid.map((bad) => ({ where: where(bad.line), line: bad.line, text: bad.text, error: bad.error })),
+  };
+}
+
+async function readLines(input: Readable, onLine: (line: string, n: number) => void): Promise<void> {
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  // An unreadable file fails the stream before the first line: surface that, not an empty list.
+  let failure: unknown;
+  input.once('error', (error) => {
+    failure = error;
+    lines.close();
+  });
+  let n = 0;
+  for await (const line of lines) onLine(line, ++n);
+  if (failure) throw failure;
+}
+
+async function status(json: boolean): Promise<number> {
+  const config = loadConfig(['database', 'pdfs']);
+  const archiveDir = resolve(config.pdfs!.archiveDir);
+  const db = openWarehouse(config.database!.url, 2, 'ddsync-pdfs');
+  let s: PdfArchiveStatus;
+  try {
+    await migrateToLatest(db);
+    s = await pdfArchiveStatus(db);
+  } finally {
+    await db.destroy();
+  }
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ archiveDir, ...s })}\n`);
+    return 0;
+  }
+  const states = Object.entries(s.states).map(([state, n]) => `${state} ${n}`).join(', ');
+  const lines = [
+    `survey-response PDFs: ${s.total} (${states})`,
+    `archived ${s.states.archived} (${formatBytes(s.archivedBytes)}), stored as ${s.storedFiles} file${s.storedFiles === 1 ? '' : 's'} (${formatBytes(s.storedBytes)}) in ${archiveDir}`,
+  ];
+  if (s.oldestWaitingSince) lines.push(`oldest waiting (not COMPLETED yet) since ${s.oldestWaitingSince.toISOString()}`);
+  if (s.nextAttemptAt) lines.push(`next attempt due ${s.nextAttemptAt.toISOString()}`);
+  if (s.problems.length > 0) {
+    lines.push('recent problems:');
+    for (const p of s.problems) {
+      lines.push(`  ${p.id}  ${p.state.padEnd(8)} ${String(p.lastStatus ?? '-').padEnd(3)}  ${p.attempts} attempt${p.attempts === 1 ? '' : 's'}`
+        + `${p.nextAttemptAt ? `  next ${p.nextAttemptAt.toISOString()}` : ''}  ${p.lastError ?? ''}`);
+    }
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
+}
+
+async function archive(wait: boolean, json: boolean): Promise<number> {
+  const config = loadConfig(['temporal']);
+  const client = await connectClient(config.temporal!);
+  try {
+    const workflowId = pdfArchiveWorkflowId(randomUUID());
+    const handle = await client.workflow.start(archiveSurveyPdfs, { taskQueue: config.temporal!.taskQueue, workflowId, args: [{}] });
+    if (!wait) {
+      process.stdout.write(json ? `${JSON.stringify({ workflowId })}\n` : `PDF archive started (workflow ${workflowId}); see ddsync pdfs status\n`);
+      return 0;
+    }
+    if (!json) process.stderr.write(`PDF archive started (workflow ${workflowId}); waiting for it to end…\n`);
+    const result: ArchivePdfsResult = await handle.result();
+    process.stdout.write(json ? `${JSON.stringify({ workflowId, ...result })}\n`
+      : `archived ${result.archived} (new files ${result.stored}, already stored ${result.deduplicated}), waiting for COMPLETED ${result.waiting}, gone ${result.gone}, failed ${result.failed}\n`);
+    return result.failed > 0 ? 1 : 0;
+  } finally {
+    await client.connection.close();
+  }
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let value = n / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
