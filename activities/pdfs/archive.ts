@@ -100,7 +100,7 @@ export async function storePdf(archiveDir: string, body: AsyncIterable<Uint8Arra
   } catch (error) {
     // pipeline() may reject before the destroyed file stream has finished opening and closing its
     // file; removing it before then would leave the file behind (seen under load).
-    if (!file.closed) await new Promise((resolve) => file.once('close', resolve));
+    if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
     await rm(tmp, { force: true });
     throw error;
   }
