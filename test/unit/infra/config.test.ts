@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { loadConfig, ConfigError } from '../../../infra/config.ts';
+import { loadConfig, ConfigError, SETTINGS } from '../../../infra/config.ts';
 
 const ALL = ['upstream', 'database', 'temporal', 'worker', 'refresh', 'submission', 'webhooks', 'pdfs', 'logging'] as const;
 const valid = {
@@ -79,5 +79,17 @@ describe('configuration', () => {
 
   it('only checks the sections a command needs', () => {
     expect(() => loadConfig(['logging', 'temporal'], {})).not.toThrow();
+  });
+});
+
+describe('the README configuration reference', () => {
+  it('lists every setting with its current default', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+    for (const [name, setting] of Object.entries(SETTINGS)) {
+      const probe = setting.schema.safeParse(undefined);
+      const fallback = !probe.success ? 'required' : probe.data === undefined ? '' : `\`${String(probe.data)}\``;
+      expect(readme, `${name} in README (regenerate with: node bin/ddsync.js config --markdown)`).toContain(`| \`${name}\` | ${fallback} | ${setting.rule} |`);
+    }
   });
 });
