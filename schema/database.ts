@@ -300,6 +300,61 @@ export interface TransactionStatusEventsTable {
   source: 'create' | 'submit' | 'poll' | 'webhook';
 }
 
+/** sql/migrations/0004_webhooks.sql: webhooks at the service, ddsync's and others'. */
+export interface WebhooksTable {
+  id: string;
+  /** The DDSYNC_WEBHOOKS name of a webhook ddsync manages; null otherwise. */
+  name: string | null;
+  managed: Generated<boolean>;
+  url: string;
+  description: string | null;
+  events: Generated<string[]>;
+  is_active: boolean | null;
+  created_at: Timestamp | null;
+  updated_at: Timestamp | null;
+  first_seen_at: DefaultTimestamp;
+  changed_at: DefaultTimestamp;
+  deleted_at: Timestamp | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: string;
+  webhook_id: string;
+  msg_id: string | null;
+  url: string | null;
+  status: string | null;
+  response_status_code: number | null;
+  /** At most 2,000 characters. */
+  response: string | null;
+  attempted_at: Timestamp | null;
+  event_type: string | null;
+  first_seen_at: DefaultTimestamp;
+}
+
+export interface WebhookStatsTable {
+  webhook_id: string;
+  taken_at: DefaultTimestamp;
+  /** bigint: read as a string by pg. */
+  successful_messages: ColumnType<string, number | string, number | string>;
+  failed_messages: ColumnType<string, number | string, number | string>;
+}
+
+export type WebhookEventHandling = 'pending' | 'signalled' | 'no_transaction' | 'workflow_closed' | 'ignored' | 'failed';
+export interface WebhookEventsTable {
+  msg_id: string;
+  webhook_name: string;
+  event_type: string | null;
+  payload: Json;
+  sent_at: Timestamp | null;
+  received_at: DefaultTimestamp;
+  last_received_at: DefaultTimestamp;
+  deliveries: Generated<number>;
+  transaction_id: string | null;
+  handling: Generated<WebhookEventHandling>;
+  handling_error: string | null;
+  handled_at: Timestamp | null;
+}
+
 /** sql/migrations/0005_survey_pdfs.sql: the survey-response PDF archive queue. */
 export type SurveyPdfState = 'queued' | 'waiting' | 'retrying' | 'archived' | 'gone';
 export interface SurveyResponsePdfsTable {
@@ -338,6 +393,10 @@ export interface Database {
   transactions: TransactionsTable;
   transaction_components: TransactionComponentsTable;
   transaction_status_events: TransactionStatusEventsTable;
+  webhooks: WebhooksTable;
+  webhook_attempts: WebhookAttemptsTable;
+  webhook_stats: WebhookStatsTable;
+  webhook_events: WebhookEventsTable;
   survey_response_pdfs: SurveyResponsePdfsTable;
 }
 

@@ -1,6 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { readdirSync } from 'node:fs';
 import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
 import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { createTestDatabase } from '../support/databases.ts';
@@ -19,8 +20,10 @@ describe('migrations', () => {
     try {
       const [a, b] = await Promise.all([migrateToLatest(db), migrateToLatest(other)]);
       // Each migration ran exactly once, by whichever worker held the lock.
-      expect([...a.applied, ...b.applied].sort()).toEqual(['0001_warehouse', '0002_bi_views', '0003_transactions']);
-      expect([a.current, b.current]).toEqual(['0003_transactions', '0003_transactions']);
+      const all = readdirSync(new URL('../../sql/migrations/', import.meta.url)).filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, '')).sort();
+      expect(all.slice(0, 5)).toEqual(['0001_warehouse', '0002_bi_views', '0003_transactions', '0004_webhooks', '0005_survey_pdfs']);
+      expect([...a.applied, ...b.applied].sort()).toEqual(all);
+      expect([a.current, b.current]).toEqual([all.at(-1), all.at(-1)]);
       expect((await migrateToLatest(db)).applied).toEqual([]);
     } finally {
       await other.destroy();
@@ -29,12 +32,14 @@ describe('migrations', () => {
 
   it('creates every table the Kysely types name', async () => {
     const tables = ['sync_runs', 'sync_run_counts', 'sync_run_scopes', 'sync_pages', 'sync_issues', 'source_pages', 'businesses', 'business_connections', 'plots', 'plot_suppliers', 'plot_species', 'analyses', 'plot_history', 'business_invitations',
-      'submission_batches', 'transaction_requests', 'transactions', 'transaction_components', 'transaction_status_events'];
+      'submission_batches', 'transaction_requests', 'transactions', 'transaction_components', 'transaction_status_events',
+      'webhooks', 'webhook_attempts', 'webhook_stats', 'webhook_events', 'survey_response_pdfs'];
     const { rows } = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`.execute(db);
     expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(tables));
     const views = await sql<{ table_name: string }>`select table_name from information_schema.views where table_schema = 'public'`.execute(db);
     expect(views.rows.map((r) => r.table_name).sort()).toEqual([
-      'bi_current_plots', 'bi_plot_changes', 'bi_risk_overview', 'bi_sync_health', 'bi_transaction_errors', 'bi_transaction_latency', 'bi_transaction_pipeline', 'sync_last_seen',
+      'bi_current_plots', 'bi_pdf_archive', 'bi_plot_changes', 'bi_risk_overview', 'bi_sync_health', 'bi_transaction_errors', 'bi_transaction_latency', 'bi_transaction_pipeline',
+      'bi_webhook_health', 'sync_last_seen',
     ]);
   });
 
