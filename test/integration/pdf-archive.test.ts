@@ -114,4 +114,23 @@ describe('the survey-response PDF archive', () => {
     const { rows: [view] } = await sql<Record<string, unknown>>`select queued::int, waiting::int, retrying::int, archived::int, gone::int, total::int, stored_files::int from bi_pdf_archive`.execute(h.db);
     expect(view).toEqual({ queued: 1, waiting: 0, retrying: 1, archived: 4, gone: 0, total: 6, stored_files: 3 });
   });
+
+  it('keeps an entry the business may not download (403) for a later run, with the service\'s reason', async () => {
+    const notAPdf = ids[4]!;
+    h.sim.control.setSurveyResponsePdf(notAPdf, null);
+    h.sim.control.setEntitlements({ canDownloadSurveyResponses: false });
+    try {
+      await allDue();
+      // Both due entries: this one, and the id queued again above (403 comes before 404).
+      expect(await archive()).toMatchObject({ archived: 0, gone: 0, failed: 2 });
+      const row = (await rows()).get(notAPdf)!;
+      expect(row).toMatchObject({ state: 'retrying', last_status: 403 });
+      expect(row.last_error).toContain('not entitled to download survey responses');
+    } finally {
+      h.sim.control.setEntitlements({ canDownloadSurveyResponses: true });
+    }
+    await allDue();
+    expect(await archive()).toMatchObject({ archived: 1, stored: 1, gone: 1, failed: 0 });
+    expect((await rows()).get(notAPdf)).toMatchObject({ state: 'archived', last_status: 200, last_error: null });
+  });
 });
