@@ -12,7 +12,8 @@ export function progressLine(p: RunProgress, nowMs: number, width = 28): string 
   const filled = Math.round(fraction * width);
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
   const suppliers = p.suppliersTotal === null ? 'suppliers …' : `suppliers ${p.suppliersDone}/${p.suppliersTotal}${p.suppliersFailed ? ` (${p.suppliersFailed} failed)` : ''}`;
-  const plots = `plots ${fmt(p.plotsSeen)}${expected > 0 ? `/${fmt(expected)}` : ''}`;
+  // The connections' plotsCount leaves out the caller's own plots: past it, the count alone is shown.
+  const plots = `plots ${fmt(p.plotsSeen)}${expected > 0 && expected >= p.plotsSeen ? `/${fmt(expected)}` : ''}`;
   const eta = expected > p.plotsSeen && rate > 0 ? `ETA ${clock((expected - p.plotsSeen) / rate)}` : `elapsed ${clock(elapsed)}`;
   return `${bar} ${Math.round(fraction * 100)}%  ${suppliers}  ${plots}  ${fmt(Math.round(rate))} plots/s  ${eta}`;
 }
