@@ -40,6 +40,23 @@ async function usage(): Promise<string> {
   return lines.join('\n');
 }
 
+/**
+ * An error with its causes ("Workflow execution failed: Activity task failed: the PDF archive
+ * directory … cannot be written"), where Temporal's wrappers would hide the reason; the stack only
+ * at DDSYNC_LOG_LEVEL=debug or trace.
+ */
+function describeFailure(error: unknown): string {
+  const messages: string[] = [];
+  let stack: string | undefined;
+  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    const text = e instanceof Error ? e.message : String(e);
+    if (text && !messages.includes(text)) messages.push(text);
+    if (e instanceof Error && e.stack) stack = e.stack;
+  }
+  const debug = ['debug', 'trace'].includes(process.env.DDSYNC_LOG_LEVEL ?? '');
+  return `${messages.join(': ')}${debug && stack ? `\n${stack}` : ''}`;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
@@ -71,8 +88,7 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`ddsync ${name}: ${error.message}\nSee "Configuration" in the README.\n`);
       return 2;
     }
-    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    process.stderr.write(`ddsync ${name}: ${scrubSecrets(message)}\n`);
+    process.stderr.write(`ddsync ${name}: ${scrubSecrets(describeFailure(error))}\n`);
     return 1;
   }
 }

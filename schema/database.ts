@@ -363,6 +363,8 @@ export interface SurveyResponsePdfsTable {
   queued_at: DefaultTimestamp;
   /** Null once archived or gone. */
   next_attempt_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+  /** The archive run holding the entry until next_attempt_at. */
+  lease_owner: string | null;
   attempts: Generated<number>;
   last_attempt_at: Timestamp | null;
   size_bytes: number | null;

@@ -1,5 +1,6 @@
-import { ApplicationFailure, continueAsNew, isCancellation, log, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, log, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { PdfActivities, PdfAttemptOutcome } from '../activities/pdfs/activities.ts';
+import { PDF_RUN_PROBLEM } from '../activities/pdfs/run-problem.ts';
 
 /**
  * The scheduled survey-response PDF archive: takes the queued entries that are due, `batchSize`
@@ -33,6 +34,8 @@ export interface ArchivePdfsResult {
   stored: number;
   /** …and archived PDFs whose content was stored already. */
   deduplicated: number;
+  /** Claimed, then found to be another run's (this run's lease had run out) or no longer queued. */
+  skipped: number;
 }
 
 export const PDF_ARCHIVE_DEFAULTS = { batchSize: 20, concurrency: 4, backoffBaseMs: 60_000, backoffMaxMs: 12 * 3_600_000 } as const;
@@ -41,7 +44,10 @@ export const pdfArchiveWorkflowId = (nonce: string) => `pdf-archive/${nonce}`;
 
 /** Tries of one PDF within a run on a 5xx, network error or non-PDF body, before it waits for a later run. */
 const QUICK_ATTEMPTS = 3;
-/** How long a claimed entry is not due for other runs; a run that ends early (cancelled) frees it when this passes. */
+/**
+ * How long a claimed entry is not due for other runs, renewed at each try of its download (at most
+ * 10 minutes each); a run that ends early (cancelled, failed) frees it when this passes.
+ */
 const LEASE_MS = 3_600_000;
 /** Continue as new past this many history events (Temporal's limit is 51,200). */
 const HISTORY_LIMIT = 10_000;
@@ -72,24 +78,26 @@ export async function archiveSurveyPdfs(input: ArchivePdfsInput = {}): Promise<A
   const baseMs = whole('backoffBaseMs', input.backoffBaseMs, PDF_ARCHIVE_DEFAULTS.backoffBaseMs, 1, 30 * 86_400_000);
   const maxMs = whole('backoffMaxMs', input.backoffMaxMs, Math.max(baseMs, PDF_ARCHIVE_DEFAULTS.backoffMaxMs), baseMs, 30 * 86_400_000);
   const backoff = { baseMs, maxMs };
-  const counts: ArchivePdfsResult = { archived: 0, waiting: 0, gone: 0, failed: 0, stored: 0, deduplicated: 0, ...input.carried?.counts };
+  const counts: ArchivePdfsResult = { archived: 0, waiting: 0, gone: 0, failed: 0, stored: 0, deduplicated: 0, skipped: 0, ...input.carried?.counts };
   let cutoff = input.carried?.cutoff ?? null;
+  const owner = workflowInfo().workflowId;
 
   if (cutoff === null) {
     await sweepPdfTempFiles().catch((error: unknown) => {
-      if (isCancellation(error)) throw error;
+      if (isCancellation(error) || isRunProblem(error)) throw error;
       log.warn('could not sweep stale temporary PDF downloads', { error: String(error) });
     });
   }
   for (;;) {
-    const claim = await claimDueSurveyPdfs({ limit: batchSize, cutoff, leaseMs: LEASE_MS });
+    const claim = await claimDueSurveyPdfs({ limit: batchSize, cutoff, leaseMs: LEASE_MS, owner });
     cutoff = claim.cutoff;
     if (claim.ids.length === 0) return counts;
     await forEachLimited(claim.ids, concurrency, async (id) => {
       try {
-        tally(counts, await archiveSurveyPdf({ id, backoff, quickAttempts: QUICK_ATTEMPTS }));
+        tally(counts, await archiveSurveyPdf({ id, owner, leaseMs: LEASE_MS, backoff, quickAttempts: QUICK_ATTEMPTS }));
       } catch (error) {
-        if (isCancellation(error)) throw error;
+        // The directory or the credentials: every other entry would fail the same way.
+        if (isCancellation(error) || isRunProblem(error)) throw error;
         // Not even recorded (the warehouse unreachable, say): due again once the lease ends.
         counts.failed++;
         log.warn('survey-response PDF attempt failed', { surveyResponseId: id, error: String(error) });
@@ -102,6 +110,11 @@ export async function archiveSurveyPdfs(input: ArchivePdfsInput = {}): Promise<A
   }
 }
 
+function isRunProblem(error: unknown): boolean {
+  const failure = error instanceof ActivityFailure ? error.cause : error;
+  return failure instanceof ApplicationFailure && failure.type === PDF_RUN_PROBLEM;
+}
+
 function tally(counts: ArchivePdfsResult, result: PdfAttemptOutcome): void {
   if (result.outcome === 'archived') {
     counts.archived++;
@@ -109,6 +122,7 @@ function tally(counts: ArchivePdfsResult, result: PdfAttemptOutcome): void {
     else counts.stored++;
   } else if (result.outcome === 'waiting') counts.waiting++;
   else if (result.outcome === 'gone') counts.gone++;
+  else if (result.outcome === 'skipped') counts.skipped++;
   else counts.failed++;
 }
 

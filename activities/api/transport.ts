@@ -160,6 +160,19 @@ export const textBody: BodyReader<{ text: string; contentType: string | null }> 
   },
 };
 
+/**
+ * The body's length as it will be read, when the headers tell it: fetch decompresses a gzip or
+ * deflate body on its own while Content-Length still counts the compressed bytes, so an encoded
+ * body has no known length. A malformed header is no length either.
+ */
+export function decodedLength(headers: Headers): number | undefined {
+  const encoding = headers.get('content-encoding')?.trim().toLowerCase();
+  if (encoding && encoding !== 'identity') return undefined;
+  const length = headers.get('content-length');
+  if (length === null || !/^\d+$/.test(length.trim())) return undefined;
+  return Number(length);
+}
+
 export interface StreamedBody {
   body: ReadableStream<Uint8Array>;
   contentType: string | null;
@@ -171,7 +184,6 @@ export const streamBody: BodyReader<StreamedBody> = {
   streaming: true,
   async read(res) {
     if (!res.body) throw new Error('response has no body');
-    const length = res.headers.get('content-length');
-    return { body: res.body, contentType: res.headers.get('content-type'), contentLength: length === null ? undefined : Number(length) };
+    return { body: res.body, contentType: res.headers.get('content-type'), contentLength: decodedLength(res.headers) };
   },
 };

@@ -42,7 +42,13 @@ function checkHead(head: Buffer): void {
 /** Streams `body` into the archive under `archiveDir` (created if missing). */
 export async function storePdf(archiveDir: string, body: AsyncIterable<Uint8Array>, options: StoreOptions = {}): Promise<StoredPdf> {
   const tmpDir = join(archiveDir, TEMP_DIR);
-  await mkdir(tmpDir, { recursive: true });
+  try {
+    await mkdir(tmpDir, { recursive: true });
+  } catch (error) {
+    // Nothing will read the response: release its connection now rather than at the idle timeout.
+    (body as { destroy?: () => void }).destroy?.();
+    throw error;
+  }
   const tmp = join(tmpDir, `${randomUUID()}.part`);
   const hash = createHash('sha256');
   let size = 0;
@@ -81,7 +87,10 @@ export async function storePdf(archiveDir: string, body: AsyncIterable<Uint8Arra
     const sha256 = hash.digest('hex');
     const storagePath = contentPath(sha256);
     const target = join(archiveDir, storagePath);
-    await mkdir(dirname(target), { recursive: true });
+    // A new `ab/` folder must reach the disk too, or a power loss could take it and the file in it
+    // while the warehouse says archived.
+    const createdFolder = await mkdir(dirname(target), { recursive: true });
+    if (createdFolder !== undefined) await syncDirectory(archiveDir);
     const existing = await stat(target).catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return undefined;
       throw error;

@@ -37,13 +37,14 @@ export async function enqueueSurveyPdfs(db: Warehouse, ids: readonly string[]): 
     ),
     requeued as (
       update survey_response_pdfs p
-      set state = 'queued', queued_at = now(), next_attempt_at = now(), attempts = 0
+      set state = 'queued', queued_at = now(), next_attempt_at = now(), attempts = 0, lease_owner = null
       from input where p.id = input.id and p.state = 'gone'
       returning p.id
     )
     select input.id,
            case when ins.id is not null then 'queued' when rq.id is not null then 'requeued' else 'unchanged' end as outcome,
-           case when ins.id is not null or rq.id is not null then 'queued' else p.state end as state
+           -- A row another session inserted meanwhile is not in this statement's snapshot: queued.
+           case when ins.id is not null or rq.id is not null then 'queued' else coalesce(p.state, 'queued') end as state
     from input
     left join inserted ins on ins.id = input.id
     left join requeued rq on rq.id = input.id
@@ -59,11 +60,11 @@ export async function databaseNow(db: Warehouse): Promise<string> {
 }
 
 /**
- * Claims up to `limit` rows that were due at `cutoff` (oldest due first): they are leased for
- * `leaseMs` (not due meanwhile, so two archive runs never fetch the same PDF at once) and
- * returned. Rows another transaction is claiming are skipped, not waited for.
+ * Claims up to `limit` rows that were due at `cutoff` (oldest due first): they are leased to
+ * `owner` for `leaseMs` (not due meanwhile, so two archive runs never fetch the same PDF at once)
+ * and returned. Rows another transaction is claiming are skipped, not waited for.
  */
-export async function claimDuePdfs(db: Warehouse, cutoff: string, limit: number, leaseMs: number): Promise<string[]> {
+export async function claimDuePdfs(db: Warehouse, cutoff: string, limit: number, leaseMs: number, owner: string): Promise<string[]> {
   const { rows } = await sql<{ id: string }>`
     with due as (
       select id from survey_response_pdfs
@@ -72,10 +73,22 @@ export async function claimDuePdfs(db: Warehouse, cutoff: string, limit: number,
       limit ${limit}
       for update skip locked
     )
-    update survey_response_pdfs p set next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
+    update survey_response_pdfs p set next_attempt_at = now() + ${leaseMs} * interval '1 millisecond', lease_owner = ${owner}
     from due where p.id = due.id
     returning p.id`.execute(db);
   return rows.map((r) => r.id).sort();
+}
+
+/**
+ * Before each download: extends `owner`'s lease on the entry. False when the entry is no longer
+ * `owner`'s (its lease ran out and another run claimed it) or no longer to be archived: skip it.
+ */
+export async function renewLease(db: Warehouse, id: string, owner: string, leaseMs: number): Promise<boolean> {
+  const { rows } = await sql<{ id: string }>`
+    update survey_response_pdfs set next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
+    where id = ${id} and lease_owner = ${owner} and state in ('queued', 'waiting', 'retrying')
+    returning id`.execute(db);
+  return rows.length > 0;
 }
 
 /** The PDF is in the archive: where, how big, its hash. Never due again. */
@@ -84,8 +97,8 @@ export async function recordArchived(db: Warehouse, id: string, stored: StoredPd
     update survey_response_pdfs set
       state = 'archived', attempts = attempts + 1, last_attempt_at = now(), next_attempt_at = null,
       size_bytes = ${stored.sizeBytes}, sha256 = ${stored.sha256}, storage_path = ${stored.storagePath},
-      archived_at = now(), last_status = ${status}, last_error = null
-    where id = ${id}`.execute(db);
+      archived_at = now(), last_status = ${status}, last_error = null, lease_owner = null
+    where id = ${id} and state <> 'archived'`.execute(db);
 }
 
 /** 404: the survey response does not exist (any more). Never due again (unless added again). */
@@ -93,8 +106,8 @@ export async function recordGone(db: Warehouse, id: string, status: number, erro
   await sql`
     update survey_response_pdfs set
       state = 'gone', attempts = attempts + 1, last_attempt_at = now(), next_attempt_at = null,
-      last_status = ${status}, last_error = ${error}
-    where id = ${id} and state <> 'archived'`.execute(db);
+      last_status = ${status}, last_error = ${error}, lease_owner = null
+    where id = ${id} and state not in ('archived', 'gone')`.execute(db);
 }
 
 /**
@@ -103,20 +116,21 @@ export async function recordGone(db: Warehouse, id: string, status: number, erro
  * backoff for the attempts made so far. Returns when, in the database's time.
  */
 export async function recordRetryLater(
-  db: Warehouse, id: string, state: 'waiting' | 'retrying', status: number | null, error: string, backoff: PdfBackoff,
+  db: Warehouse, id: string, owner: string, state: 'waiting' | 'retrying', status: number | null, error: string, backoff: PdfBackoff,
 ): Promise<{ attempts: number; nextAttemptAt: Date } | undefined> {
   return db.transaction().execute(async (trx) => {
-    const { rows } = await sql<{ attempts: number; state: SurveyPdfState }>`
-      select attempts, state from survey_response_pdfs where id = ${id} for update`.execute(trx);
+    const { rows } = await sql<{ attempts: number; state: SurveyPdfState; lease_owner: string | null }>`
+      select attempts, state, lease_owner from survey_response_pdfs where id = ${id} for update`.execute(trx);
     const row = rows[0];
-    if (!row || row.state === 'archived' || row.state === 'gone') return undefined;
+    // Archived or gone meanwhile, or leased to another run since: that run's outcome counts.
+    if (!row || row.state === 'archived' || row.state === 'gone' || row.lease_owner !== owner) return undefined;
     const attempts = row.attempts + 1;
     const delayMs = pdfRetryDelayMs(attempts, backoff);
     const updated = await sql<{ next_attempt_at: Date }>`
       update survey_response_pdfs set
         state = ${state}, attempts = ${attempts}, last_attempt_at = now(),
         next_attempt_at = now() + ${delayMs} * interval '1 millisecond',
-        last_status = ${status}, last_error = ${error}
+        last_status = ${status}, last_error = ${error}, lease_owner = null
       where id = ${id}
       returning next_attempt_at`.execute(trx);
     return { attempts, nextAttemptAt: updated.rows[0]!.next_attempt_at };
@@ -124,10 +138,10 @@ export async function recordRetryLater(
 }
 
 /** A failed try that the activity repeats at once (Temporal's retry): shown, not yet an attempt. */
-export async function noteFailedTry(db: Warehouse, id: string, status: number | null, error: string): Promise<void> {
+export async function noteFailedTry(db: Warehouse, id: string, owner: string, status: number | null, error: string): Promise<void> {
   await sql`
     update survey_response_pdfs set last_attempt_at = now(), last_status = ${status}, last_error = ${error}
-    where id = ${id} and state not in ('archived', 'gone')`.execute(db);
+    where id = ${id} and lease_owner = ${owner} and state not in ('archived', 'gone')`.execute(db);
 }
 
 export interface PdfArchiveStatus {

@@ -156,7 +156,8 @@ async function archive(wait: boolean, json: boolean): Promise<number> {
     if (!json) process.stderr.write(`PDF archive started (workflow ${workflowId}); waiting for it to end…\n`);
     const result: ArchivePdfsResult = await handle.result();
     process.stdout.write(json ? `${JSON.stringify({ workflowId, ...result })}\n`
-      : `archived ${result.archived} (new files ${result.stored}, already stored ${result.deduplicated}), waiting for COMPLETED ${result.waiting}, gone ${result.gone}, failed ${result.failed}\n`);
+      : `archived ${result.archived} (new files ${result.stored}, already stored ${result.deduplicated}), waiting for COMPLETED ${result.waiting}, gone ${result.gone}, failed ${result.failed}`
+        + `${result.skipped ? `, skipped (another run's) ${result.skipped}` : ''}\n`);
     return result.failed > 0 ? 1 : 0;
   } finally {
     await client.connection.close();

@@ -12,6 +12,9 @@ create table survey_response_pdfs (
   -- When it is due (queued, waiting, retrying); null once archived or gone. While an archive run
   -- holds it, the end of that run's lease.
   next_attempt_at timestamptz default now(),
+  -- The archive run (its workflow id) holding the entry until next_attempt_at; it alone records an
+  -- attempt that did not archive it, so a run whose lease ran out cannot overwrite another's.
+  lease_owner text,
   -- Archive runs that tried it (each may include a few quick retries of a 5xx or network error).
   attempts integer not null default 0,
   last_attempt_at timestamptz,

@@ -1,12 +1,12 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { waitUntil } from '../support/wait.ts';
-import { enqueueSurveyPdfs } from '../../activities/pdfs/queue.ts';
+import { claimDuePdfs, databaseNow, enqueueSurveyPdfs, recordRetryLater, renewLease } from '../../activities/pdfs/queue.ts';
 import { archiveSurveyPdfs, pdfArchiveWorkflowId, type ArchivePdfsInput } from '../../workflows/archive-pdfs.ts';
 
 interface Row {
@@ -64,7 +64,7 @@ describe('the survey-response PDF archive', () => {
     expect(queued.map((q) => q.outcome)).toEqual(Array(6).fill('queued'));
 
     const first = await archive();
-    expect(first).toEqual({ archived: 2, stored: 1, deduplicated: 1, waiting: 1, gone: 1, failed: 2 });
+    expect(first).toEqual({ archived: 2, stored: 1, deduplicated: 1, waiting: 1, gone: 1, failed: 2, skipped: 0 });
     let state = await rows();
     const sha = createHash('sha256').update(pdf).digest('hex');
     expect(state.get(completed)).toMatchObject({ state: 'archived', attempts: 1, last_status: 200, sha256: sha, size_bytes: String(pdf.length), storage_path: `${sha.slice(0, 2)}/${sha}.pdf`, gap_ms: null });
@@ -83,7 +83,7 @@ describe('the survey-response PDF archive', () => {
     h.sim.control.setSurveyResponseStatus(notYet, 'COMPLETED');
     await allDue();
     const second = await archive();
-    expect(second).toEqual({ archived: 2, stored: 2, deduplicated: 0, waiting: 0, gone: 0, failed: 1 });
+    expect(second).toEqual({ archived: 2, stored: 2, deduplicated: 0, waiting: 0, gone: 0, failed: 1, skipped: 0 });
     state = await rows();
     expect(state.get(serverError)).toMatchObject({ state: 'archived', attempts: 2, last_status: 200, last_error: null });
     expect(state.get(notYet)).toMatchObject({ state: 'archived', attempts: 2 });
@@ -103,7 +103,7 @@ describe('the survey-response PDF archive', () => {
     await allDue();
     await archive();
     expect((await rows()).get(notAPdf)).toMatchObject({ attempts: 4, gap_ms: 1_000 });
-    expect(await archive()).toEqual({ archived: 0, stored: 0, deduplicated: 0, waiting: 0, gone: 0, failed: 0 });
+    expect(await archive()).toEqual({ archived: 0, stored: 0, deduplicated: 0, waiting: 0, gone: 0, failed: 0, skipped: 0 });
   });
 
   it('queues an id again only when it was gone, and reports every state in the BI view', async () => {
@@ -132,5 +132,43 @@ describe('the survey-response PDF archive', () => {
     await allDue();
     expect(await archive()).toMatchObject({ archived: 1, stored: 1, gone: 1, failed: 0 });
     expect((await rows()).get(notAPdf)).toMatchObject({ state: 'archived', last_status: 200, last_error: null });
+  });
+
+  it('lets only the run holding an entry record a failed attempt; a run whose lease ran out skips it', async () => {
+    const id = randomUUID();
+    await enqueueSurveyPdfs(h.db, [id]);
+    const backoff = { baseMs: 60_000, maxMs: 60_000 };
+    expect(await claimDuePdfs(h.db, await databaseNow(h.db), 100, 60_000, 'run-a')).toEqual([id]);
+    // Run A stalls past its lease; run B claims the entry.
+    await sql`update survey_response_pdfs set next_attempt_at = now() - interval '1 second' where id = ${id}`.execute(h.db);
+    expect(await claimDuePdfs(h.db, await databaseNow(h.db), 100, 60_000, 'run-b')).toEqual([id]);
+    expect(await renewLease(h.db, id, 'run-a', 60_000)).toBe(false);
+    expect(await recordRetryLater(h.db, id, 'run-a', 'retrying', 503, 'late', backoff)).toBeUndefined();
+    expect(await renewLease(h.db, id, 'run-b', 60_000)).toBe(true);
+    expect(await recordRetryLater(h.db, id, 'run-b', 'waiting', 422, 'not completed', backoff)).toMatchObject({ attempts: 1 });
+    const row = (await rows()).get(id)!;
+    expect(row).toMatchObject({ state: 'waiting', attempts: 1, last_status: 422, last_error: 'not completed' });
+    await sql`delete from survey_response_pdfs where id = ${id}`.execute(h.db);
+  });
+
+  it('stops a run whose archive directory cannot be written, charging no entry an attempt', async () => {
+    const [completed] = ids as [string];
+    const fresh = h.sim.control.surveyResponses().find((r) => r.status === 'COMPLETED' && !ids.slice(0, 5).includes(r.id));
+    const id = fresh?.id ?? randomUUID();
+    await enqueueSurveyPdfs(h.db, [id]);
+    // The directory replaced by a file: nothing can be created under it (even as root).
+    await rename(archiveDir, `${archiveDir}.aside`);
+    await writeFile(archiveDir, 'not a directory');
+    try {
+      const failure = await archive().then(() => undefined, (error: unknown) => error);
+      expect(failure).toBeDefined();
+      const text = JSON.stringify(failure, Object.getOwnPropertyNames(failure)) + String((failure as { cause?: unknown }).cause);
+      expect(text).toContain(`the PDF archive directory ${archiveDir} (DDSYNC_PDF_ARCHIVE_DIR) cannot be written`);
+      expect((await rows()).get(id)).toMatchObject({ attempts: 0, last_error: null });
+    } finally {
+      await rm(archiveDir, { force: true });
+      await rename(`${archiveDir}.aside`, archiveDir);
+    }
+    expect((await rows()).get(completed)).toMatchObject({ state: 'archived' });
   });
 });

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamClient, type UpstreamClient } from '../../../activities/api/client.ts';
 import { RequestValidationError, UnprocessableError, NetworkError } from '../../../activities/api/errors.ts';
@@ -114,6 +115,12 @@ describe('endpoint requests and responses', () => {
     const pdf = Buffer.from('%PDF-1.7\n' + 'x'.repeat(100_000));
     const { client, calls } = await setup((req, res) => {
       if (req.path.includes('/not-done/')) return json(res, 422, { statusCode: 422, message: 'Survey response is not completed' });
+      if (req.path.includes('/gzipped/')) {
+        // A proxy compressing PDFs: fetch decodes the body, Content-Length counts compressed bytes.
+        const packed = gzipSync(pdf);
+        res.writeHead(200, { 'content-type': 'application/pdf', 'content-encoding': 'gzip', 'content-length': String(packed.length) });
+        return void res.end(packed);
+      }
       if (req.path.includes('/cut/')) {
         res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(pdf.length) });
         res.write(pdf.subarray(0, 1000));
@@ -132,6 +139,11 @@ describe('endpoint requests and responses', () => {
     const err = await client.getSurveyResponsePdf('not-done').catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UnprocessableError);
     expect((err as Error).message).toBe('GET /survey-responses/{id}/pdf: 422 unprocessable: Survey response is not completed');
+    const gzipped = await client.getSurveyResponsePdf('gzipped');
+    expect(gzipped.contentLength).toBeUndefined();
+    const unpacked: Buffer[] = [];
+    for await (const c of gzipped.body) unpacked.push(Buffer.from(c as Uint8Array));
+    expect(Buffer.concat(unpacked).equals(pdf)).toBe(true);
     const cut = await client.getSurveyResponsePdf('cut');
     const failure = await (async () => { for await (const _ of cut.body) { /* drain */ } })().catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(NetworkError);
