@@ -116,7 +116,7 @@ function durationText(text: string, field: string): DurationText {
   return text as DurationText;
 }
 
-export type ApplyOutcome = 'created' | 'updated' | 'unchanged';
+export type ApplyOutcome = 'created' | 'updated' | 'unchanged' | 'deleted';
 
 export interface AppliedSchedule {
   id: string;
@@ -134,6 +134,32 @@ export async function applySchedules(client: Client, schedules: ManagedSchedule[
   const results: AppliedSchedule[] = [];
   for (const schedule of schedules) results.push(await applySchedule(client, schedule));
   return results;
+}
+
+/**
+ * Deletes the schedules among `ids` that ddsync created (their memo says so) and the configuration
+ * no longer asks for: with DDSYNC_WEBHOOKS emptied, the webhooks schedule would otherwise go on
+ * re-creating the webhooks it lists. A schedule someone else made under such an id is left alone.
+ */
+export async function retireSchedules(client: Client, ids: readonly string[]): Promise<AppliedSchedule[]> {
+  const results: AppliedSchedule[] = [];
+  for (const id of ids) {
+    const handle = client.schedule.getHandle(id);
+    try {
+      const { memo } = await handle.describe();
+      if (memo?.managedBy !== MANAGED_BY) continue;
+      await handle.delete();
+      results.push({ id, outcome: 'deleted', changed: [] });
+    } catch (error) {
+      if (!(error instanceof ScheduleNotFoundError)) throw error;
+    }
+  }
+  return results;
+}
+
+/** The ids of ddsync's schedules the configuration does not ask for (to retire). */
+export function unwantedScheduleIds(wanted: readonly ManagedSchedule[]): string[] {
+  return [REFRESH_SCHEDULE_ID, WEBHOOKS_SCHEDULE_ID, PDF_ARCHIVE_SCHEDULE_ID].filter((id) => !wanted.some((s) => s.scheduleId === id));
 }
 
 async function applySchedule(client: Client, schedule: ManagedSchedule): Promise<AppliedSchedule> {

@@ -2,15 +2,17 @@ import type { Client } from '@temporalio/client';
 import { parseFlags, UsageError } from '../usage.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
-import { applySchedules, ddsyncSchedules, describeSchedule, listSchedules, type ScheduleConfig, type ScheduleListing } from '../../infra/schedules.ts';
+import {
+  applySchedules, ddsyncSchedules, describeSchedule, listSchedules, retireSchedules, unwantedScheduleIds, type ScheduleConfig, type ScheduleListing,
+} from '../../infra/schedules.ts';
 
 export const summary = 'create or update ddsync\'s Temporal schedules (the periodic refresh), or list them';
 export const help = `ddsync schedule apply [--json]
 ddsync schedule list [--json]
 
 apply   makes Temporal hold ddsync's schedules as configured: creates what is missing, updates
-        what differs, leaves the rest untouched (safe to run on every deploy). A paused schedule
-        stays paused. The refresh schedule "ddsync-refresh" starts refreshWarehouse on
+        what differs, leaves the rest untouched (safe to run on every deploy), and deletes the
+        webhooks schedule once DDSYNC_WEBHOOKS lists none. A paused schedule stays paused. The refresh schedule "ddsync-refresh" starts refreshWarehouse on
         TEMPORAL_TASK_QUEUE every DDSYNC_REFRESH_INTERVAL (default 6h) with
         DDSYNC_REFRESH_CONCURRENCY suppliers at a time, skipping a run while one is in progress.
 list    every schedule in TEMPORAL_NAMESPACE (ddsync's marked), with interval, workflow, state,
@@ -39,15 +41,18 @@ export async function run(argv: string[]): Promise<number> {
 }
 
 async function apply(client: Client, config: ScheduleConfig, temporal: { namespace: string; taskQueue: string }, json: boolean) {
-  const applied = await applySchedules(client, ddsyncSchedules(config));
+  const wanted = ddsyncSchedules(config);
+  const applied = await applySchedules(client, wanted);
+  const retired = await retireSchedules(client, unwantedScheduleIds(wanted));
   // Described after applying, for what the server now holds (next run times are the server's).
   const rows = [];
   for (const result of applied) rows.push({ ...result, ...pick(await describeSchedule(client, result.id)) });
   if (json) {
-    process.stdout.write(`${JSON.stringify({ namespace: temporal.namespace, schedules: rows })}\n`);
+    process.stdout.write(`${JSON.stringify({ namespace: temporal.namespace, schedules: [...rows, ...retired] })}\n`);
     return;
   }
-  const width = Math.max(...rows.map((r) => r.id.length));
+  const width = Math.max(...[...rows, ...retired].map((r) => r.id.length));
+  for (const r of retired) process.stdout.write(`${r.id.padEnd(width)}  deleted    (no longer configured)\n`);
   for (const r of rows) {
     const changed = r.changed.length > 0 ? ` (${r.changed.join(', ')})` : '';
     process.stdout.write(`${r.id.padEnd(width)}  ${(r.outcome + changed).padEnd(9)}  ${every(r)}  ${r.paused ? 'paused' : `next ${iso(r.nextActionTimes[0])}`}\n`);

@@ -12,7 +12,7 @@ import { startReceiver, type RunningReceiver } from '../../infra/receiver.ts';
 import type { Config } from '../../infra/config.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { Warehouse } from '../../activities/warehouse/database.ts';
-import type { UpstreamClient } from '../../activities/api/index.ts';
+import { UpstreamError, type UpstreamClient } from '../../activities/api/index.ts';
 
 /** DDSYNC_RECEIVER_IN_WORKER: the webhook receiver in this process (its own Temporal client to signal). */
 async function startReceiverInWorker(config: Config, db: Warehouse, api: UpstreamClient, log: Logger): Promise<RunningReceiver & { close(): Promise<void> }> {
@@ -20,6 +20,24 @@ async function startReceiverInWorker(config: Config, db: Warehouse, api: Upstrea
   const { host, port, maxBodyBytes } = config.webhooks!.receiver;
   const receiver = await startReceiver({ db, api, temporal: client, log, host, port, maxBodyBytes });
   return { ...receiver, close: async () => { await receiver.close(); await client.connection.close(); } };
+}
+
+/**
+ * Credentials the service refuses are a configuration error: fail now, not at the first activity.
+ * A service that cannot be reached now (network, 5xx) is not: its calls are retried, and a worker
+ * that refused to start would hold up everything else it runs.
+ */
+async function checkUpstream(api: UpstreamClient, log: Logger): Promise<void> {
+  try {
+    await api.authenticate();
+    log.info('the service accepts the credentials');
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (error instanceof UpstreamError && !error.retryable) {
+      throw new Error(`the service at DDSYNC_UPSTREAM_URL refuses DDSYNC_CLIENT_ID / DDSYNC_CLIENT_SECRET: ${message}`);
+    }
+    log.warn({ error: message }, 'the service cannot be reached now; starting anyway (its calls are retried)');
+  }
 }
 
 export const summary = 'run a Temporal worker (connects to Temporal, Postgres and the service)';
@@ -47,6 +65,7 @@ export async function run(argv: string[]): Promise<number> {
   const migrated = await migrateToLatest(db);
   if (migrated.applied.length > 0) log.info({ applied: migrated.applied }, 'warehouse migrated');
   const api = createUpstreamFromConfig(config.upstream!, log);
+  await checkUpstream(api, log);
   const temporal = config.temporal!;
   const connection = await connectWorker(temporal).catch((error: unknown) => {
     throw new Error(`cannot reach Temporal at TEMPORAL_ADDRESS=${temporal.address}: ${error instanceof Error ? error.message : String(error)}`);

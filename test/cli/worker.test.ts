@@ -52,4 +52,11 @@ describe('ddsync worker', () => {
     expect(run.output()).toContain('cannot reach the warehouse at DATABASE_URL');
     expect(run.output()).not.toContain('secret-pw');
   });
+
+  it('fails fast when the service refuses the credentials, without printing them', async () => {
+    const run = runDdsync(['worker'], { ...env, DDSYNC_CLIENT_SECRET: 'wrong-secret-42' });
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain('the service at DDSYNC_UPSTREAM_URL refuses DDSYNC_CLIENT_ID / DDSYNC_CLIENT_SECRET');
+    expect(run.output()).not.toContain('wrong-secret-42');
+  });
 });

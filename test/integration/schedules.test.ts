@@ -194,6 +194,16 @@ describe('Temporal schedules', () => {
     // The desired webhooks travel in the schedule's input.
     expect((await describeOnServer(WEBHOOKS_SCHEDULE_ID)).action.args).toEqual([{ desired: [{ name: 'main', url: 'https://hooks.example.com/hooks/main', events: ['transaction.updated'], description: '', active: true }] }]);
 
+    // DDSYNC_WEBHOOKS emptied: the webhooks schedule goes (else it would re-create the webhooks).
+    env.DDSYNC_WEBHOOKS = '[]';
+    const emptied = await ddsync('apply', '--json');
+    expect(emptied.code, emptied.output).toBe(0);
+    expect(lastJson(emptied.output).schedules.map((s) => [s['id'], s['outcome']])).toEqual([
+      [REFRESH_SCHEDULE_ID, 'unchanged'], [PDF_ARCHIVE_SCHEDULE_ID, 'unchanged'], [WEBHOOKS_SCHEDULE_ID, 'deleted'],
+    ]);
+    await expect(describeOnServer(WEBHOOKS_SCHEDULE_ID)).rejects.toThrow(ScheduleNotFoundError);
+    expect(lastJson((await ddsync('apply', '--json')).output).schedules.map((s) => s['outcome'])).toEqual(['unchanged', 'unchanged']);
+
     const listed = await ddsync('list', '--json');
     expect(listed.code, listed.output).toBe(0);
     const entry = lastJson(listed.output).schedules.find((s) => s.id === REFRESH_SCHEDULE_ID);
