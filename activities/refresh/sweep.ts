@@ -91,6 +91,13 @@ function failedScopesMessage(scopes: ReadonlyArray<{ scope: string; kind: string
  * Every id the run's pages saw, in a temp table with fresh statistics: the sweeps below are then
  * hash anti-joins whatever the size (an unnest inside NOT EXISTS is re-evaluated per row).
  */
+/**
+ * When the run began. A row written after that was written by another refresh running at the same
+ * time (one started by hand while the schedule's ran): it saw the row, so this run's sweep leaves it
+ * even if this run did not see it.
+ */
+const runStart = (runId: string) => sql`(select started_at from sync_runs where id = ${runId}::uuid)`;
+
 async function collectSeenIds(trx: Tx, runId: string): Promise<void> {
   await sql`create temp table seen_ids (entity text not null, scope text not null, id text not null) on commit drop`.execute(trx);
   // A supplier whose every page was the same text as at its last complete read has nothing to sweep.
@@ -145,19 +152,25 @@ async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; 
     with swept as (
       update plot_suppliers l set deleted_at = now(), changed_at = now()
       from swept_suppliers s
-      where l.supplier_id = s.scope and l.deleted_at is null
+      where l.supplier_id = s.scope and l.deleted_at is null and l.changed_at < ${runStart(runId)}
         and not exists (select 1 from seen_ids seen where seen.entity = 'plots' and seen.scope = l.supplier_id and seen.id = l.plot_id)
       returning l.plot_id, l.supplier_id
     ), ins as (insert into swept_plots select distinct plot_id from swept on conflict do nothing)
     select supplier_id, count(*)::int8 as n from swept group by supplier_id`.execute(trx);
   let deletedLinks = links.rows.reduce((n, r) => n + Number(r.n), 0);
+  // Links left unseen because another run wrote them since this one began: their supplier's next
+  // read must not be short-cut by an unchanged page, or they would never be swept.
+  const unsettled = await sql<{ supplier_id: string }>`
+    select distinct l.supplier_id from plot_suppliers l join swept_suppliers s on l.supplier_id = s.scope
+    where l.deleted_at is null and l.changed_at >= ${runStart(runId)}
+      and not exists (select 1 from seen_ids seen where seen.entity = 'plots' and seen.scope = l.supplier_id and seen.id = l.plot_id)`.execute(trx);
   // A supplier that lost links must have its pages read in full next time (see source_pages).
-  const forget = links.rows.map((r) => r.supplier_id);
+  const forget = [...links.rows.map((r) => r.supplier_id), ...unsettled.rows.map((r) => r.supplier_id)];
   if (complete.network) {
     const gone = await sql<{ n: number }>`
       with swept as (
         update plot_suppliers l set deleted_at = now(), changed_at = now()
-        where l.deleted_at is null
+        where l.deleted_at is null and l.changed_at < ${runStart(runId)}
           and not exists (select 1 from sync_run_scopes s where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.scope = l.supplier_id)
         returning l.plot_id
       ), ins as (insert into swept_plots select distinct plot_id from swept on conflict do nothing)
@@ -174,7 +187,7 @@ async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; 
     with gone as (
       update plots p set deleted_at = now(), changed_at = now()
       from swept_plots s
-      where p.id = s.id and p.deleted_at is null and not p.is_own
+      where p.id = s.id and p.deleted_at is null and not p.is_own and p.changed_at < ${runStart(runId)}
         and not exists (select 1 from plot_suppliers l where l.plot_id = p.id and l.deleted_at is null)
       returning p.id
     )
@@ -186,7 +199,7 @@ async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; 
     const own = await sql<{ n: number }>`
       with gone as (
         update plots p set deleted_at = now(), changed_at = now()
-        where p.is_own and p.deleted_at is null
+        where p.is_own and p.deleted_at is null and p.changed_at < ${runStart(runId)}
           and not exists (select 1 from seen_ids seen where seen.entity = 'plots' and seen.scope = ${OWN_PLOTS_SCOPE} and seen.id = p.id)
         returning p.id
       ), ins as (insert into swept_plots select id from gone on conflict do nothing)
@@ -209,7 +222,8 @@ async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; 
 async function sweepEntity(trx: Tx, runId: string, scope: string, table: 'businesses' | 'business_connections' | 'business_invitations', counts: TableCounts): Promise<void> {
   const result = await sql`
     update ${sql.table(table)} t set deleted_at = now(), changed_at = now()
-    where t.deleted_at is null and not exists (select 1 from seen_ids seen where seen.entity = ${table} and seen.scope = ${scope} and seen.id = t.id)`.execute(trx);
+    where t.deleted_at is null and t.changed_at < ${runStart(runId)}
+      and not exists (select 1 from seen_ids seen where seen.entity = ${table} and seen.scope = ${scope} and seen.id = t.id)`.execute(trx);
   addCounts(counts, table, { deleted: Number(result.numAffectedRows ?? 0) });
 }
 

@@ -71,4 +71,28 @@ describe('refresh edges', () => {
     expect(remembered.rows.map((r) => r.scope)).not.toContain(s2!.id);
     expect(remembered.rows.map((r) => r.scope)).toContain(control.suppliers()[0]!.id);
   });
+
+  it('leaves what a refresh running at the same time wrote after this one began', async () => {
+    h = await startWorkerHarness({ seed: 13, layout: { ownPlots: 1, suppliers: [{ plots: 30 }, { plots: 30 }] } }, 'edges');
+    expect((await h.refresh()).status).toBe('succeeded');
+    const { control } = h.sim;
+    const [s1, s2] = control.suppliers();
+    const onlyVia = (supplier: string) => [...control.plots()].filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === supplier).map((p) => p.plot['id'] as string)[0]!;
+    const keptByOther = onlyVia(s1!.id);
+    const removed = onlyVia(s2!.id);
+    control.removePlot(keptByOther);
+    control.removePlot(removed);
+    // A refresh started by hand still saw keptByOther and wrote its link after this run began
+    // (emulated by a write time later than this run's start).
+    await sql`update plot_suppliers set changed_at = now() + interval '1 hour' where plot_id = ${keptByOther}`.execute(h.db);
+    expect((await h.refresh()).status).toBe('succeeded');
+    const deletedOf = async () => Object.fromEntries((await sql<{ id: string; deleted: boolean }>`
+      select id, deleted_at is not null as deleted from plots where id = any(${[keptByOther, removed]}::text[])`.execute(h!.db)).rows.map((r) => [r.id, r.deleted]));
+    expect(await deletedOf()).toEqual({ [keptByOther]: false, [removed]: true });
+    // The next refresh, with no other one around, reads that supplier in full (its pages are the
+    // same text as last time, which would otherwise short-cut the read) and sweeps the plot.
+    await sql`update plot_suppliers set changed_at = now() - interval '1 minute' where plot_id = ${keptByOther}`.execute(h.db);
+    expect((await h.refresh()).status).toBe('succeeded');
+    expect(await deletedOf()).toEqual({ [keptByOther]: true, [removed]: true });
+  });
 });
