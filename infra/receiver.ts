@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { Warehouse } from '../activities/warehouse/database.ts';
 import type { Logger } from './logger.ts';
-import { DeliveryVerifier, VerificationFailure, type SecretApi } from '../activities/webhooks/verifier.ts';
+import { DeliveryVerifier, VerificationFailure, missingSignatureHeaders, type SecretApi } from '../activities/webhooks/verifier.ts';
+import { NotFoundError } from '../activities/api/errors.ts';
 import { managedWebhookId, storeEvent } from '../activities/webhooks/ledger.ts';
 import { dispatchEvent, dispatchPending } from '../activities/webhooks/dispatch.ts';
 
@@ -62,6 +63,13 @@ function answer(res: ServerResponse, status: number, body: Record<string, unknow
   res.end(JSON.stringify(body));
 }
 
+/** 413, then the connection closes once the answer is out (not before: the sender must read it). */
+function refuseTooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
+  if (res.headersSent) return;
+  res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
+  res.end(JSON.stringify({ error: `body larger than ${max} bytes` }), () => req.destroy());
+}
+
 function headerMap(req: IncomingMessage): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [k, v] of Object.entries(req.headers)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
@@ -75,7 +83,8 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     const cached = ids.get(name);
     if (cached && Date.now() - cached.at < NAME_CACHE_MS) return cached.id;
     const id = await managedWebhookId(o.db, name);
-    ids.set(name, { id, at: Date.now() });
+    // Only names that exist are remembered: arbitrary names in requests must not grow the map.
+    if (id) ids.set(name, { id, at: Date.now() });
     return id;
   };
 
@@ -86,27 +95,38 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     if (!route) return answer(res, 404, { error: `no such endpoint: ${path} (deliveries go to /hooks/<webhook name>)` });
     if (req.method !== 'POST') return answer(res, 405, { error: 'deliveries are POST requests' });
     const declared = Number(req.headers['content-length'] ?? '0');
-    if (declared > o.maxBodyBytes) {
-      answer(res, 413, { error: `body larger than ${o.maxBodyBytes} bytes` });
-      req.destroy();
-      return;
-    }
+    if (declared > o.maxBodyBytes) return refuseTooLarge(req, res, o.maxBodyBytes);
     let raw: string;
     try {
       raw = await readBody(req, o.maxBodyBytes);
     } catch (error) {
       if (!(error instanceof BodyTooLarge)) throw error;
-      answer(res, 413, { error: `body larger than ${o.maxBodyBytes} bytes` });
-      req.destroy();
-      return;
+      return refuseTooLarge(req, res, o.maxBodyBytes);
     }
     const name = route[1]!;
-    const webhookId = await webhookIdOf(name);
-    if (!webhookId) return answer(res, 404, { error: `ddsync manages no webhook named "${name}"` });
     const headers = headerMap(req);
+    // Unsigned requests are refused before any lookup: they cost neither a query nor a cache entry.
+    const missing = missingSignatureHeaders(headers);
+    if (missing) return answer(res, 400, { error: missing });
+    let webhookId = await webhookIdOf(name);
+    if (!webhookId) return answer(res, 404, { error: `ddsync manages no webhook named "${name}"` });
     let payload: unknown;
     try {
-      payload = await verifier.verify(webhookId, raw, headers);
+      try {
+        payload = await verifier.verify(webhookId, raw, headers);
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+        // The webhook was replaced at the service (deleted and created again): the name's id
+        // is looked up afresh once, as the last reconciliation recorded it.
+        ids.delete(name);
+        verifier.forget(webhookId);
+        const current = await webhookIdOf(name);
+        if (!current || current === webhookId) {
+          return answer(res, 503, { error: `webhook "${name}" is unknown at the service; ddsync's list of webhooks is updated by the next reconciliation` });
+        }
+        webhookId = current;
+        payload = await verifier.verify(webhookId, raw, headers);
+      }
     } catch (error) {
       if (!(error instanceof VerificationFailure)) throw error;
       o.log.warn({ webhook: name, status: error.status, reason: error.message }, 'webhook delivery refused');
@@ -138,16 +158,26 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
       resolve();
     });
   });
-  const sweep = setInterval(() => void dispatchPending(o.db, o.temporal, o.log).catch(() => undefined), SWEEP_EVERY_MS);
-  sweep.unref();
-  void dispatchPending(o.db, o.temporal, o.log).catch(() => undefined);
+  // One pass at a time: the next is timed from the end of the last, so a slow Temporal never
+  // piles passes up.
+  let sweep: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const pass = (): void => {
+    void dispatchPending(o.db, o.temporal, o.log).catch(() => undefined).finally(() => {
+      if (stopped) return;
+      sweep = setTimeout(pass, SWEEP_EVERY_MS);
+      sweep.unref();
+    });
+  };
+  pass();
   const port = (server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;
   return {
     url: `http://${o.host.includes(':') ? `[${o.host}]` : o.host}:${port}`,
     port,
     close() {
-      clearInterval(sweep);
+      stopped = true;
+      clearTimeout(sweep);
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

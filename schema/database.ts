@@ -353,6 +353,9 @@ export interface WebhookEventsTable {
   handling: Generated<WebhookEventHandling>;
   handling_error: string | null;
   handled_at: Timestamp | null;
+  /** sql/migrations/0006_webhook_dispatch.sql */
+  dispatch_attempts: Generated<number>;
+  next_dispatch_at: Timestamp | null;
 }
 
 /** sql/migrations/0005_survey_pdfs.sql: the survey-response PDF archive queue. */

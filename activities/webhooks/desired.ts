@@ -85,7 +85,8 @@ export function parseDesiredWebhooks(text: string): DesiredWebhook[] {
     else if (description.length > room) problems.push(`${at}.description: at most ${room} characters (the service allows ${serviceFacts.WEBHOOK_DESCRIPTION_MAX_LENGTH}, ddsync's marker takes the rest)`);
     const active = o['active'] ?? true;
     if (typeof active !== 'boolean') problems.push(`${at}.active: true or false when given`);
-    if (problems.length === 0) out.push({ name: name as string, url: url as string, events: events as string[], description: description as string, active: active as boolean });
+    // Each kind once: the service keeps a set, and a repeat would read as drift on every run.
+    if (problems.length === 0) out.push({ name: name as string, url: url as string, events: [...new Set(events as string[])], description: description as string, active: active as boolean });
   });
   if (problems.length > 0) throw new DesiredWebhooksError(problems);
   return out;

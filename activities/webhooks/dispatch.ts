@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Warehouse } from '../warehouse/database.ts';
 import type { Logger } from '../../infra/logger.ts';
-import { markHandled, pendingEvents, transactionKeyOf } from './ledger.ts';
+import { markHandled, noteDispatchFailure, pendingEvents, transactionKeyOf } from './ledger.ts';
 
 /**
  * What an accepted event leads to: `transaction.updated` wakes the transaction's workflow (signal
@@ -44,6 +44,7 @@ export async function dispatchEvent(db: Warehouse, temporal: Client, event: Stor
       return 'workflow_closed';
     }
     log.warn({ msgId: event.msg_id, err: error }, 'could not signal the transaction workflow; will retry');
+    await noteDispatchFailure(db, event.msg_id, error instanceof Error ? error.message : String(error)).catch(() => undefined);
     throw error;
   }
 }

@@ -8,16 +8,36 @@ import { managedName } from './desired.ts';
 
 const RESPONSE_KEPT = 2_000;
 
-/** The service's webhooks as listed now; those it no longer lists are marked deleted. */
+/**
+ * The service's webhooks as listed now; those it no longer lists are marked deleted. A managed name
+ * belongs to one live row (a unique index): of two webhooks carrying the same marker, the oldest
+ * keeps the name (as reconciling keeps it); a name that moved to another webhook (recreated, or
+ * deleted at the service and created again) is freed from the old row first.
+ */
 export async function recordWebhooks(db: Warehouse, hooks: readonly Webhook[]): Promise<void> {
-  const rows = hooks.map((w) => {
+  const holder = new Map<string, Webhook>();
+  for (const w of [...hooks].sort((a, b) => String(a.createdAt ?? '').localeCompare(String(b.createdAt ?? '')) || a.id.localeCompare(b.id))) {
     const name = managedName(w.description);
+    if (name !== null && !holder.has(name)) holder.set(name, w);
+  }
+  const rows = hooks.map((w) => {
+    const marked = managedName(w.description);
+    // A second webhook with the same marker is ddsync's too, but nameless until reconciling deletes it.
+    const name = marked !== null && holder.get(marked) === w ? marked : null;
     return {
-      id: w.id, name, managed: name !== null, url: w.url, description: w.description, events: w.events ?? [], is_active: w.isActive,
+      id: w.id, name, managed: marked !== null, url: w.url, description: w.description, events: w.events ?? [], is_active: w.isActive,
       created_at: w.createdAt ?? null, updated_at: w.updatedAt ?? null,
     };
   });
+  const named = rows.filter((r) => r.name !== null).map((r) => ({ id: r.id, name: r.name }));
   await db.transaction().execute(async (trx) => {
+    await sql`update webhooks set deleted_at = now() where deleted_at is null and not (id = any(${hooks.map((w) => w.id)}::text[]))`.execute(trx);
+    if (named.length > 0) {
+      await sql`
+        update webhooks w set name = null, changed_at = now()
+        from json_to_recordset(${toJsonRecordset(named)}::json) as r(id text, name text)
+        where w.deleted_at is null and w.name = r.name and w.id <> r.id`.execute(trx);
+    }
     if (rows.length > 0) {
       await sql`
         insert into webhooks (id, name, managed, url, description, events, is_active, created_at, updated_at)
@@ -30,7 +50,6 @@ export async function recordWebhooks(db: Warehouse, hooks: readonly Webhook[]): 
         where (webhooks.name, webhooks.managed, webhooks.url, webhooks.description, webhooks.events, webhooks.is_active, webhooks.deleted_at)
           is distinct from (excluded.name, excluded.managed, excluded.url, excluded.description, excluded.events, excluded.is_active, null)`.execute(trx);
     }
-    await sql`update webhooks set deleted_at = now() where deleted_at is null and not (id = any(${hooks.map((w) => w.id)}::text[]))`.execute(trx);
   });
 }
 
@@ -89,8 +108,26 @@ export async function markHandled(db: Warehouse, msgId: string, handling: string
 
 export async function pendingEvents(db: Warehouse, limit = 500): Promise<Array<{ msg_id: string; event_type: string | null; transaction_id: string | null; payload: unknown }>> {
   const { rows } = await sql<{ msg_id: string; event_type: string | null; transaction_id: string | null; payload: unknown }>`
-    select msg_id, event_type, transaction_id, payload from webhook_events where handling = 'pending' order by received_at limit ${limit}`.execute(db);
+    select msg_id, event_type, transaction_id, payload from webhook_events
+    where handling = 'pending' and (next_dispatch_at is null or next_dispatch_at <= now())
+    order by received_at limit ${limit}`.execute(db);
   return rows;
+}
+
+/** Dispatch tries before an event is marked failed, and the longest wait between two. */
+export const DISPATCH_MAX_ATTEMPTS = 20;
+const DISPATCH_MAX_WAIT_S = 3_600;
+
+/** A dispatch that failed: tried again after 30 s, doubling up to an hour; failed after the last try. */
+export async function noteDispatchFailure(db: Warehouse, msgId: string, error: string): Promise<void> {
+  await sql`
+    update webhook_events set
+      dispatch_attempts = dispatch_attempts + 1,
+      next_dispatch_at = now() + least(30 * power(2, dispatch_attempts), ${DISPATCH_MAX_WAIT_S}) * interval '1 second',
+      handling = case when dispatch_attempts + 1 >= ${DISPATCH_MAX_ATTEMPTS} then 'failed' else handling end,
+      handled_at = case when dispatch_attempts + 1 >= ${DISPATCH_MAX_ATTEMPTS} then now() else handled_at end,
+      handling_error = ${error.slice(0, 1_000)}
+    where msg_id = ${msgId} and handling = 'pending'`.execute(db);
 }
 
 /** The request key (customId) ddsync gave the transaction the service calls `transactionId`. */

@@ -14,7 +14,9 @@ export type WebhookAction =
   | { kind: 'delete'; name: string; id: string; reason: string };
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i]);
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((x) => right.has(x));
 }
 
 export function planWebhooks(desired: readonly DesiredWebhook[], actual: readonly Webhook[]): WebhookAction[] {

@@ -31,8 +31,16 @@ export interface VerifierOptions {
   now?: () => number;
 }
 
+/** Why a request cannot be a signed delivery (a Svix header missing), or undefined. */
+export function missingSignatureHeaders(headers: Record<string, string | undefined>): string | undefined {
+  const present = (a: string, b: string) => headers[a] ?? headers[b];
+  if (present('svix-id', 'webhook-id') && present('svix-timestamp', 'webhook-timestamp') && present('svix-signature', 'webhook-signature')) return undefined;
+  return 'missing svix-id / svix-timestamp / svix-signature (or webhook-*) headers';
+}
+
 export class DeliveryVerifier {
   readonly #secrets = new Map<string, Known>();
+  readonly #inflight = new Map<string, Promise<Known>>();
   readonly #refetchEvery: number;
   readonly #now: () => number;
 
@@ -43,10 +51,8 @@ export class DeliveryVerifier {
 
   /** The verified, parsed message; throws VerificationFailure with the status to answer. */
   async verify(webhookId: string, rawBody: string, headers: Record<string, string | undefined>): Promise<unknown> {
-    const present = (a: string, b: string) => headers[a] ?? headers[b];
-    if (!present('svix-id', 'webhook-id') || !present('svix-timestamp', 'webhook-timestamp') || !present('svix-signature', 'webhook-signature')) {
-      throw new VerificationFailure(400, 'missing svix-id / svix-timestamp / svix-signature (or webhook-*) headers');
-    }
+    const missing = missingSignatureHeaders(headers);
+    if (missing) throw new VerificationFailure(400, missing);
     let known = this.#secrets.get(webhookId) ?? (await this.#fetch(webhookId));
     try {
       return this.#check(known.secret, rawBody, headers);
@@ -69,9 +75,24 @@ export class DeliveryVerifier {
     }
   }
 
-  async #fetch(webhookId: string): Promise<Known> {
-    const known = { secret: await this.api.getWebhookSecret(webhookId), fetchedAt: this.#now() };
-    this.#secrets.set(webhookId, known);
-    return known;
+  /** Drops what is known of a webhook (it no longer exists at the service). */
+  forget(webhookId: string): void {
+    this.#secrets.delete(webhookId);
+  }
+
+  /** One fetch per webhook at a time: concurrent deliveries share it. */
+  #fetch(webhookId: string): Promise<Known> {
+    let pending = this.#inflight.get(webhookId);
+    if (!pending) {
+      pending = this.api.getWebhookSecret(webhookId)
+        .then((secret) => {
+          const known = { secret, fetchedAt: this.#now() };
+          this.#secrets.set(webhookId, known);
+          return known;
+        })
+        .finally(() => this.#inflight.delete(webhookId));
+      this.#inflight.set(webhookId, pending);
+    }
+    return pending;
   }
 }

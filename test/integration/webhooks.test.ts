@@ -9,6 +9,9 @@ import { freePort } from '../../infra/ports.ts';
 import { startReceiver, type RunningReceiver } from '../../infra/receiver.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { marker, type DesiredWebhook } from '../../activities/webhooks/desired.ts';
+import { DISPATCH_MAX_ATTEMPTS, pendingEvents, storeEvent } from '../../activities/webhooks/ledger.ts';
+import { dispatchEvent } from '../../activities/webhooks/dispatch.ts';
+import type { Client } from '@temporalio/client';
 import { maintainWebhooks, maintainWebhooksWorkflowId } from '../../workflows/maintain-webhooks.ts';
 
 const HOST = 'hooks.ddsync.test';
@@ -119,6 +122,29 @@ describe('webhooks: desired state, deliveries and the receiver', () => {
       expect((await post(body, await signed(msgId, body, new Date(), secret))).status).toBe(200);
       expect((await events()).some((e) => e.msg_id === msgId)).toBe(true);
     });
+
+    it('follows a webhook deleted at the service and created again: warehouse and receiver move to the new one', async () => {
+      const old = await ours();
+      // The receiver now knows the old webhook (its id is cached under the name).
+      expect((await post(body, await signed(`msg_${randomUUID()}`, body, new Date()))).status).toBe(200);
+      await h.api.deleteWebhook(old.id);
+      expect((await reconcile()).actions).toEqual([{ kind: 'create', name: 'main', id: expect.any(String) }]);
+      const fresh = await ours();
+      expect(fresh.id).not.toBe(old.id);
+      const stored = await sql<{ id: string; name: string | null; deleted: boolean }>`
+        select id, name, deleted_at is not null as deleted from webhooks where id = any(${[old.id, fresh.id]}::text[]) order by deleted desc`.execute(h.db);
+      expect(stored.rows).toEqual([{ id: old.id, name: 'main', deleted: true }, { id: fresh.id, name: 'main', deleted: false }]);
+      // Signed with the new webhook's secret: the receiver finds the old id gone and looks again.
+      const msgId = `msg_${randomUUID()}`;
+      const response = await post(body, await signed(msgId, body, new Date()));
+      expect(response.status).toBe(200);
+      const { messageId } = await h.api.sendExampleWebhookEvent(fresh.id, 'transaction.updated');
+      await waitUntil('the new webhook\'s delivery stored', async () => (await events()).some((e) => e.msg_id === messageId));
+    });
+
+    it('refuses unsigned requests before looking up the name', async () => {
+      expect((await post(body, {}, `/hooks/random-${randomUUID().slice(0, 8)}`)).status).toBe(400);
+    });
   });
 
   it('a transaction.updated delivery wakes a waiting transaction, which records the status it saw through the webhook', async () => {
@@ -132,4 +158,24 @@ describe('webhooks: desired state, deliveries and the receiver', () => {
     const signalled = (await events()).filter((e) => e.handling === 'signalled');
     expect(signalled.length).toBeGreaterThan(0);
   }, 60_000);
+
+  it('backs off an event whose dispatch fails and gives it up after the last try, without holding up the others', async () => {
+    const { rows: [tx] } = await sql<{ id: string }>`select id from transactions where id is not null limit 1`.execute(h.db);
+    const msgId = `msg_${randomUUID()}`;
+    const payload = { data: { id: tx!.id, status: 'AVAILABLE' }, event: 'transaction.updated' };
+    await storeEvent(h.db, { msgId, webhookName: 'main', eventType: 'transaction.updated', payload, sentAt: new Date(), transactionId: tx!.id });
+    const unavailable = { workflow: { getHandle: () => ({ signal: async () => { throw new Error('Temporal unavailable (test)'); } }) } } as unknown as Client;
+    const event = { msg_id: msgId, event_type: 'transaction.updated', transaction_id: tx!.id, payload };
+    const state = async () => (await sql<{ handling: string; dispatch_attempts: number; wait_s: number | null; handling_error: string | null }>`
+      select handling, dispatch_attempts, round(extract(epoch from next_dispatch_at - now()))::int as wait_s, handling_error
+      from webhook_events where msg_id = ${msgId}`.execute(h.db)).rows[0]!;
+    await expect(dispatchEvent(h.db, unavailable, event, createLogger({ level: 'silent' }))).rejects.toThrow('Temporal unavailable (test)');
+    expect(await state()).toMatchObject({ handling: 'pending', dispatch_attempts: 1, handling_error: 'Temporal unavailable (test)' });
+    expect((await state()).wait_s).toBeGreaterThanOrEqual(29);
+    // Not due: the background pass leaves it alone until its time.
+    expect((await pendingEvents(h.db)).map((e) => e.msg_id)).not.toContain(msgId);
+    await sql`update webhook_events set dispatch_attempts = ${DISPATCH_MAX_ATTEMPTS - 1}, next_dispatch_at = now() where msg_id = ${msgId}`.execute(h.db);
+    await expect(dispatchEvent(h.db, unavailable, event, createLogger({ level: 'silent' }))).rejects.toThrow();
+    expect(await state()).toMatchObject({ handling: 'failed', dispatch_attempts: DISPATCH_MAX_ATTEMPTS });
+  });
 });

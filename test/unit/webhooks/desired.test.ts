@@ -56,4 +56,11 @@ describe('reconciliation plan', () => {
     expect(planWebhooks([main!], [hook('h1'), hook('h22')])).toEqual([{ kind: 'delete', name: 'main', id: 'h22', reason: 'a second webhook with the same name' }]);
     expect(planWebhooks([], [hook('h1'), foreign])).toEqual([{ kind: 'delete', name: 'main', id: 'h1', reason: 'no longer in DDSYNC_WEBHOOKS' }]);
   });
+
+  it('takes each event kind once, so a repeat in the configuration is no drift', () => {
+    const [twice] = parseDesiredWebhooks('[{"name": "main", "url": "https://x.example.com/a", "events": ["transaction.updated", "transaction.updated"]}]');
+    expect(twice!.events).toEqual(['transaction.updated']);
+    expect(planWebhooks([twice!], [hook('h1')])).toEqual([]);
+    expect(planWebhooks([main!], [hook('h1', { events: ['transaction.updated', 'transaction.updated'] })])).toEqual([]);
+  });
 });
