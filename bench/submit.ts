@@ -23,7 +23,7 @@ const USAGE = 'usage: npm run bench:submit -- --transactions N [--concurrency C]
 /** The simulator's clock: 20–90 minutes of EU validation take 0.12–0.54 s. */
 const TIME_SCALE = 0.0001;
 /** The same waits for both (scaled like the simulator: 30 minutes are 180 ms). */
-const TIMING: TransactionTiming = { firstPollMs: 50, maxPollMs: 400, euWaitMs: 180, deadlineMs: 600_000 };
+const TIMING: TransactionTiming = { firstPollMs: 50, maxPollMs: 400, euWaitMs: 180, deadlineMs: 600_000, createSettleMs: 100 };
 const FINAL = new Set(['AVAILABLE', 'ERROR', 'WITHDRAWN']);
 
 interface SubmitBenchResult {

@@ -55,6 +55,7 @@ export const SETTINGS = {
   DDSYNC_TX_MAX_POLL: { section: 'submission', rule: 'a duration: a whole number followed by ms, s, m, h or d', schema: duration.default('1h'), doc: 'Longest wait between two reads of a transaction\'s status (waits double up to it).' },
   DDSYNC_TX_EU_WAIT: { section: 'submission', rule: 'a duration: a whole number followed by ms, s, m, h or d', schema: duration.default('30m'), doc: 'No read of a SUBMITTED transaction sooner than this after it was seen SUBMITTED (the EU system asks for 30 minutes); a webhook still wakes it.' },
   DDSYNC_TX_DEADLINE: { section: 'submission', rule: 'a duration: a whole number followed by ms, s, m, h or d', schema: duration.default('7d'), doc: 'A transaction without a final status after this long ends as timed_out.' },
+  DDSYNC_TX_CREATE_SETTLE: { section: 'submission', rule: 'a duration: a whole number followed by ms, s, m, h or d', schema: duration.default('2m'), doc: 'After a create whose answer was lost and which cannot be found by its customId, how long to keep looking before creating again (longer than DDSYNC_HTTP_TIMEOUT_MS, so a slow service cannot end up with two).' },
   DDSYNC_WEBHOOKS: { section: 'webhooks', rule: 'a JSON array of {name, url, events?, description?, active?} (see README, "Webhooks")', schema: z.string().default('[]'), doc: 'The webhooks ddsync keeps registered at the service (desired state).' },
   DDSYNC_WEBHOOKS_INTERVAL: { section: 'webhooks', rule: 'a duration of at least a minute: a whole number followed by s, m, h or d', schema: interval.default('1h'), doc: 'How often the webhooks are reconciled and their attempts and stats pulled (`ddsync schedule apply`).' },
   DDSYNC_RECEIVER_HOST: { section: 'webhooks', rule: 'an IP address or host name to listen on', schema: z.string().min(1).default('127.0.0.1'), doc: 'Where the webhook receiver listens (0.0.0.0 in a container).' },
@@ -115,7 +116,7 @@ export interface Config {
   temporal?: { address: string; namespace: string; taskQueue: string; apiKey?: string; tls: boolean; tlsCertPath?: string; tlsKeyPath?: string };
   worker?: { maxConcurrentActivities: number; cachedWorkflows: number; taskQueueActivitiesPerSecond?: number };
   refresh?: { interval: string; supplierConcurrency: number; pageActivities: 'local' | 'task-queue' };
-  submission?: { concurrency: number; timing: { firstPollMs: number; maxPollMs: number; euWaitMs: number; deadlineMs: number } };
+  submission?: { concurrency: number; timing: { firstPollMs: number; maxPollMs: number; euWaitMs: number; deadlineMs: number; createSettleMs: number } };
   webhooks?: { desired: string; interval: string; receiver: { host: string; port: number; maxBodyBytes: number; inWorker: boolean } };
   pdfs?: { archiveDir: string; interval: string };
   logging?: { level: Values['DDSYNC_LOG_LEVEL']; format?: Values['DDSYNC_LOG_FORMAT'] };
@@ -148,7 +149,7 @@ function toConfig(v: Partial<Values>): Config {
       concurrency: v.DDSYNC_SUBMIT_CONCURRENCY,
       timing: {
         firstPollMs: durationMs(v.DDSYNC_TX_FIRST_POLL!), maxPollMs: durationMs(v.DDSYNC_TX_MAX_POLL!),
-        euWaitMs: durationMs(v.DDSYNC_TX_EU_WAIT!), deadlineMs: durationMs(v.DDSYNC_TX_DEADLINE!),
+        euWaitMs: durationMs(v.DDSYNC_TX_EU_WAIT!), deadlineMs: durationMs(v.DDSYNC_TX_DEADLINE!), createSettleMs: durationMs(v.DDSYNC_TX_CREATE_SETTLE!),
       },
     };
   }

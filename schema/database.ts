@@ -258,6 +258,8 @@ export interface TransactionRequestsTable {
   earlier_batch_id: string | null;
   create_attempts: Generated<number>;
   created_at: DefaultTimestamp;
+  /** sql/migrations/0007_create_sent_at.sql: when the last create was sent. */
+  create_sent_at: Timestamp | null;
 }
 
 export interface TransactionsTable {

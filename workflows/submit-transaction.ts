@@ -1,6 +1,6 @@
 import {
   ActivityFailure, ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal, isCancellation,
-  proxyActivities, proxyLocalActivities, setHandler,
+  patched, proxyActivities, proxyLocalActivities, setHandler,
 } from '@temporalio/workflow';
 import type { SubmissionActivities, TransactionView } from '../activities/submission/activities.ts';
 import { failureMessage } from './failure-message.ts';
@@ -22,6 +22,11 @@ export interface TransactionTiming {
   euWaitMs: number;
   /** Give up following after this long (default 7 days): the transaction ends as timed_out. */
   deadlineMs: number;
+  /**
+   * After a create whose answer was lost, how long it may take to appear under its customId before
+   * a second create is sent (default 2 minutes, well past the client's request timeout).
+   */
+  createSettleMs?: number;
 }
 
 export const DEFAULT_TRANSACTION_TIMING: TransactionTiming = {
@@ -99,18 +104,22 @@ async function followShipment(input: SubmitTransactionInput): Promise<SubmitTran
 
   let current: TransactionView;
   try {
-    current = await createAndSubmitTransaction({ key });
+    current = await createAndSubmitTransaction({ key, ...(timing.createSettleMs !== undefined ? { createSettleMs: timing.createSettleMs } : {}) });
     state.transactionId = current.transactionId;
   } catch (error) {
     if (isCancellation(error)) {
-      // Cancelled before it was submitted: a draft is deleted, nothing reaches the EU system.
-      return CancellationScope.nonCancellable(async () => {
-        await deleteDraftTransaction({ key });
-        return end('cancelled', 'cancelled before it was submitted');
-      });
+      // Cancelled before it was submitted: a draft is deleted, nothing reaches the EU system. One
+      // whose submit reached the service as the batch was cancelled is at the EU: it is followed.
+      const outcome = await CancellationScope.nonCancellable(() => deleteDraftTransaction({ key }));
+      if (!(outcome.submitted && patched('follow-submitted-after-cancel'))) {
+        return CancellationScope.nonCancellable(() => end('cancelled', 'cancelled before it was submitted'));
+      }
+      current = outcome.submitted;
+      state.transactionId = current.transactionId;
+    } else {
+      if (isRefusal(error)) return CancellationScope.nonCancellable(() => end('failed', failureMessage(error)));
+      throw error;
     }
-    if (isRefusal(error)) return CancellationScope.nonCancellable(() => end('failed', failureMessage(error)));
-    throw error;
   }
   state.phase = 'following';
   state.status = current.status;

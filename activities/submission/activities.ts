@@ -1,4 +1,4 @@
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Transaction } from '../../schema/upstream.ts';
 import type { UpstreamClient } from '../api/index.ts';
 import { ConflictError, NetworkError, UpstreamError } from '../api/index.ts';
@@ -7,7 +7,7 @@ import type { Logger } from '../../infra/logger.ts';
 import { mapFailures } from '../failures.ts';
 import { keepAlive } from '../keep-alive.ts';
 import {
-  batchStanding, beginCreateAttempt, cancelUnstarted, closeBatch, type BatchStanding, recordComponents, recordEnd, recordRetryableError, recordTransaction, requestsAfter,
+  batchStanding, beginCreateAttempt, cancelUnstarted, closeBatch, noteCreateSent, type BatchStanding, recordComponents, recordEnd, recordRetryableError, recordTransaction, requestsAfter,
   stateOf, transactionIdOf, type StatusSource, type TransactionState,
 } from './transaction-ledger.ts';
 
@@ -40,6 +40,14 @@ function signal(): AbortSignal {
   return Context.current().cancellationSignal;
 }
 
+/** How long an unanswered create may take to appear under its customId (default of createSettleMs). */
+export const DEFAULT_CREATE_SETTLE_MS = 120_000;
+
+/** A cancelled batch stops between requests, never in the middle of one the service may apply. */
+function stopIfCancelled(step: string): void {
+  if (signal().aborted) throw new CancelledFailure(`cancelled before ${step}`);
+}
+
 export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
   /** The transaction at the service for `key`, if an earlier attempt created it. */
   const findExisting = async (key: string, knownId: string | null): Promise<Transaction | undefined> => {
@@ -47,12 +55,22 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
     return api.findTransactionByCustomId(key, { signal: signal() });
   };
 
-  const createDraft = async (key: string): Promise<TransactionView> => {
+  const createDraft = async (key: string, settleMs: number): Promise<TransactionView> => {
     const request = await beginCreateAttempt(db, key);
     let transaction = request.earlierAttempts > 0 || request.transactionId ? await findExisting(key, request.transactionId) : undefined;
     if (!transaction) {
+      // An earlier create whose answer never came may still be applied: not a second one until it
+      // had time to appear under its customId (then this look found it).
+      if (request.sinceCreateSentMs !== null && request.sinceCreateSentMs < settleMs) {
+        throw ApplicationFailure.retryable(
+          `the create of ${key} sent ${Math.round(request.sinceCreateSentMs / 1000)} s ago may still be applied by the service: looking for it again before creating`,
+          'CreateMayStillApply');
+      }
+      stopIfCancelled('creating');
+      await noteCreateSent(db, key);
       try {
-        transaction = await api.createTransaction({ ...request.body, customId: key }, { signal: signal() });
+        // Not aborted once sent: a request the service may have applied is seen through to its answer.
+        transaction = await api.createTransaction({ ...request.body, customId: key });
       } catch (error) {
         if (!(error instanceof NetworkError && error.outcomeUnknown)) throw error;
         // The request may have been applied: find it; if it is not there, the next attempt creates it.
@@ -72,8 +90,10 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
       await recordTransaction(db, key, current, 'poll');
       return view(current);
     }
+    stopIfCancelled('submitting');
     try {
-      await api.submitTransaction(transactionId, { signal: signal() });
+      // Not aborted once sent (see createDraft): a cancelled batch stops before, never during.
+      await api.submitTransaction(transactionId);
     } catch (error) {
       const settled = error instanceof ConflictError || (error instanceof UpstreamError && error.status === 400) || (error instanceof NetworkError && error.outcomeUnknown);
       if (!settled) throw error;
@@ -99,8 +119,8 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
      * anything is created again. A submit whose response was lost is not repeated blindly: a
      * refusal (no longer a DRAFT) is followed by a read, which says where it stands.
      */
-    async createAndSubmitTransaction(input: { key: string }): Promise<TransactionView> {
-      const created = await createDraft(input.key);
+    async createAndSubmitTransaction(input: { key: string; createSettleMs?: number }): Promise<TransactionView> {
+      const created = await createDraft(input.key, input.createSettleMs ?? DEFAULT_CREATE_SETTLE_MS);
       return created.status === 'DRAFT' ? submitDraft(input.key, created.transactionId) : created;
     },
 
@@ -116,11 +136,18 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
       }
     },
 
-    /** A draft of a cancelled batch is deleted (allowed while DRAFT); a submitted one cannot be. */
-    async deleteDraftTransaction(input: { key: string }): Promise<{ deleted: boolean }> {
+    /**
+     * A draft of a cancelled batch is deleted (allowed while DRAFT). One that is no longer a draft
+     * (its submit reached the service as the batch was cancelled) is returned, to be followed.
+     */
+    async deleteDraftTransaction(input: { key: string }): Promise<{ deleted: boolean; submitted?: TransactionView }> {
       // A create cancelled mid-flight may have reached the service without being recorded.
       const t = await findExisting(input.key, await transactionIdOf(db, input.key));
-      if (!t || t.status !== 'DRAFT') return { deleted: false };
+      if (!t) return { deleted: false };
+      if (t.status !== 'DRAFT') {
+        await recordTransaction(db, input.key, t, 'poll');
+        return { deleted: false, submitted: view(t) };
+      }
       await api.deleteTransaction(t.id, { signal: signal() });
       return { deleted: true };
     },

@@ -22,6 +22,8 @@ export interface RequestToSend {
   earlierAttempts: number;
   /** The service's id, when an earlier attempt recorded it. */
   transactionId: string | null;
+  /** Milliseconds since the last create was sent (database time), when one was. */
+  sinceCreateSentMs: number | null;
 }
 
 /** The next accepted rows of a batch after `afterLine`, in file order (only keys and lines). */
@@ -38,16 +40,23 @@ export async function requestsAfter(db: Warehouse, batchId: string, afterLine: n
  * then knows an earlier one may have reached the service (its response lost, or the worker gone).
  */
 export async function beginCreateAttempt(db: Warehouse, key: string): Promise<RequestToSend> {
-  const { rows } = await sql<{ line: number; payload: CreateTransactionInput; create_attempts: number; id: string | null }>`
+  const { rows } = await sql<{ line: number; payload: CreateTransactionInput; create_attempts: number; id: string | null; since_sent_ms: number | null }>`
     with attempt as (
       update transaction_requests set create_attempts = create_attempts + 1
       where key = ${key} and status = 'accepted'
-      returning line, payload, create_attempts
+      returning line, payload, create_attempts, create_sent_at
     )
-    select a.line, a.payload, a.create_attempts, t.id from attempt a left join transactions t on t.key = ${key}`.execute(db);
+    select a.line, a.payload, a.create_attempts, t.id,
+           (extract(epoch from clock_timestamp() - a.create_sent_at) * 1000)::float8 as since_sent_ms
+    from attempt a left join transactions t on t.key = ${key}`.execute(db);
   const r = rows[0];
   if (!r) throw new Error(`no accepted request with key ${JSON.stringify(key)}`);
-  return { key, line: r.line, body: r.payload, earlierAttempts: r.create_attempts - 1, transactionId: r.id };
+  return { key, line: r.line, body: r.payload, earlierAttempts: r.create_attempts - 1, transactionId: r.id, sinceCreateSentMs: r.since_sent_ms };
+}
+
+/** Just before the create is sent: from now on it may exist at the service. */
+export async function noteCreateSent(db: Warehouse, key: string): Promise<void> {
+  await sql`update transaction_requests set create_sent_at = clock_timestamp() where key = ${key} and status = 'accepted'`.execute(db);
 }
 
 const FINAL_STATES: Readonly<Record<string, TransactionState>> = { AVAILABLE: 'available', ERROR: 'error', WITHDRAWN: 'withdrawn' };

@@ -20,7 +20,7 @@ describe('ddsync submit and submissions', () => {
       PATH: process.env.PATH, HOME: process.env.HOME,
       DATABASE_URL: await createTestDatabase('clisubmit'), TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: `cli-submit-${run}`,
       DDSYNC_UPSTREAM_URL: sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret', DDSYNC_LOG_FORMAT: 'json',
-      DDSYNC_TX_FIRST_POLL: '100ms', DDSYNC_TX_MAX_POLL: '1s', DDSYNC_TX_EU_WAIT: '1800ms', DDSYNC_TX_DEADLINE: '2m',
+      DDSYNC_TX_FIRST_POLL: '100ms', DDSYNC_TX_MAX_POLL: '1s', DDSYNC_TX_EU_WAIT: '1800ms', DDSYNC_TX_DEADLINE: '2m', DDSYNC_TX_CREATE_SETTLE: '300ms',
     };
     worker = await startWorkerProcess(env);
   }, 120_000);

@@ -21,7 +21,7 @@ describe('migrations', () => {
       const [a, b] = await Promise.all([migrateToLatest(db), migrateToLatest(other)]);
       // Each migration ran exactly once, by whichever worker held the lock.
       const all = readdirSync(new URL('../../sql/migrations/', import.meta.url)).filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, '')).sort();
-      expect(all.slice(0, 6)).toEqual(['0001_warehouse', '0002_bi_views', '0003_transactions', '0004_webhooks', '0005_survey_pdfs', '0006_webhook_dispatch']);
+      expect(all.slice(0, 7)).toEqual(['0001_warehouse', '0002_bi_views', '0003_transactions', '0004_webhooks', '0005_survey_pdfs', '0006_webhook_dispatch', '0007_create_sent_at']);
       expect([...a.applied, ...b.applied].sort()).toEqual(all);
       expect([a.current, b.current]).toEqual([all.at(-1), all.at(-1)]);
       expect((await migrateToLatest(db)).applied).toEqual([]);

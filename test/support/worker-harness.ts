@@ -16,7 +16,7 @@ import { bulkSubmit, bulkSubmitWorkflowId, type BulkProgress, type BulkSubmitInp
 import type { TransactionTiming } from '../../workflows/submit-transaction.ts';
 
 /** Transaction waits for a simulator at time scale 0.001 (30 minutes there are 1.8 s). */
-export const FAST_TIMING: TransactionTiming = { firstPollMs: 100, maxPollMs: 1_000, euWaitMs: 1_800, deadlineMs: 120_000 };
+export const FAST_TIMING: TransactionTiming = { firstPollMs: 100, maxPollMs: 1_000, euWaitMs: 1_800, deadlineMs: 120_000, createSettleMs: 300 };
 import { connectTemporal, workflowBundle, type TemporalForTest } from './temporal.ts';
 
 /**

@@ -1,0 +1,134 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { ApplicationFailure } from '@temporalio/common';
+import { sql } from 'kysely';
+import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
+import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import { takeInShipments } from '../../activities/submission/intake.ts';
+import { createSubmissionActivities, type SubmissionApi } from '../../activities/submission/activities.ts';
+import { NetworkError } from '../../activities/api/index.ts';
+import { createLogger } from '../../infra/logger.ts';
+import type { Transaction } from '../../schema/upstream.ts';
+import { createTestDatabase } from '../support/databases.ts';
+import { shipmentRow, writeShipments } from '../support/shipments.ts';
+
+/**
+ * A service so slow that a create times out and is applied only later: no second create may be
+ * sent for the key until the first had time to appear under its customId.
+ */
+describe('creating a transaction whose answer was lost', () => {
+  let db: Warehouse;
+  beforeAll(async () => {
+    db = openWarehouse(await createTestDatabase('settle'), 2);
+    await migrateToLatest(db);
+  });
+  afterAll(() => db?.destroy());
+
+  it('looks again instead of creating a second one until the settle time has passed', async () => {
+    const key = `settle-${Date.now()}`;
+    const path = writeShipments([shipmentRow(key, 'supplier-1')]);
+    expect((await takeInShipments(db, path, `${path}.report.ndjson`)).accepted).toBe(1);
+    const atService: Transaction[] = [];
+    let creates = 0;
+    const api = {
+      async createTransaction() {
+        creates++;
+        // Sent, timed out; the service applies it later (or never).
+        throw new NetworkError('POST /transactions', 'request timed out', { outcomeUnknown: true });
+      },
+      async findTransactionByCustomId(customId: string) {
+        return atService.find((t) => t.customId === customId);
+      },
+      async getTransaction(id: string) {
+        return atService.find((t) => t.id === id)!;
+      },
+      async submitTransaction(id: string) {
+        atService.find((t) => t.id === id)!.status = 'TO_SUBMIT';
+      },
+      async deleteTransaction() {},
+    } as unknown as SubmissionApi;
+    const activities = createSubmissionActivities({ db, api, log: createLogger({ level: 'silent' }) });
+    const env = new MockActivityEnvironment();
+    const attempt = () => env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 });
+
+    await expect(attempt()).rejects.toBeInstanceOf(NetworkError);
+    expect(creates).toBe(1);
+    // Retried at once: not found yet, but the first create may still land: no second one.
+    const early = await attempt().catch((error: unknown) => error);
+    expect(early).toBeInstanceOf(ApplicationFailure);
+    expect((early as ApplicationFailure).type).toBe('CreateMayStillApply');
+    expect(creates).toBe(1);
+
+    // The first create lands after all: found, submitted, never created twice.
+    atService.push({ id: 'tx-1', customId: key, status: 'DRAFT' } as Transaction);
+    const view = await attempt();
+    expect(view).toMatchObject({ transactionId: 'tx-1', status: 'TO_SUBMIT' });
+    expect(creates).toBe(1);
+  });
+
+  it('creates again once the settle time has passed without a trace of the first', async () => {
+    const key = `settle-late-${Date.now()}`;
+    const path = writeShipments([shipmentRow(key, 'supplier-1')]);
+    await takeInShipments(db, path, `${path}.report.ndjson`);
+    let creates = 0;
+    const atService: Transaction[] = [];
+    const api = {
+      async createTransaction(body: { customId: string }) {
+        creates++;
+        if (creates === 1) throw new NetworkError('POST /transactions', 'connection reset', { outcomeUnknown: true });
+        const t = { id: 'tx-2', customId: body.customId, status: 'DRAFT' } as Transaction;
+        atService.push(t);
+        return t;
+      },
+      async findTransactionByCustomId(customId: string) {
+        return atService.find((t) => t.customId === customId);
+      },
+      async getTransaction(id: string) {
+        return atService.find((t) => t.id === id)!;
+      },
+      async submitTransaction() {},
+      async deleteTransaction() {},
+    } as unknown as SubmissionApi;
+    const activities = createSubmissionActivities({ db, api, log: createLogger({ level: 'silent' }) });
+    const env = new MockActivityEnvironment();
+    await expect(env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 })).rejects.toBeInstanceOf(NetworkError);
+    await sql`update transaction_requests set create_sent_at = now() - interval '61 seconds' where key = ${key}`.execute(db);
+    expect(await env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 })).toMatchObject({ transactionId: 'tx-2', status: 'TO_SUBMIT' });
+    expect(creates).toBe(2);
+  });
+
+  it('stops before sending when the batch was cancelled, and reports a transaction already submitted instead of deleting it', async () => {
+    const key = `settle-cancel-${Date.now()}`;
+    const path = writeShipments([shipmentRow(key, 'supplier-1')]);
+    await takeInShipments(db, path, `${path}.report.ndjson`);
+    let creates = 0;
+    const atService: Transaction[] = [{ id: 'tx-3', customId: key, status: 'TO_SUBMIT' } as Transaction];
+    const api = {
+      async createTransaction() {
+        creates++;
+        throw new Error('must not be sent');
+      },
+      // Nothing at the service yet, as far as this attempt can tell.
+      async findTransactionByCustomId(): Promise<Transaction | undefined> {
+        return undefined;
+      },
+      async getTransaction(id: string) {
+        return atService.find((t) => t.id === id)!;
+      },
+      async submitTransaction() {},
+      async deleteTransaction() {
+        throw new Error('a submitted transaction cannot be deleted');
+      },
+    } as unknown as SubmissionApi;
+    const activities = createSubmissionActivities({ db, api, log: createLogger({ level: 'silent' }) });
+    const env = new MockActivityEnvironment();
+    env.cancel();
+    await expect(env.run(activities.createAndSubmitTransaction, { key })).rejects.toThrow('cancelled before creating');
+    expect(creates).toBe(0);
+
+    // The create of an earlier attempt had landed and been submitted as the batch was cancelled.
+    api.findTransactionByCustomId = async (customId: string) => atService.find((t) => t.customId === customId);
+    const outcome = await new MockActivityEnvironment().run(activities.deleteDraftTransaction, { key });
+    expect(outcome).toMatchObject({ deleted: false, submitted: { transactionId: 'tx-3', status: 'TO_SUBMIT', state: 'submitted' } });
+  });
+});
