@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { parseFlags, UsageError } from '../usage.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
-import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { takeInShipments } from '../../activities/submission/intake.ts';
 import { FileFormatError } from '../../activities/submission/shipment-file.ts';
@@ -24,6 +25,15 @@ in an earlier batch is recognised and not sent again. See README, "Bulk transact
 --report PATH  where the rows not sent are written with their errors (default FILE.report.ndjson)
 Exit code 1 when any row was invalid or (with --wait) any transaction ended without a DDS reference.`;
 
+/** Earlier batches this file's duplicate keys belong to that are still open (not done, not cancelled). */
+async function unfinishedEarlierBatches(db: Warehouse, batchId: string): Promise<string[]> {
+  const { rows } = await sql<{ id: string }>`
+    select distinct b.id::text as id from transaction_requests r join submission_batches b on b.id = r.earlier_batch_id
+    where r.batch_id = ${batchId}::uuid and r.status = 'duplicate' and b.status = 'open'
+    order by 1`.execute(db);
+  return rows.map((r) => r.id);
+}
+
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { wait: { type: 'boolean' }, json: { type: 'boolean' }, report: { type: 'string' } }, true);
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'FILE is required' : `one FILE only, got ${positionals.length}`);
@@ -43,26 +53,51 @@ export async function run(argv: string[]): Promise<number> {
       throw error;
     }
     if (!values.json) process.stdout.write(`${formatIntake(intake)}\n`);
-    if (intake.accepted === 0) {
-      if (values.json) process.stdout.write(`${JSON.stringify({ ...intake, started: false })}\n`);
-      else process.stdout.write('nothing to send.\n');
-      return intake.invalid > 0 ? 1 : 0;
-    }
-    const workflowId = bulkSubmitWorkflowId(intake.batchId);
-    const client = await connectClient(config.temporal!);
-    try {
+    const startBatch = async (client: Client, batchId: string) => {
+      const workflowId = bulkSubmitWorkflowId(batchId);
       const handle = await client.workflow.start(bulkSubmit, {
         taskQueue: config.temporal!.taskQueue, workflowId,
-        args: [{ batchId: intake.batchId, concurrency: config.submission!.concurrency, timing: config.submission!.timing }],
+        args: [{ batchId, concurrency: config.submission!.concurrency, timing: config.submission!.timing }],
       });
-      await sql`update submission_batches set workflow_id = ${workflowId} where id = ${intake.batchId}::uuid`.execute(db);
+      await sql`update submission_batches set workflow_id = ${workflowId} where id = ${batchId}::uuid`.execute(db);
+      return { handle, workflowId };
+    };
+    // Keys recognised as sent by an earlier batch that never ran to its end (the command was killed
+    // before starting it, Temporal was unreachable, its workflow was terminated): that batch is
+    // started again, so running the same file again is how one finishes it.
+    const unfinished = await unfinishedEarlierBatches(db, intake.batchId);
+    const resumed: string[] = [];
+    if (unfinished.length > 0) {
+      const client = await connectClient(config.temporal!);
+      try {
+        for (const batchId of unfinished) {
+          try {
+            await startBatch(client, batchId);
+            resumed.push(batchId);
+          } catch (error) {
+            if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+          }
+        }
+      } finally {
+        await client.connection.close();
+      }
+      if (!values.json) for (const batchId of resumed) process.stdout.write(`batch ${batchId} had not run to its end: started again (see ddsync submissions status ${batchId})\n`);
+    }
+    if (intake.accepted === 0) {
+      if (values.json) process.stdout.write(`${JSON.stringify({ ...intake, started: false, resumed })}\n`);
+      else if (resumed.length === 0) process.stdout.write('nothing to send.\n');
+      return intake.invalid > 0 ? 1 : 0;
+    }
+    const client = await connectClient(config.temporal!);
+    try {
+      const { handle, workflowId } = await startBatch(client, intake.batchId);
       if (!values.json) process.stdout.write(`batch ${intake.batchId} started (workflow ${workflowId}); follow it with: ddsync submissions status ${intake.batchId}\n`);
       if (!values.wait) {
-        if (values.json) process.stdout.write(`${JSON.stringify({ ...intake, started: true, workflowId })}\n`);
+        if (values.json) process.stdout.write(`${JSON.stringify({ ...intake, started: true, workflowId, resumed })}\n`);
         return intake.invalid > 0 ? 1 : 0;
       }
       const report = await followBatch(db, handle, intake.batchId, values.json ? null : process.stderr);
-      process.stdout.write(values.json ? `${JSON.stringify({ ...intake, started: true, workflowId, report })}\n` : `${formatBatch(report)}\n`);
+      process.stdout.write(values.json ? `${JSON.stringify({ ...intake, started: true, workflowId, resumed, report })}\n` : `${formatBatch(report)}\n`);
       return batchExitCode(report);
     } finally {
       await client.connection.close();

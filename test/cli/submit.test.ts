@@ -5,6 +5,9 @@ import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
+import { waitUntil } from '../support/wait.ts';
+import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { takeInShipments } from '../../activities/submission/intake.ts';
 
 const lastJson = (text: string): Record<string, unknown> => JSON.parse(text.trim().split('\n').at(-1)!) as Record<string, unknown>;
 
@@ -44,6 +47,30 @@ describe('ddsync submit and submissions', () => {
     const list = runDdsync(['submissions', 'list'], env);
     expect(await list.exited).toBe(0);
     expect(list.output()).toContain(out.batchId);
+  }, 120_000);
+
+  it('running the same file again finishes a batch whose command died before starting it', async () => {
+    const supplier = sim.control.suppliers()[0]!.id;
+    const keys = [`cli-r1-${run}`, `cli-r2-${run}`];
+    const path = writeShipments(keys.map((key) => shipmentRow(key, supplier)));
+    // `ddsync submit` killed after taking the file in, before starting the batch's workflow.
+    const db = openWarehouse(env.DATABASE_URL!, 1);
+    let stranded: string;
+    try {
+      stranded = (await takeInShipments(db, path, `${path}.report.ndjson`)).batchId;
+    } finally {
+      await db.destroy();
+    }
+    const again = runDdsync(['submit', path, '--json'], env);
+    expect(await again.exited).toBe(0);
+    expect(lastJson(again.output())).toMatchObject({ accepted: 0, duplicates: 2, resumed: [stranded] });
+    await waitUntil('the resumed batch to end', async () => {
+      const status = runDdsync(['submissions', 'status', stranded, '--json'], env);
+      await status.exited;
+      return (lastJson(status.output()) as { states?: Record<string, number> }).states?.['available'] === 2;
+    }, 60_000, 500);
+    const counts = sim.control.transactionCountsByCustomId();
+    expect(keys.map((k) => counts[k])).toEqual([1, 1]);
   }, 120_000);
 
   it('prints the line, field and rule of refused rows and sends nothing from a broken JSON array', async () => {
