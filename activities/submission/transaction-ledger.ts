@@ -162,17 +162,25 @@ export interface BatchStanding {
   started: number;
 }
 
+const ENDED_STATES = ['available', 'error', 'withdrawn', 'failed', 'timed_out', 'cancelled'];
+
+/** Counted in the database (a batch of 100,000 is read every few seconds for days), plus the few keys holding a slot. */
 export async function batchStanding(db: Warehouse, batchId: string, cursor: number): Promise<BatchStanding> {
-  const { rows } = await sql<{ key: string; state: string }>`
-    select t.key, t.state from transactions t join transaction_requests r on r.key = t.key and r.status = 'accepted'
-    where t.batch_id = ${batchId}::uuid and r.line <= ${cursor}`.execute(db);
+  const counts = await sql<{ state: string; n: number }>`
+    select t.state, count(*)::int as n from transactions t join transaction_requests r on r.key = t.key and r.status = 'accepted'
+    where t.batch_id = ${batchId}::uuid and r.line <= ${cursor}
+    group by t.state`.execute(db);
+  const holding = await sql<{ key: string }>`
+    select t.key from transactions t join transaction_requests r on r.key = t.key and r.status = 'accepted'
+    where t.batch_id = ${batchId}::uuid and r.line <= ${cursor} and t.state in ('pending', 'created')
+    order by r.line`.execute(db);
   const states: Record<string, number> = {};
-  const holding: string[] = [];
   let ended = 0;
-  for (const r of rows) {
-    states[r.state] = (states[r.state] ?? 0) + 1;
-    if (r.state === 'pending' || r.state === 'created') holding.push(r.key);
-    if (['available', 'error', 'withdrawn', 'failed', 'timed_out', 'cancelled'].includes(r.state)) ended++;
+  let started = 0;
+  for (const r of counts.rows) {
+    states[r.state] = r.n;
+    started += r.n;
+    if (ENDED_STATES.includes(r.state)) ended += r.n;
   }
-  return { holding, states, ended, started: rows.length };
+  return { holding: holding.rows.map((r) => r.key), states, ended, started };
 }
