@@ -56,7 +56,9 @@ export function transactionEndpoints(http: UpstreamHttp) {
     /** Finds our transaction again by customId (after a lost create response). */
     async findTransactionByCustomId(customId: string, opts: CallOptions = {}): Promise<Transaction | undefined> {
       const all = await this.listTransactions(opts);
-      return all.find((t) => t.customId === customId);
+      // Should two ever share the customId, always the same one (the oldest), whoever asks.
+      return all.filter((t) => t.customId === customId)
+        .sort((a, b) => String(a.createdAt ?? '').localeCompare(String(b.createdAt ?? '')) || a.id.localeCompare(b.id))[0];
     },
 
     async getTransaction(id: string, opts: CallOptions = {}): Promise<Transaction> {
