@@ -18,6 +18,9 @@ export class VerificationFailure extends Error {
 
 export type SecretApi = Pick<UpstreamClient, 'getWebhookSecret'>;
 
+/** The longest a delivery waits for its webhook's secret to be fetched. */
+const SECRET_FETCH_BUDGET_MS = 10_000;
+
 interface Known {
   secret: string;
   fetchedAt: number;
@@ -84,7 +87,9 @@ export class DeliveryVerifier {
   #fetch(webhookId: string): Promise<Known> {
     let pending = this.#inflight.get(webhookId);
     if (!pending) {
-      pending = this.api.getWebhookSecret(webhookId)
+      // Bounded, retries included: the service gives a delivery 15 s, and a delivery answered late
+      // is retried by it anyway (and then counted, not stored twice).
+      pending = this.api.getWebhookSecret(webhookId, { signal: AbortSignal.timeout(SECRET_FETCH_BUDGET_MS) })
         .then((secret) => {
           const known = { secret, fetchedAt: this.#now() };
           this.#secrets.set(webhookId, known);
