@@ -57,19 +57,32 @@ export const REFRESH_SCHEDULE_ID = 'ddsync-refresh';
  */
 const CATCHUP_WINDOW: DurationText = '10m';
 
+/**
+ * The shape every ddsync schedule shares: one interval, one workflow on the task queue, overlap
+ * skip, the catch-up window, and the memo that marks it as ddsync's.
+ */
+function managedSchedule(
+  config: ScheduleConfig,
+  s: { scheduleId: string; interval: string; intervalSetting: string; workflowType: WorkflowName; args: unknown[]; purpose: string },
+): ManagedSchedule {
+  return {
+    scheduleId: s.scheduleId,
+    spec: { intervals: [{ every: durationText(s.interval, s.intervalSetting) }] },
+    // Temporal appends the scheduled time to the workflow id, so runs are `ddsync-refresh-2026-…Z`.
+    action: { type: 'startWorkflow', workflowType: s.workflowType, workflowId: s.scheduleId, taskQueue: config.temporal.taskQueue, args: s.args },
+    // A run that outlasts its interval is not doubled: the next one is skipped.
+    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW },
+    memo: { managedBy: MANAGED_BY, purpose: s.purpose },
+  };
+}
+
 /** The periodic warehouse refresh. `scheduleId` is for tests, which must not share the real id. */
 export function refreshSchedule(config: ScheduleConfig, options: { scheduleId?: string } = {}): ManagedSchedule {
-  const scheduleId = options.scheduleId ?? REFRESH_SCHEDULE_ID;
   const args: [RefreshInput] = [refreshInputFrom(config.refresh)];
-  return {
-    scheduleId,
-    spec: { intervals: [{ every: durationText(config.refresh.interval, 'refresh.interval (DDSYNC_REFRESH_INTERVAL)') }] },
-    // Temporal appends the scheduled time to the workflow id, so runs are `ddsync-refresh-2026-…Z`.
-    action: { type: 'startWorkflow', workflowType: 'refreshWarehouse' satisfies WorkflowName, workflowId: scheduleId, taskQueue: config.temporal.taskQueue, args },
-    // A refresh that outlasts its interval is not doubled: the next one is skipped.
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW },
-    memo: { managedBy: MANAGED_BY, purpose: 'refresh the warehouse from the due-diligence service' },
-  };
+  return managedSchedule(config, {
+    scheduleId: options.scheduleId ?? REFRESH_SCHEDULE_ID, interval: config.refresh.interval, intervalSetting: 'refresh.interval (DDSYNC_REFRESH_INTERVAL)',
+    workflowType: 'refreshWarehouse', args, purpose: 'refresh the warehouse from the due-diligence service',
+  });
 }
 
 /** The input of a refresh as configured (DDSYNC_REFRESH_*): the schedule and `ddsync refresh` start the same. */
@@ -82,28 +95,20 @@ export function webhooksSchedule(config: ScheduleConfig, options: { scheduleId?:
   if (!config.webhooks) return undefined;
   const desired = parseDesiredWebhooks(config.webhooks.desired);
   if (desired.length === 0) return undefined;
-  const scheduleId = options.scheduleId ?? WEBHOOKS_SCHEDULE_ID;
   const args: [MaintainWebhooksInput] = [{ desired }];
-  return {
-    scheduleId,
-    spec: { intervals: [{ every: durationText(config.webhooks.interval, 'webhooks.interval (DDSYNC_WEBHOOKS_INTERVAL)') }] },
-    action: { type: 'startWorkflow', workflowType: 'maintainWebhooks' satisfies WorkflowName, workflowId: scheduleId, taskQueue: config.temporal.taskQueue, args },
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW },
-    memo: { managedBy: MANAGED_BY, purpose: 'keep the webhooks registered and pull their attempts and stats' },
-  };
+  return managedSchedule(config, {
+    scheduleId: options.scheduleId ?? WEBHOOKS_SCHEDULE_ID, interval: config.webhooks.interval, intervalSetting: 'webhooks.interval (DDSYNC_WEBHOOKS_INTERVAL)',
+    workflowType: 'maintainWebhooks', args, purpose: 'keep the webhooks registered and pull their attempts and stats',
+  });
 }
 
 /** Archive the queued survey-response PDFs that are due. */
 export function pdfArchiveSchedule(config: ScheduleConfig, options: { scheduleId?: string } = {}): ManagedSchedule | undefined {
   if (!config.pdfs) return undefined;
-  const scheduleId = options.scheduleId ?? PDF_ARCHIVE_SCHEDULE_ID;
-  return {
-    scheduleId,
-    spec: { intervals: [{ every: durationText(config.pdfs.interval, 'pdfs.interval (DDSYNC_PDF_INTERVAL)') }] },
-    action: { type: 'startWorkflow', workflowType: 'archiveSurveyPdfs' as WorkflowName, workflowId: scheduleId, taskQueue: config.temporal.taskQueue, args: [{}] },
-    policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW },
-    memo: { managedBy: MANAGED_BY, purpose: 'archive the survey-response PDFs that are due' },
-  };
+  return managedSchedule(config, {
+    scheduleId: options.scheduleId ?? PDF_ARCHIVE_SCHEDULE_ID, interval: config.pdfs.interval, intervalSetting: 'pdfs.interval (DDSYNC_PDF_INTERVAL)',
+    workflowType: 'archiveSurveyPdfs', args: [{}], purpose: 'archive the survey-response PDFs that are due',
+  });
 }
 
 /** Every schedule ddsync manages, in the order they are applied and printed. */

@@ -16,6 +16,37 @@ import { shipmentRow, writeShipments } from '../support/shipments.ts';
  * A service so slow that a create times out and is applied only later: no second create may be
  * sent for the key until the first had time to appear under its customId.
  */
+/**
+ * A service in memory: `create` decides what each create does (the n-th, from 1), everything else
+ * behaves as the contract says (a DRAFT may be deleted, a submitted transaction not).
+ */
+function fakeService(create: (body: { customId: string }, n: number) => Transaction) {
+  const atService: Transaction[] = [];
+  let creates = 0;
+  const api = {
+    async createTransaction(body: { customId: string }) {
+      const t = create(body, ++creates);
+      atService.push(t);
+      return t;
+    },
+    async findTransactionByCustomId(customId: string) {
+      return atService.find((t) => t.customId === customId);
+    },
+    async getTransaction(id: string) {
+      return atService.find((t) => t.id === id)!;
+    },
+    async submitTransaction(id: string) {
+      atService.find((t) => t.id === id)!.status = 'TO_SUBMIT';
+    },
+    async deleteTransaction(id: string) {
+      const at = atService.findIndex((t) => t.id === id);
+      if (atService[at]!.status !== 'DRAFT') throw new Error('a submitted transaction cannot be deleted');
+      atService.splice(at, 1);
+    },
+  } as unknown as SubmissionApi;
+  return { api, atService, creates: () => creates };
+}
+
 describe('creating a transaction whose answer was lost', () => {
   let db: Warehouse;
   beforeAll(async () => {
@@ -24,111 +55,69 @@ describe('creating a transaction whose answer was lost', () => {
   });
   afterAll(() => db?.destroy());
 
-  it('looks again instead of creating a second one until the settle time has passed', async () => {
-    const key = `settle-${Date.now()}`;
+  /** A key taken in from a file, ready to be created. */
+  const acceptedKey = async (prefix: string) => {
+    const key = `${prefix}-${Date.now()}`;
     const path = writeShipments([shipmentRow(key, 'supplier-1')]);
     expect((await takeInShipments(db, path, `${path}.report.ndjson`)).accepted).toBe(1);
-    const atService: Transaction[] = [];
-    let creates = 0;
-    const api = {
-      async createTransaction() {
-        creates++;
-        // Sent, timed out; the service applies it later (or never).
-        throw new NetworkError('POST /transactions', 'request timed out', { outcomeUnknown: true });
-      },
-      async findTransactionByCustomId(customId: string) {
-        return atService.find((t) => t.customId === customId);
-      },
-      async getTransaction(id: string) {
-        return atService.find((t) => t.id === id)!;
-      },
-      async submitTransaction(id: string) {
-        atService.find((t) => t.id === id)!.status = 'TO_SUBMIT';
-      },
-      async deleteTransaction() {},
-    } as unknown as SubmissionApi;
-    const activities = createSubmissionActivities({ db, api, log: createLogger({ level: 'silent' }) });
+    return key;
+  };
+  const activitiesOf = (api: SubmissionApi) => createSubmissionActivities({ db, api, log: createLogger({ level: 'silent' }) });
+
+  it('looks again instead of creating a second one until the settle time has passed', async () => {
+    const key = await acceptedKey('settle');
+    // Sent, timed out; the service applies it later (or never).
+    const service = fakeService(() => {
+      throw new NetworkError('POST /transactions', 'request timed out', { outcomeUnknown: true });
+    });
+    const activities = activitiesOf(service.api);
     const env = new MockActivityEnvironment();
     const attempt = () => env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 });
 
     await expect(attempt()).rejects.toBeInstanceOf(NetworkError);
-    expect(creates).toBe(1);
+    expect(service.creates()).toBe(1);
     // Retried at once: not found yet, but the first create may still land: no second one.
     const early = await attempt().catch((error: unknown) => error);
     expect(early).toBeInstanceOf(ApplicationFailure);
     expect((early as ApplicationFailure).type).toBe('CreateMayStillApply');
-    expect(creates).toBe(1);
+    expect(service.creates()).toBe(1);
 
     // The first create lands after all: found, submitted, never created twice.
-    atService.push({ id: 'tx-1', customId: key, status: 'DRAFT' } as Transaction);
+    service.atService.push({ id: 'tx-1', customId: key, status: 'DRAFT' } as Transaction);
     const view = await attempt();
     expect(view).toMatchObject({ transactionId: 'tx-1', status: 'TO_SUBMIT' });
-    expect(creates).toBe(1);
+    expect(service.creates()).toBe(1);
   });
 
   it('creates again once the settle time has passed without a trace of the first', async () => {
-    const key = `settle-late-${Date.now()}`;
-    const path = writeShipments([shipmentRow(key, 'supplier-1')]);
-    await takeInShipments(db, path, `${path}.report.ndjson`);
-    let creates = 0;
-    const atService: Transaction[] = [];
-    const api = {
-      async createTransaction(body: { customId: string }) {
-        creates++;
-        if (creates === 1) throw new NetworkError('POST /transactions', 'connection reset', { outcomeUnknown: true });
-        const t = { id: 'tx-2', customId: body.customId, status: 'DRAFT' } as Transaction;
-        atService.push(t);
-        return t;
-      },
-      async findTransactionByCustomId(customId: string) {
-        return atService.find((t) => t.customId === customId);
-      },
-      async getTransaction(id: string) {
-        return atService.find((t) => t.id === id)!;
-      },
-      async submitTransaction() {},
-      async deleteTransaction() {},
-    } as unknown as SubmissionApi;
-    const activities = createSubmissionActivities({ db, api, log: createLogger({ level: 'silent' }) });
+    const key = await acceptedKey('settle-late');
+    const service = fakeService((body, n) => {
+      if (n === 1) throw new NetworkError('POST /transactions', 'connection reset', { outcomeUnknown: true });
+      return { id: 'tx-2', customId: body.customId, status: 'DRAFT' } as Transaction;
+    });
+    const activities = activitiesOf(service.api);
     const env = new MockActivityEnvironment();
     await expect(env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 })).rejects.toBeInstanceOf(NetworkError);
     await sql`update transaction_requests set create_sent_at = now() - interval '61 seconds' where key = ${key}`.execute(db);
     expect(await env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 })).toMatchObject({ transactionId: 'tx-2', status: 'TO_SUBMIT' });
-    expect(creates).toBe(2);
+    expect(service.creates()).toBe(2);
   });
 
   it('stops before sending when the batch was cancelled, and reports a transaction already submitted instead of deleting it', async () => {
-    const key = `settle-cancel-${Date.now()}`;
-    const path = writeShipments([shipmentRow(key, 'supplier-1')]);
-    await takeInShipments(db, path, `${path}.report.ndjson`);
-    let creates = 0;
-    const atService: Transaction[] = [{ id: 'tx-3', customId: key, status: 'TO_SUBMIT' } as Transaction];
-    const api = {
-      async createTransaction() {
-        creates++;
-        throw new Error('must not be sent');
-      },
-      // Nothing at the service yet, as far as this attempt can tell.
-      async findTransactionByCustomId(): Promise<Transaction | undefined> {
-        return undefined;
-      },
-      async getTransaction(id: string) {
-        return atService.find((t) => t.id === id)!;
-      },
-      async submitTransaction() {},
-      async deleteTransaction() {
-        throw new Error('a submitted transaction cannot be deleted');
-      },
-    } as unknown as SubmissionApi;
-    const activities = createSubmissionActivities({ db, api, log: createLogger({ level: 'silent' }) });
-    const env = new MockActivityEnvironment();
-    env.cancel();
-    await expect(env.run(activities.createAndSubmitTransaction, { key })).rejects.toThrow('cancelled before creating');
-    expect(creates).toBe(0);
+    const key = await acceptedKey('settle-cancel');
+    const service = fakeService(() => {
+      throw new Error('must not be sent');
+    });
+    const activities = activitiesOf(service.api);
+    const cancelled = new MockActivityEnvironment();
+    cancelled.cancel();
+    await expect(cancelled.run(activities.createAndSubmitTransaction, { key })).rejects.toThrow('cancelled before creating');
+    expect(service.creates()).toBe(0);
 
     // The create of an earlier attempt had landed and been submitted as the batch was cancelled.
-    api.findTransactionByCustomId = async (customId: string) => atService.find((t) => t.customId === customId);
+    service.atService.push({ id: 'tx-3', customId: key, status: 'TO_SUBMIT' } as Transaction);
     const outcome = await new MockActivityEnvironment().run(activities.deleteDraftTransaction, { key });
     expect(outcome).toMatchObject({ deleted: false, submitted: { transactionId: 'tx-3', status: 'TO_SUBMIT', state: 'submitted' } });
+    expect(service.atService).toHaveLength(1);
   });
 });
