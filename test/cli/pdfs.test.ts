@@ -1,12 +1,11 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { inject } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
+import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
 
 const lastJson = (run: RunningCommand) => JSON.parse(run.output().trim().split('\n').at(-1)!) as Record<string, unknown>;
 
@@ -24,12 +23,9 @@ describe('ddsync pdfs', () => {
     const responses = sim.control.surveyResponses();
     completed = responses.filter((r) => r.status === 'COMPLETED').map((r) => r.id);
     inProgress = responses.find((r) => r.status === 'IN_PROGRESS')!.id;
-    env = {
-      PATH: process.env.PATH, HOME: process.env.HOME, DDSYNC_LOG_FORMAT: 'json',
-      DATABASE_URL: await createTestDatabase('clipdfs'), TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: `cli-pdfs-${randomUUID()}`,
-      DDSYNC_UPSTREAM_URL: sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
+    env = ddsyncEnv({ upstreamUrl: sim.url, databaseUrl: await createTestDatabase('clipdfs'), taskQueue: `cli-pdfs-${randomUUID()}` }, {
       DDSYNC_PDF_ARCHIVE_DIR: join(dir, 'archive'),
-    };
+    });
     worker = await startWorkerProcess(env);
   }, 120_000);
   afterAll(async () => {

@@ -1,11 +1,10 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { inject } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
+import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
 import { connectTemporal, type TemporalForTest } from '../support/temporal.ts';
 import { startRefresh } from '../../cli/refresh-runner.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -21,11 +20,7 @@ describe('ddsync refresh', () => {
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, suppliers: 3, plots: 900 });
     const databaseUrl = await createTestDatabase('clirefresh');
-    env = {
-      PATH: process.env.PATH, HOME: process.env.HOME,
-      DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: `cli-refresh-${randomUUID()}`,
-      DDSYNC_UPSTREAM_URL: sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret', DDSYNC_LOG_FORMAT: 'json',
-    };
+    env = ddsyncEnv({ upstreamUrl: sim.url, databaseUrl, taskQueue: `cli-refresh-${randomUUID()}` });
     worker = await startWorkerProcess(env);
     db = openWarehouse(databaseUrl, 2);
   }, 120_000);

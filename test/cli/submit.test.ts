@@ -1,9 +1,8 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { inject } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
+import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
 import { openWarehouse } from '../../activities/warehouse/database.ts';
@@ -19,12 +18,9 @@ describe('ddsync submit and submissions', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, suppliers: 2, plots: 50, timeScale: 0.001, transactionErrorRatio: 0 });
-    env = {
-      PATH: process.env.PATH, HOME: process.env.HOME,
-      DATABASE_URL: await createTestDatabase('clisubmit'), TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: `cli-submit-${run}`,
-      DDSYNC_UPSTREAM_URL: sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret', DDSYNC_LOG_FORMAT: 'json',
+    env = ddsyncEnv({ upstreamUrl: sim.url, databaseUrl: await createTestDatabase('clisubmit'), taskQueue: `cli-submit-${run}` }, {
       DDSYNC_TX_FIRST_POLL: '100ms', DDSYNC_TX_MAX_POLL: '1s', DDSYNC_TX_EU_WAIT: '1800ms', DDSYNC_TX_DEADLINE: '2m', DDSYNC_TX_CREATE_SETTLE: '300ms',
-    };
+    });
     worker = await startWorkerProcess(env);
   }, 120_000);
   afterAll(async () => {

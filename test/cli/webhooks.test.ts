@@ -1,10 +1,9 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { inject } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { freePort } from '../../infra/ports.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
+import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
 import { waitUntil } from '../support/wait.ts';
 
 describe('ddsync webhooks and ddsync receiver', () => {
@@ -16,13 +15,10 @@ describe('ddsync webhooks and ddsync receiver', () => {
   beforeAll(async () => {
     receiverPort = await freePort();
     sim = await startSimulator({ port: 0, suppliers: 2, plots: 20, resolve: { 'hooks.ddsync.test': `127.0.0.1:${receiverPort}` } });
-    env = {
-      PATH: process.env.PATH, HOME: process.env.HOME, DDSYNC_LOG_FORMAT: 'json',
-      DATABASE_URL: await createTestDatabase('cliwebhooks'), TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: `cli-webhooks-${randomUUID()}`,
-      DDSYNC_UPSTREAM_URL: sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
+    env = ddsyncEnv({ upstreamUrl: sim.url, databaseUrl: await createTestDatabase('cliwebhooks'), taskQueue: `cli-webhooks-${randomUUID()}` }, {
       DDSYNC_WEBHOOKS: JSON.stringify([{ name: 'main', url: 'https://hooks.ddsync.test/hooks/main', description: 'from the CLI test' }]),
       DDSYNC_RECEIVER_PORT: String(receiverPort),
-    };
+    });
     worker = await startWorkerProcess(env);
   }, 120_000);
   afterAll(async () => {

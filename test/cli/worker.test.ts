@@ -1,8 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { inject } from 'vitest';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { runDdsync } from '../support/processes.ts';
+import { ddsyncEnv, runDdsync } from '../support/processes.ts';
 
 describe('ddsync worker', () => {
   let sim: Simulator;
@@ -10,17 +9,7 @@ describe('ddsync worker', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, suppliers: 2, plots: 50 });
-    env = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATABASE_URL: await createTestDatabase('cliworker'),
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_TASK_QUEUE: `cli-worker-${process.pid}`,
-      DDSYNC_UPSTREAM_URL: sim.url,
-      DDSYNC_CLIENT_ID: 'ddsync-demo',
-      DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
-      DDSYNC_LOG_FORMAT: 'json',
-    };
+    env = ddsyncEnv({ upstreamUrl: sim.url, databaseUrl: await createTestDatabase('cliworker'), taskQueue: `cli-worker-${process.pid}` });
   });
   afterAll(async () => {
     await sim?.close();

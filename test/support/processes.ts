@@ -1,3 +1,4 @@
+import { inject } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +60,19 @@ export function runDdsync(args: string[], env: NodeJS.ProcessEnv = process.env):
     check();
   });
   return { child, output: () => text, waitFor, exited };
+}
+
+/**
+ * The environment of a `ddsync` child process on the run's stack: the run's Temporal dev server, the
+ * simulator's demo credentials, JSON logs; `extra` adds or overrides settings.
+ */
+export function ddsyncEnv(parts: { upstreamUrl: string; databaseUrl: string; taskQueue: string }, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH, HOME: process.env.HOME,
+    DATABASE_URL: parts.databaseUrl, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: inject('temporalNamespace'), TEMPORAL_TASK_QUEUE: parts.taskQueue,
+    DDSYNC_UPSTREAM_URL: parts.upstreamUrl, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret', DDSYNC_LOG_FORMAT: 'json',
+    ...extra,
+  };
 }
 
 /** `ddsync worker` as a child process, once it says it is ready. */

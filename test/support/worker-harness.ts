@@ -9,8 +9,7 @@ import { createDdsyncWorker } from '../../infra/worker.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { refreshWarehouse, refreshWorkflowId, type RefreshInput } from '../../workflows/refresh-warehouse.ts';
 import { createTestDatabase } from './databases.ts';
-import { inject } from 'vitest';
-import { runDdsync, type RunningCommand } from './processes.ts';
+import { ddsyncEnv, runDdsync, type RunningCommand } from './processes.ts';
 import { takeInShipments, type IntakeSummary } from '../../activities/submission/intake.ts';
 import { bulkSubmit, bulkSubmitWorkflowId, type BulkProgress, type BulkSubmitInput } from '../../workflows/bulk-submit.ts';
 import type { TransactionTiming } from '../../workflows/submit-transaction.ts';
@@ -75,12 +74,7 @@ export async function startWorkerHarness(simulator: SimulatorOptions, prefix = '
   };
   const children: RunningCommand[] = [];
   const spawnWorker = () => {
-    const child = runDdsync(['worker'], {
-      ...process.env,
-      DDSYNC_UPSTREAM_URL: sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
-      DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: inject('temporalNamespace'),
-      TEMPORAL_TASK_QUEUE: temporal.taskQueue, DDSYNC_LOG_LEVEL: 'warn', DDSYNC_LOG_FORMAT: 'json',
-    });
+    const child = runDdsync(['worker'], ddsyncEnv({ upstreamUrl: sim.url, databaseUrl, taskQueue: temporal.taskQueue }, { DDSYNC_LOG_LEVEL: 'warn' }));
     children.push(child);
     return child;
   };
