@@ -21,12 +21,33 @@ describe('migrations', () => {
       const [a, b] = await Promise.all([migrateToLatest(db), migrateToLatest(other)]);
       // Each migration ran exactly once, by whichever worker held the lock.
       const all = readdirSync(new URL('../../sql/migrations/', import.meta.url)).filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, '')).sort();
-      expect(all.slice(0, 7)).toEqual(['0001_warehouse', '0002_bi_views', '0003_transactions', '0004_webhooks', '0005_survey_pdfs', '0006_webhook_dispatch', '0007_create_sent_at']);
+      expect(all.slice(0, 8)).toEqual(['0001_warehouse', '0002_bi_views', '0003_transactions', '0004_webhooks', '0005_survey_pdfs', '0006_webhook_dispatch', '0007_create_sent_at', '0008_refresh_page_reuse']);
       expect([...a.applied, ...b.applied].sort()).toEqual(all);
       expect([a.current, b.current]).toEqual([all.at(-1), all.at(-1)]);
       expect((await migrateToLatest(db)).applied).toEqual([]);
     } finally {
       await other.destroy();
+    }
+  });
+
+  it('brings a warehouse migrated with the first release of 0001 up to date (0008)', async () => {
+    const old = openWarehouse(await createTestDatabase('migrateold'), 2);
+    try {
+      await migrateToLatest(old);
+      // As 0001 was first released: no page reuse, foreign keys on links and species; 0008 not run.
+      await sql`drop table source_pages`.execute(old);
+      await sql`alter table sync_pages drop column reused`.execute(old);
+      await sql`alter table plot_suppliers add constraint plot_suppliers_plot_id_fkey foreign key (plot_id) references plots (id)`.execute(old);
+      await sql`alter table plot_species add constraint plot_species_plot_id_fkey foreign key (plot_id) references plots (id)`.execute(old);
+      await sql`delete from kysely_migration where name = '0008_refresh_page_reuse'`.execute(old);
+      expect((await migrateToLatest(old)).applied).toEqual(['0008_refresh_page_reuse']);
+      const shape = await sql<{ source_pages: boolean; reused: boolean; fks: number }>`
+        select to_regclass('source_pages') is not null as source_pages,
+               exists (select 1 from information_schema.columns where table_name = 'sync_pages' and column_name = 'reused') as reused,
+               (select count(*)::int from pg_constraint where contype = 'f' and conrelid in ('plot_suppliers'::regclass, 'plot_species'::regclass)) as fks`.execute(old);
+      expect(shape.rows[0]).toEqual({ source_pages: true, reused: true, fks: 0 });
+    } finally {
+      await old.destroy();
     }
   });
 
