@@ -1,20 +1,22 @@
 import type { RunProgress } from '../activities/refresh/run-ledger.ts';
 
 /**
- * One line of refresh progress: suppliers done / total, plots loaded (of those expected from the
- * connections' plotsCount), rate and ETA. Pure, so it is tested without a terminal.
+ * One line of refresh progress: suppliers done / total, suppliers' plots loaded (of those expected
+ * from the connections' plotsCount) and the own plots on top, rate and ETA. Pure, so it is tested without a terminal.
  */
 export function progressLine(p: RunProgress, nowMs: number, width = 28): string {
   const elapsed = Math.max(0.001, (nowMs - p.startedAt.getTime()) / 1000);
   const rate = p.plotsSeen / elapsed;
+  const supplierRate = p.supplierPlotsSeen / elapsed;
   const expected = p.plotsExpected ?? 0;
-  const fraction = expected > 0 ? Math.min(1, p.plotsSeen / expected) : p.suppliersTotal ? (p.suppliersDone + p.suppliersFailed) / p.suppliersTotal : 0;
+  const fraction = expected > 0 ? Math.min(1, p.supplierPlotsSeen / expected) : p.suppliersTotal ? (p.suppliersDone + p.suppliersFailed) / p.suppliersTotal : 0;
   const filled = Math.round(fraction * width);
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
   const suppliers = p.suppliersTotal === null ? 'suppliers …' : `suppliers ${p.suppliersDone}/${p.suppliersTotal}${p.suppliersFailed ? ` (${p.suppliersFailed} failed)` : ''}`;
-  // The connections' plotsCount leaves out the caller's own plots: past it, the count alone is shown.
-  const plots = `plots ${fmt(p.plotsSeen)}${expected > 0 && expected >= p.plotsSeen ? `/${fmt(expected)}` : ''}`;
-  const eta = expected > p.plotsSeen && rate > 0 ? `ETA ${clock((expected - p.plotsSeen) / rate)}` : `elapsed ${clock(elapsed)}`;
+  // The connections' plotsCount announces the suppliers' plots; the business's own come on top.
+  const own = p.plotsSeen - p.supplierPlotsSeen;
+  const plots = `plots ${fmt(p.supplierPlotsSeen)}${expected > 0 ? `/${fmt(expected)}` : ''}${own > 0 ? ` (+${fmt(own)} own)` : ''}`;
+  const eta = expected > p.supplierPlotsSeen && supplierRate > 0 ? `ETA ${clock((expected - p.supplierPlotsSeen) / supplierRate)}` : `elapsed ${clock(elapsed)}`;
   return `${bar} ${Math.round(fraction * 100)}%  ${suppliers}  ${plots}  ${fmt(Math.round(rate))} plots/s  ${eta}`;
 }
 

@@ -71,8 +71,12 @@ export interface RunProgress {
   suppliersTotal: number | null;
   suppliersDone: number;
   suppliersFailed: number;
+  /** The sum of the connections' plotsCount: what the suppliers' plots are measured against. */
   plotsExpected: number | null;
+  /** Every plot read, the business's own included. */
   plotsSeen: number;
+  /** Of plotsSeen, those read through suppliers (comparable with plotsExpected). */
+  supplierPlotsSeen: number;
   pages: number;
   error: string | null;
 }
@@ -81,13 +85,16 @@ export interface RunProgress {
 export async function readProgress(db: Kysely<Database>, runId: string): Promise<RunProgress | undefined> {
   const { rows } = await sql<{
     status: RunStatus; started_at: Date; finished_at: Date | null; suppliers_total: number | null; suppliers_done: number; suppliers_failed: number;
-    plots_expected: number | null; plots_seen: number; pages: number; live_plots: number | null; live_pages: number | null; error: string | null;
+    plots_expected: number | null; plots_seen: number; pages: number; live_plots: number | null; live_supplier_plots: number | null; live_pages: number | null;
+    supplier_plots: number; error: string | null;
   }>`
     select r.status, r.started_at, r.finished_at, r.suppliers_total, r.suppliers_done, r.suppliers_failed, r.plots_expected,
-           r.plots_seen, r.pages, p.plots as live_plots, p.pages as live_pages, r.error
+           r.plots_seen, r.pages, p.plots as live_plots, p.supplier_plots as live_supplier_plots, p.pages as live_pages, r.error,
+           (select coalesce(sum(s.plots_seen), 0)::int8 from sync_run_scopes s where s.run_id = r.id and s.kind = 'supplier') as supplier_plots
     from sync_runs r
     left join lateral (
-      select sum(received)::int8 as plots, count(*)::int8 as pages from sync_pages where run_id = r.id and entity = 'plots'
+      select sum(received)::int8 as plots, (sum(received) filter (where scope <> ${OWN_PLOTS_SCOPE}))::int8 as supplier_plots, count(*)::int8 as pages
+      from sync_pages where run_id = r.id and entity = 'plots'
     ) p on r.status = 'running'
     where r.id = ${runId}::uuid`.execute(db);
   const r = rows[0];
@@ -97,6 +104,7 @@ export async function readProgress(db: Kysely<Database>, runId: string): Promise
     runId, status: r.status, startedAt: r.started_at, finishedAt: r.finished_at,
     suppliersTotal: r.suppliers_total, suppliersDone: r.suppliers_done, suppliersFailed: r.suppliers_failed,
     plotsExpected: r.plots_expected, plotsSeen: running ? Number(r.live_plots ?? 0) : r.plots_seen,
+    supplierPlotsSeen: running ? Number(r.live_supplier_plots ?? 0) : Number(r.supplier_plots),
     pages: running ? Number(r.live_pages ?? 0) : r.pages, error: r.error,
   };
 }

@@ -44,8 +44,7 @@ describe('ddsync refresh', () => {
     const run = runDdsync(['refresh', '--wait'], env);
     expect(await run.exited).toBe(0);
     const out = run.output();
-    // Plots against the announced count, or alone once past it (the own plots are not announced).
-    expect(out).toMatch(/suppliers 3\/3 +plots [\d,]+(\/[\d,]+)? +[\d,]+ plots\/s/);
+    expect(out).toMatch(/suppliers 3\/3 +plots [\d,]+\/[\d,]+ \(\+[\d,]+ own\) +[\d,]+ plots\/s/);
     expect(out).toMatch(/refresh [0-9a-f-]{36} succeeded in [\d.]+ s/);
     expect(out).toContain('rows written 0 (nothing changed)');
     // Every plot read (shared plots once per supplier) was unchanged.
