@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Kysely, type Transaction } from 'kysely';
 import type { Database, RunStatus } from '../../schema/database.ts';
 import { addCounts, emptyCounts, mergeCounts, type TableCounts } from './counts.ts';
 import { INVITATIONS_SCOPE, NETWORK_SCOPE } from './network-writer.ts';
@@ -35,8 +35,10 @@ type Tx = Transaction<Database>;
 
 export async function finishRun(db: Kysely<Database>, runId: string, failure?: string): Promise<RunSummary> {
   await db.transaction().execute(async (trx) => {
-    const run = await sql<{ status: RunStatus }>`select status from sync_runs where id = ${runId}::uuid for update`.execute(trx);
+    // started_at as text: a Date would lose its microseconds, and the sweep compares with them.
+    const run = await sql<{ status: RunStatus; started_at: string }>`select status, started_at::text from sync_runs where id = ${runId}::uuid for update`.execute(trx);
     if (run.rows[0]?.status !== 'running') return;
+    const startedAt = sql`${run.rows[0].started_at}::timestamptz`;
     // Parts that never reported (a child terminated, a crash) did not complete.
     await sql`
       update sync_run_scopes set status = 'failed', finished_at = now(), error = coalesce(error, 'did not finish')
@@ -48,12 +50,12 @@ export async function finishRun(db: Kysely<Database>, runId: string, failure?: s
     await chooseSweptSuppliers(trx, runId, failure === undefined);
     if (failure === undefined) {
       await collectSeenIds(trx, runId);
-      await sweepPlots(trx, runId, { network: succeeded(NETWORK_SCOPE), ownPlots: succeeded(OWN_PLOTS_SCOPE) }, sweep);
+      await sweepPlots(trx, runId, startedAt, { network: succeeded(NETWORK_SCOPE), ownPlots: succeeded(OWN_PLOTS_SCOPE) }, sweep);
       if (succeeded(NETWORK_SCOPE)) {
-        await sweepEntity(trx, runId, NETWORK_SCOPE, 'businesses', sweep);
-        await sweepEntity(trx, runId, NETWORK_SCOPE, 'business_connections', sweep);
+        await sweepEntity(trx, startedAt, NETWORK_SCOPE, 'businesses', sweep);
+        await sweepEntity(trx, startedAt, NETWORK_SCOPE, 'business_connections', sweep);
       }
-      if (succeeded(INVITATIONS_SCOPE)) await sweepEntity(trx, runId, INVITATIONS_SCOPE, 'business_invitations', sweep);
+      if (succeeded(INVITATIONS_SCOPE)) await sweepEntity(trx, startedAt, INVITATIONS_SCOPE, 'business_invitations', sweep);
     }
     const counts = mergeCounts(await pageCounts(trx, runId), sweep);
     for (const [table, c] of Object.entries(counts)) {
@@ -91,13 +93,6 @@ function failedScopesMessage(scopes: ReadonlyArray<{ scope: string; kind: string
  * Every id the run's pages saw, in a temp table with fresh statistics: the sweeps below are then
  * hash anti-joins whatever the size (an unnest inside NOT EXISTS is re-evaluated per row).
  */
-/**
- * When the run began. A row written after that was written by another refresh running at the same
- * time (one started by hand while the schedule's ran): it saw the row, so this run's sweep leaves it
- * even if this run did not see it.
- */
-const runStart = (runId: string) => sql`(select started_at from sync_runs where id = ${runId}::uuid)`;
-
 async function collectSeenIds(trx: Tx, runId: string): Promise<void> {
   await sql`create temp table seen_ids (entity text not null, scope text not null, id text not null) on commit drop`.execute(trx);
   // A supplier whose every page was the same text as at its last complete read has nothing to sweep.
@@ -145,32 +140,37 @@ async function pageCounts(trx: Tx, runId: string): Promise<TableCounts> {
  * Links of suppliers that completed but no longer reach a plot, and every link of a supplier that
  * is no longer connected (when the listing completed); own plots not listed any more (when they were
  * read completely); then plots left with no live link, with their history and analyses.
+ *
+ * A row written after `startedAt` was written by another refresh running at the same time (one
+ * started by hand while the schedule's ran): it saw the row, so this sweep leaves it even if this
+ * run did not see it.
  */
-async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; ownPlots: boolean }, counts: TableCounts): Promise<void> {
+async function sweepPlots(trx: Tx, runId: string, startedAt: RawBuilder<unknown>, complete: { network: boolean; ownPlots: boolean }, counts: TableCounts): Promise<void> {
   await sql`create temp table swept_plots (id text primary key) on commit drop`.execute(trx);
+  // One anti-join: the unseen links written before the run began go; those written since stay,
+  // but their supplier is forgotten too (see below), or they would never be swept.
   const links = await sql<{ supplier_id: string; n: number }>`
-    with swept as (
-      update plot_suppliers l set deleted_at = now(), changed_at = now()
-      from swept_suppliers s
-      where l.supplier_id = s.scope and l.deleted_at is null and l.changed_at < ${runStart(runId)}
+    with unseen as (
+      select l.plot_id, l.supplier_id, l.changed_at >= ${startedAt} as unsettled
+      from plot_suppliers l join swept_suppliers s on l.supplier_id = s.scope
+      where l.deleted_at is null
         and not exists (select 1 from seen_ids seen where seen.entity = 'plots' and seen.scope = l.supplier_id and seen.id = l.plot_id)
+    ), swept as (
+      update plot_suppliers l set deleted_at = now(), changed_at = now()
+      from unseen u where l.plot_id = u.plot_id and l.supplier_id = u.supplier_id and not u.unsettled
       returning l.plot_id, l.supplier_id
     ), ins as (insert into swept_plots select distinct plot_id from swept on conflict do nothing)
-    select supplier_id, count(*)::int8 as n from swept group by supplier_id`.execute(trx);
+    select supplier_id, count(*)::int8 as n from swept group by supplier_id
+    union all
+    select distinct supplier_id, 0::int8 from unseen where unsettled`.execute(trx);
   let deletedLinks = links.rows.reduce((n, r) => n + Number(r.n), 0);
-  // Links left unseen because another run wrote them since this one began: their supplier's next
-  // read must not be short-cut by an unchanged page, or they would never be swept.
-  const unsettled = await sql<{ supplier_id: string }>`
-    select distinct l.supplier_id from plot_suppliers l join swept_suppliers s on l.supplier_id = s.scope
-    where l.deleted_at is null and l.changed_at >= ${runStart(runId)}
-      and not exists (select 1 from seen_ids seen where seen.entity = 'plots' and seen.scope = l.supplier_id and seen.id = l.plot_id)`.execute(trx);
   // A supplier that lost links must have its pages read in full next time (see source_pages).
-  const forget = [...links.rows.map((r) => r.supplier_id), ...unsettled.rows.map((r) => r.supplier_id)];
+  const forget = [...new Set(links.rows.map((r) => r.supplier_id))];
   if (complete.network) {
     const gone = await sql<{ n: number }>`
       with swept as (
         update plot_suppliers l set deleted_at = now(), changed_at = now()
-        where l.deleted_at is null and l.changed_at < ${runStart(runId)}
+        where l.deleted_at is null and l.changed_at < ${startedAt}
           and not exists (select 1 from sync_run_scopes s where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.scope = l.supplier_id)
         returning l.plot_id
       ), ins as (insert into swept_plots select distinct plot_id from swept on conflict do nothing)
@@ -187,7 +187,7 @@ async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; 
     with gone as (
       update plots p set deleted_at = now(), changed_at = now()
       from swept_plots s
-      where p.id = s.id and p.deleted_at is null and not p.is_own and p.changed_at < ${runStart(runId)}
+      where p.id = s.id and p.deleted_at is null and not p.is_own and p.changed_at < ${startedAt}
         and not exists (select 1 from plot_suppliers l where l.plot_id = p.id and l.deleted_at is null)
       returning p.id
     )
@@ -199,7 +199,7 @@ async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; 
     const own = await sql<{ n: number }>`
       with gone as (
         update plots p set deleted_at = now(), changed_at = now()
-        where p.is_own and p.deleted_at is null and p.changed_at < ${runStart(runId)}
+        where p.is_own and p.deleted_at is null and p.changed_at < ${startedAt}
           and not exists (select 1 from seen_ids seen where seen.entity = 'plots' and seen.scope = ${OWN_PLOTS_SCOPE} and seen.id = p.id)
         returning p.id
       ), ins as (insert into swept_plots select id from gone on conflict do nothing)
@@ -219,10 +219,10 @@ async function sweepPlots(trx: Tx, runId: string, complete: { network: boolean; 
 }
 
 /** Rows of a listing read in one response that the response no longer had. */
-async function sweepEntity(trx: Tx, runId: string, scope: string, table: 'businesses' | 'business_connections' | 'business_invitations', counts: TableCounts): Promise<void> {
+async function sweepEntity(trx: Tx, startedAt: RawBuilder<unknown>, scope: string, table: 'businesses' | 'business_connections' | 'business_invitations', counts: TableCounts): Promise<void> {
   const result = await sql`
     update ${sql.table(table)} t set deleted_at = now(), changed_at = now()
-    where t.deleted_at is null and t.changed_at < ${runStart(runId)}
+    where t.deleted_at is null and t.changed_at < ${startedAt}
       and not exists (select 1 from seen_ids seen where seen.entity = ${table} and seen.scope = ${scope} and seen.id = t.id)`.execute(trx);
   addCounts(counts, table, { deleted: Number(result.numAffectedRows ?? 0) });
 }
