@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { failureMessage } from '../workflows/failure-message.ts';
 import { UsageError } from './usage.ts';
 import { ConfigError } from '../infra/config.ts';
 import { scrubSecrets } from '../infra/secrets.ts';
@@ -41,20 +42,12 @@ async function usage(): Promise<string> {
 }
 
 /**
- * An error with its causes ("Workflow execution failed: Activity task failed: the PDF archive
- * directory … cannot be written"), where Temporal's wrappers would hide the reason; the stack only
- * at DDSYNC_LOG_LEVEL=debug or trace.
+ * The reason of a failure, not Temporal's wrapper ("Workflow execution failed"): the same message
+ * workflows record (failureMessage); the stack only at DDSYNC_LOG_LEVEL=debug or trace.
  */
 function describeFailure(error: unknown): string {
-  const messages: string[] = [];
-  let stack: string | undefined;
-  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
-    const text = e instanceof Error ? e.message : String(e);
-    if (text && !messages.includes(text)) messages.push(text);
-    if (e instanceof Error && e.stack) stack = e.stack;
-  }
   const debug = ['debug', 'trace'].includes(process.env.DDSYNC_LOG_LEVEL ?? '');
-  return `${messages.join(': ')}${debug && stack ? `\n${stack}` : ''}`;
+  return `${failureMessage(error)}${debug && error instanceof Error && error.stack ? `\n${error.stack}` : ''}`;
 }
 
 async function main(argv: string[]): Promise<number> {
