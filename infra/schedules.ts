@@ -91,29 +91,40 @@ export function refreshInputFrom(refresh: ScheduleConfig['refresh']): RefreshInp
 }
 
 /** Reconcile the desired webhooks (baked into the schedule: apply again after changing DDSYNC_WEBHOOKS), pull attempts and stats. */
-export function webhooksSchedule(config: ScheduleConfig, options: { scheduleId?: string } = {}): ManagedSchedule | undefined {
+export function webhooksSchedule(config: ScheduleConfig): ManagedSchedule | undefined {
   if (!config.webhooks) return undefined;
   const desired = parseDesiredWebhooks(config.webhooks.desired);
   if (desired.length === 0) return undefined;
   const args: [MaintainWebhooksInput] = [{ desired }];
   return managedSchedule(config, {
-    scheduleId: options.scheduleId ?? WEBHOOKS_SCHEDULE_ID, interval: config.webhooks.interval, intervalSetting: 'webhooks.interval (DDSYNC_WEBHOOKS_INTERVAL)',
+    scheduleId: WEBHOOKS_SCHEDULE_ID, interval: config.webhooks.interval, intervalSetting: 'webhooks.interval (DDSYNC_WEBHOOKS_INTERVAL)',
     workflowType: 'maintainWebhooks', args, purpose: 'keep the webhooks registered and pull their attempts and stats',
   });
 }
 
 /** Archive the queued survey-response PDFs that are due. */
-export function pdfArchiveSchedule(config: ScheduleConfig, options: { scheduleId?: string } = {}): ManagedSchedule | undefined {
+export function pdfArchiveSchedule(config: ScheduleConfig): ManagedSchedule | undefined {
   if (!config.pdfs) return undefined;
   return managedSchedule(config, {
-    scheduleId: options.scheduleId ?? PDF_ARCHIVE_SCHEDULE_ID, interval: config.pdfs.interval, intervalSetting: 'pdfs.interval (DDSYNC_PDF_INTERVAL)',
+    scheduleId: PDF_ARCHIVE_SCHEDULE_ID, interval: config.pdfs.interval, intervalSetting: 'pdfs.interval (DDSYNC_PDF_INTERVAL)',
     workflowType: 'archiveSurveyPdfs', args: [{}], purpose: 'archive the survey-response PDFs that are due',
   });
 }
 
 /** Every schedule ddsync manages, in the order they are applied and printed. */
-export function ddsyncSchedules(config: ScheduleConfig): ManagedSchedule[] {
-  return [refreshSchedule(config), webhooksSchedule(config), pdfArchiveSchedule(config)].filter((s): s is ManagedSchedule => s !== undefined);
+const SCHEDULES: ReadonlyArray<readonly [id: string, build: (config: ScheduleConfig) => ManagedSchedule | undefined]> = [
+  [REFRESH_SCHEDULE_ID, (config) => refreshSchedule(config)],
+  [WEBHOOKS_SCHEDULE_ID, webhooksSchedule],
+  [PDF_ARCHIVE_SCHEDULE_ID, pdfArchiveSchedule],
+];
+
+/** Every schedule the configuration asks for, and the ids of ddsync's schedules it does not (to retire). */
+export function ddsyncSchedules(config: ScheduleConfig): { wanted: ManagedSchedule[]; unwanted: string[] } {
+  const built = SCHEDULES.map(([id, build]) => [id, build(config)] as const);
+  return {
+    wanted: built.flatMap(([, schedule]) => (schedule ? [schedule] : [])),
+    unwanted: built.flatMap(([id, schedule]) => (schedule ? [] : [id])),
+  };
 }
 
 function durationText(text: string, field: string): DurationText {
@@ -162,10 +173,6 @@ export async function retireSchedules(client: Client, ids: readonly string[]): P
   return results;
 }
 
-/** The ids of ddsync's schedules the configuration does not ask for (to retire). */
-export function unwantedScheduleIds(wanted: readonly ManagedSchedule[]): string[] {
-  return [REFRESH_SCHEDULE_ID, WEBHOOKS_SCHEDULE_ID, PDF_ARCHIVE_SCHEDULE_ID].filter((id) => !wanted.some((s) => s.scheduleId === id));
-}
 
 async function applySchedule(client: Client, schedule: ManagedSchedule): Promise<AppliedSchedule> {
   const id = schedule.scheduleId;

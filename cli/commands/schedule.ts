@@ -3,7 +3,7 @@ import { parseFlags, UsageError } from '../usage.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import {
-  applySchedules, ddsyncSchedules, describeSchedule, listSchedules, retireSchedules, unwantedScheduleIds, type ScheduleConfig, type ScheduleListing,
+  applySchedules, ddsyncSchedules, describeSchedule, listSchedules, retireSchedules, type ScheduleConfig, type ScheduleListing,
 } from '../../infra/schedules.ts';
 
 export const summary = 'create or update ddsync\'s Temporal schedules (the periodic refresh), or list them';
@@ -32,7 +32,7 @@ export async function run(argv: string[]): Promise<number> {
     throw new Error(`cannot reach Temporal at TEMPORAL_ADDRESS=${temporal.address}: ${error instanceof Error ? error.message : String(error)}`);
   });
   try {
-    if (subcommand === 'apply') await apply(client, { temporal, refresh: config.refresh!, ...(config.webhooks ? { webhooks: config.webhooks } : {}), ...(config.pdfs ? { pdfs: config.pdfs } : {}) }, temporal, values.json === true);
+    if (subcommand === 'apply') await apply(client, { temporal, refresh: config.refresh!, webhooks: config.webhooks!, pdfs: config.pdfs! }, temporal.namespace, values.json === true);
     else await list(client, temporal.namespace, values.json === true);
     return 0;
   } finally {
@@ -40,15 +40,15 @@ export async function run(argv: string[]): Promise<number> {
   }
 }
 
-async function apply(client: Client, config: ScheduleConfig, temporal: { namespace: string; taskQueue: string }, json: boolean) {
-  const wanted = ddsyncSchedules(config);
+async function apply(client: Client, config: ScheduleConfig, namespace: string, json: boolean) {
+  const { wanted, unwanted } = ddsyncSchedules(config);
   const applied = await applySchedules(client, wanted);
-  const retired = await retireSchedules(client, unwantedScheduleIds(wanted));
+  const retired = await retireSchedules(client, unwanted);
   // Described after applying, for what the server now holds (next run times are the server's).
   const rows = [];
   for (const result of applied) rows.push({ ...result, ...pick(await describeSchedule(client, result.id)) });
   if (json) {
-    process.stdout.write(`${JSON.stringify({ namespace: temporal.namespace, schedules: [...rows, ...retired] })}\n`);
+    process.stdout.write(`${JSON.stringify({ namespace, schedules: [...rows, ...retired] })}\n`);
     return;
   }
   const width = Math.max(...[...rows, ...retired].map((r) => r.id.length));
