@@ -13,8 +13,6 @@ export interface EmbeddedPostgresOptions {
   /** Keep the data directory after stop (the demo's --keep, a developer's local warehouse). */
   persistent?: boolean;
   database?: string;
-  /** More server settings, as `-c name=value` pairs (benchmarks: pg_stat_statements). */
-  settings?: Record<string, string>;
   onLog?: (line: string) => void;
 }
 
@@ -67,7 +65,6 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
     postgresFlags: [
       '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
-      ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
     onLog,
     onError: (e) => onLog(String(e)),

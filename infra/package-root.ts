@@ -15,7 +15,7 @@ function findPackageRoot(from: string): string {
   }
 }
 
-export const PACKAGE_ROOT = findPackageRoot(import.meta.url);
+const PACKAGE_ROOT = findPackageRoot(import.meta.url);
 
 export function packagePath(...parts: string[]): string {
   return join(PACKAGE_ROOT, ...parts);

@@ -22,8 +22,10 @@ export interface MappedPlot {
   issues: ValueIssue[];
 }
 
-/** `fingerprint` (plot-fingerprint.ts) becomes the content hash: it is what the next refresh compares. */
-export function toPlotRows(plot: Plot, isOwn: boolean, fingerprint = plotFingerprint(plot, isOwn)): MappedPlot {
+/** The plot's fingerprint (plot-fingerprint.ts) becomes the content hash: it is what the next refresh compares. */
+export function toPlotRows(plot: Plot, isOwn: boolean): MappedPlot {
+  // First: fingerprinting drops the embedded supplier records, which are not the plot's content.
+  const fingerprint = plotFingerprint(plot, isOwn);
   const issues: ValueIssue[] = [];
   const geometryText = jsonOrNull(plot.geometry);
   const geometry = assessGeometry(plot.geometry);

@@ -9,7 +9,7 @@ import { recordPage, type RequestCounts } from './page-ledger.ts';
 
 /**
  * The SQL side of a page of plots. First two indexed reads (what the warehouse holds of the page's
- * plots and links), so that only changed plots are mapped and sent; then one transaction that writes
+ * plots and links), so that only changed plots are sent; then one transaction that writes
  * those plots with their species, analyses and history, the missing links, the issues, and the
  * page's record. Idempotent: a replayed page writes no data twice. A page whose plots are all
  * unchanged writes only its own record in sync_pages.

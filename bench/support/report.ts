@@ -1,5 +1,6 @@
 // What bench/refresh.ts prints: figures and ratios against baselines measured in the same run,
 // with the targets beside them. Figures only: nothing here passes or fails on time.
+import { BUILT_CLI, BUILT_WORKFLOW_BUNDLE } from '../../infra/production.ts';
 
 export interface RefreshBenchResult {
   plots: number;
@@ -40,7 +41,7 @@ export interface RefreshBenchResult {
   /** Highest VmRSS sampled during each refresh. */
   fullSampledRssMb: number;
   noChangeSampledRssMb: number;
-  /** Worker VmHWM when it became ready (bundling the workflows happens then). */
+  /** Worker VmHWM when it became ready (the prebuilt workflow bundle loaded). */
   workerStartupPeakRssMb: number;
   /** Highest RSS of the benchmark process itself during the COPY baseline (its memory bound). */
   benchCopyPhaseRssMb: number;
@@ -68,8 +69,8 @@ export function formatReport(r: RefreshBenchResult): string {
     `no-change / fetch-only     ${n2(r.noChangeToFetchRatio).padStart(6)}   target <= 1.5    ${mark(r.noChangeToFetchRatio <= 1.5)}`,
     `no-change rows written     ${String(r.noChangeRowsWritten).padStart(6)}   must be 0        ${rowsOk ? 'ok' : `NOT 0 (tables touched: ${r.noChangeTablesTouched.join(', ') || 'none'})`}`,
     `worker peak RSS (VmHWM)    ${n0(r.peakRssMb).padStart(6)} MB target <= 256 MB at 1M plots${r.peakRssCoversStartup ? ' (includes start-up: peak could not be reset)' : ''}`,
-    `  worker: node ${r.workerNodeFlags.join(' ')} dist/ddsync.mjs worker --bundle dist/workflow-bundle.js`,
-    `  sampled VmRSS: full ${n0(r.fullSampledRssMb)} MB, no-change ${n0(r.noChangeSampledRssMb)} MB; at start-up (bundling) ${n0(r.workerStartupPeakRssMb)} MB`,
+    `  worker: node ${r.workerNodeFlags.join(' ')} ${BUILT_CLI} worker --bundle ${BUILT_WORKFLOW_BUNDLE}`,
+    `  sampled VmRSS: full ${n0(r.fullSampledRssMb)} MB, no-change ${n0(r.noChangeSampledRssMb)} MB; at start-up ${n0(r.workerStartupPeakRssMb)} MB`,
     `  benchmark process during the COPY baseline: ${n0(r.benchCopyPhaseRssMb)} MB`,
   ];
   if (r.fetchOnlyPlots !== r.fullPlotsSeen || r.fullPlotsSeen !== r.noChangePlotsSeen) {

