@@ -66,17 +66,20 @@ export async function upsertChanged<T extends Hashed>(db: Kysely<Database>, spec
   return new Map(result.rows.map((r) => [r.id, r.inserted]));
 }
 
-export function insertedCount(written: Map<string, boolean>): number {
-  let n = 0;
-  for (const inserted of written.values()) if (inserted) n++;
-  return n;
+/**
+ * Upserts `rows` (unique ids) and counts under the table's name: inserted, updated, and the rest of
+ * the `seen` rows unchanged.
+ */
+export async function upsertCounted<T extends Hashed>(db: Kysely<Database>, spec: HashedTable, rows: readonly T[], counts: TableCounts, seen: number): Promise<Map<string, boolean>> {
+  const written = await upsertChanged(db, spec, rows);
+  let inserted = 0;
+  for (const isNew of written.values()) if (isNew) inserted++;
+  addCounts(counts, spec.table, { inserted, updated: written.size - inserted, unchanged: seen - written.size });
+  return written;
 }
 
 /** Writes what changed among `rows` and counts inserted / updated / unchanged under the table's name. */
 export async function writeChanged<T extends Hashed>(db: Kysely<Database>, spec: HashedTable, rows: readonly T[], counts: TableCounts): Promise<Map<string, boolean>> {
   const unique = uniqueSortedById(rows, (r) => r.id);
-  const written = await upsertChanged(db, spec, await changedOnly(db, spec.table, unique));
-  const inserted = insertedCount(written);
-  addCounts(counts, spec.table, { inserted, updated: written.size - inserted, unchanged: unique.length - written.size });
-  return written;
+  return upsertCounted(db, spec, await changedOnly(db, spec.table, unique), counts, unique.length);
 }

@@ -3,7 +3,7 @@ import type { Database } from '../../schema/database.ts';
 import type { PlotRows } from './rows.ts';
 import { toJsonRecordset } from './json-recordset.ts';
 import { addCounts, emptyCounts, mergeReplayCounts, type TableCounts } from './counts.ts';
-import { insertedCount, uniqueSortedById, upsertChanged, type HashedTable } from './hashed-upsert.ts';
+import { uniqueSortedById, upsertCounted, type HashedTable } from './hashed-upsert.ts';
 import { recordIssues, type RecordIssue } from './issues.ts';
 import { recordPage, type RequestCounts } from './page-ledger.ts';
 
@@ -113,9 +113,7 @@ export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): 
       select counts from sync_pages
       where run_id = ${page.runId}::uuid and scope = ${page.scope} and entity = 'plots' and page = ${page.page} for update`.execute(trx);
 
-    const written = await upsertChanged(trx, PLOTS, rows.map((r) => r.plot));
-    const inserted = insertedCount(written);
-    addCounts(counts, 'plots', { inserted, updated: written.size - inserted, unchanged: page.ids.length - written.size });
+    const written = await upsertCounted(trx, PLOTS, rows.map((r) => r.plot), counts, page.ids.length);
     const writtenRows = rows.filter((r) => written.has(r.plot.id));
     // Plots seen for the first time have no species, analyses or history to replace or close.
     const replaced = writtenRows.filter((r) => page.existing.has(r.plot.id));
@@ -173,9 +171,7 @@ async function upsertAnalyses(trx: Tx, rows: PlotRows[], replaced: PlotRows[], c
   }
   // Only changed plots get here, so their analyses are upserted without reading their hashes first.
   const unique = uniqueSortedById(analyses, (a) => a.id);
-  const written = await upsertChanged(trx, ANALYSES, unique);
-  const inserted = insertedCount(written);
-  addCounts(counts, 'analyses', { inserted, updated: written.size - inserted, unchanged: unique.length - written.size });
+  await upsertCounted(trx, ANALYSES, unique, counts, unique.length);
 }
 
 /** SCD type 2: close the current row when the tracked attributes changed, then open one where none is current. */
