@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { runDdsync, processesMentioning } from '../support/processes.ts';
+import { runDdsync, processesMentioning, lastJsonLine } from '../support/processes.ts';
 import { resolve } from 'node:path';
 
 describe('ddsync demo', () => {
@@ -8,7 +8,7 @@ describe('ddsync demo', () => {
     const code = await run.exited;
     const out = run.output();
     expect(code, out).toBe(0);
-    const result = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    const result = lastJsonLine(out);
     expect(result).toMatchObject({ plots: 800, plotsAtSource: 800, suppliers: 3, status: 'succeeded', runId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
     expect(result['analyses']).toBeGreaterThan(800);
     expect(result['seconds']).toBeGreaterThan(0);

@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
-import { runDdsync } from '../support/processes.ts';
+import { runDdsync, lastJsonLine } from '../support/processes.ts';
 
 describe('ddsync invitations', () => {
   let sim: Simulator;
@@ -17,7 +17,7 @@ describe('ddsync invitations', () => {
   it('lists the invitations received', async () => {
     const run = runDdsync(['invitations', 'list', '--json'], env);
     expect(await run.exited).toBe(0);
-    const listed = JSON.parse(run.output().trim().split('\n').at(-1)!) as Array<{ id: string; status: string }>;
+    const listed = lastJsonLine<Array<{ id: string; status: string }>>(run.output());
     expect(listed.map((i) => i.id).sort()).toEqual(sim.control.invitations().map((i) => i.id).sort());
   });
 

@@ -4,12 +4,10 @@ import { sql } from 'kysely';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
+import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand, lastJsonLine } from '../support/processes.ts';
 import { connectTemporal, type TemporalForTest } from '../support/temporal.ts';
 import { startRefresh } from '../../cli/refresh-runner.ts';
 import { waitUntil } from '../support/wait.ts';
-
-const lastJson = (text: string): Record<string, unknown> => JSON.parse(text.trim().split('\n').at(-1)!) as Record<string, unknown>;
 
 describe('ddsync refresh', () => {
   let sim: Simulator;
@@ -33,7 +31,7 @@ describe('ddsync refresh', () => {
   it('--wait --json follows the refresh and prints its summary as one JSON object', async () => {
     const run = runDdsync(['refresh', '--wait', '--json'], env);
     expect(await run.exited).toBe(0);
-    const summary = lastJson(run.output());
+    const summary = lastJsonLine(run.output());
     expect(summary).toMatchObject({ status: 'succeeded', suppliers: 3, rowsWritten: expect.any(Number), runId: expect.any(String) });
     const plots = await sql<{ n: number }>`select count(*)::int as n from plots where deleted_at is null`.execute(db);
     expect(plots.rows[0]!.n).toBe(900);
@@ -77,7 +75,7 @@ describe('ddsync refresh', () => {
   it('without --wait prints the run it started', async () => {
     const run = runDdsync(['refresh', '--json'], env);
     expect(await run.exited).toBe(0);
-    const started = lastJson(run.output());
+    const started = lastJsonLine(run.output());
     expect(started).toMatchObject({ runId: expect.any(String), workflowId: `refresh/${started['runId']}`, attached: false });
   });
 });

@@ -2,13 +2,11 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
+import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand, lastJsonLine } from '../support/processes.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
 import { openWarehouse } from '../../activities/warehouse/database.ts';
 import { takeInShipments } from '../../activities/submission/intake.ts';
-
-const lastJson = (text: string): Record<string, unknown> => JSON.parse(text.trim().split('\n').at(-1)!) as Record<string, unknown>;
 
 describe('ddsync submit and submissions', () => {
   let sim: Simulator;
@@ -33,7 +31,7 @@ describe('ddsync submit and submissions', () => {
     const path = writeShipments([shipmentRow(`cli-a-${run}`, supplier), shipmentRow(`cli-b-${run}`, supplier), shipmentRow(`cli-c-${run}`, supplier, { activityType: 'BUY' })]);
     const submit = runDdsync(['submit', path, '--wait', '--json'], env);
     expect(await submit.exited).toBe(1);
-    const out = lastJson(submit.output()) as { batchId: string; accepted: number; invalid: number; report: { states: Record<string, number>; invalid: number } };
+    const out = lastJsonLine(submit.output()) as { batchId: string; accepted: number; invalid: number; report: { states: Record<string, number>; invalid: number } };
     expect(out).toMatchObject({ accepted: 2, invalid: 1 });
     expect(out.report.states).toEqual({ available: 2 });
 
@@ -59,11 +57,11 @@ describe('ddsync submit and submissions', () => {
     }
     const again = runDdsync(['submit', path, '--json'], env);
     expect(await again.exited).toBe(0);
-    expect(lastJson(again.output())).toMatchObject({ accepted: 0, duplicates: 2, resumed: [stranded] });
+    expect(lastJsonLine(again.output())).toMatchObject({ accepted: 0, duplicates: 2, resumed: [stranded] });
     await waitUntil('the resumed batch to end', async () => {
       const status = runDdsync(['submissions', 'status', stranded, '--json'], env);
       await status.exited;
-      return (lastJson(status.output()) as { states?: Record<string, number> }).states?.['available'] === 2;
+      return (lastJsonLine(status.output()) as { states?: Record<string, number> }).states?.['available'] === 2;
     }, 60_000, 500);
     const counts = sim.control.transactionCountsByCustomId();
     expect(keys.map((k) => counts[k])).toEqual([1, 1]);

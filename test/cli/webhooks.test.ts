@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { freePort } from '../../infra/ports.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand } from '../support/processes.ts';
+import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand, lastJsonLine } from '../support/processes.ts';
 import { waitUntil } from '../support/wait.ts';
 
 describe('ddsync webhooks and ddsync receiver', () => {
@@ -33,7 +33,7 @@ describe('ddsync webhooks and ddsync receiver', () => {
 
     const list = runDdsync(['webhooks', 'list', '--json'], env);
     expect(await list.exited).toBe(0);
-    const hooks = JSON.parse(list.output().trim().split('\n').at(-1)!) as Array<{ managedName: string | null; url: string }>;
+    const hooks = lastJsonLine<Array<{ managedName: string | null; url: string }>>(list.output());
     expect(hooks).toEqual([expect.objectContaining({ managedName: 'main', url: 'https://hooks.ddsync.test/hooks/main' })]);
 
     const receiver = runDdsync(['receiver'], env);
@@ -42,7 +42,7 @@ describe('ddsync webhooks and ddsync receiver', () => {
       expect((await fetch(`http://127.0.0.1:${receiverPort}/healthz`)).status).toBe(200);
       const send = runDdsync(['webhooks', 'send-example', 'transaction.updated', '--json'], env);
       expect(await send.exited).toBe(0);
-      const [sent] = JSON.parse(send.output().trim().split('\n').at(-1)!) as Array<{ messageId: string }>;
+      const [sent] = lastJsonLine<Array<{ messageId: string }>>(send.output());
       const hookId = sim.control.webhooks()[0]!['id'] as string;
       // The receiver answered 2xx: the service records a successful attempt.
       await waitUntil('the example delivered', () => sim.control.attempts(hookId).some((a) => a.msgId === sent!.messageId && a.status === 'SUCCESS'));

@@ -5,7 +5,7 @@ import {
   applySchedules, listSchedules, refreshSchedule, REFRESH_SCHEDULE_ID, WEBHOOKS_SCHEDULE_ID, PDF_ARCHIVE_SCHEDULE_ID, type ScheduleConfig, type ScheduleListing,
 } from '../../infra/schedules.ts';
 import { connectTemporal, type TemporalForTest } from '../support/temporal.ts';
-import { runDdsync } from '../support/processes.ts';
+import { runDdsync, lastJsonLine } from '../support/processes.ts';
 import { waitUntil } from '../support/wait.ts';
 
 const HOUR = 3_600_000;
@@ -176,7 +176,7 @@ describe('Temporal schedules', () => {
       const code = await run.exited;
       return { code, output: run.output() };
     };
-    const lastJson = (output: string) => JSON.parse(output.trim().split('\n').at(-1)!) as { namespace: string; schedules: Array<Record<string, unknown>> };
+    const lastJson = (output: string) => lastJsonLine<{ namespace: string; schedules: Array<Record<string, unknown>> }>(output);
 
     const first = await ddsync('apply', '--json');
     expect(first.code, first.output).toBe(0);

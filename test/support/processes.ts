@@ -75,6 +75,11 @@ export function ddsyncEnv(parts: { upstreamUrl: string; databaseUrl: string; tas
   };
 }
 
+/** The last line of a command's output, which `--json` makes one JSON object or array. */
+export function lastJsonLine<T = Record<string, unknown>>(output: string): T {
+  return JSON.parse(output.trim().split('\n').at(-1)!) as T;
+}
+
 /** `ddsync worker` as a child process, once it says it is ready. */
 export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<RunningCommand> {
   const worker = runDdsync(['worker'], env);
