@@ -4,6 +4,8 @@ import {
 } from '@temporalio/workflow';
 import type { SubmissionActivities, TransactionView } from '../activities/submission/activities.ts';
 import { failureMessage } from './failure-message.ts';
+// A pure module (no I/O): safe in the workflow bundle.
+import { EU_POLL_NOT_BEFORE_MS } from '../activities/api/service-facts.ts';
 
 /**
  * One shipment, from request to DDS reference: create the DRAFT (customId = key, exactly once),
@@ -30,7 +32,7 @@ export interface TransactionTiming {
 }
 
 export const DEFAULT_TRANSACTION_TIMING: TransactionTiming = {
-  firstPollMs: 60_000, maxPollMs: 3_600_000, euWaitMs: 30 * 60_000, deadlineMs: 7 * 86_400_000,
+  firstPollMs: 60_000, maxPollMs: 3_600_000, euWaitMs: EU_POLL_NOT_BEFORE_MS, deadlineMs: 7 * 86_400_000,
 };
 
 export interface SubmitTransactionInput {

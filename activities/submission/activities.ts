@@ -1,7 +1,7 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Transaction } from '../../schema/upstream.ts';
 import type { UpstreamClient } from '../api/index.ts';
-import { ConflictError, NetworkError, UpstreamError } from '../api/index.ts';
+import { ConflictError, NetworkError, UpstreamError, serviceFacts } from '../api/index.ts';
 import type { Warehouse } from '../warehouse/database.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { mapFailures } from '../failures.ts';
@@ -33,7 +33,7 @@ export interface TransactionView {
 
 function view(t: Transaction): TransactionView {
   const state = stateOf(t.status);
-  return { transactionId: t.id, status: t.status, state, final: ['available', 'error', 'withdrawn'].includes(state) };
+  return { transactionId: t.id, status: t.status, state, final: serviceFacts.FINAL_TRANSACTION_STATUSES.has(t.status) };
 }
 
 function signal(): AbortSignal {
@@ -55,7 +55,8 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
     return api.findTransactionByCustomId(key, { signal: signal() });
   };
 
-  const createDraft = async (key: string, settleMs: number): Promise<TransactionView> => {
+  /** The transaction for `key` at the service, created if no earlier attempt did: as just read or created. */
+  const createDraft = async (key: string, settleMs: number): Promise<Transaction> => {
     const request = await beginCreateAttempt(db, key);
     let transaction = request.earlierAttempts > 0 || request.transactionId ? await findExisting(key, request.transactionId) : undefined;
     if (!transaction) {
@@ -81,15 +82,13 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
     }
     await recordTransaction(db, key, transaction, 'create');
     await recordComponents(db, key, request.body.components ?? []);
-    return view(transaction);
+    return transaction;
   };
 
-  const submitDraft = async (key: string, transactionId: string): Promise<TransactionView> => {
-    const current = await api.getTransaction(transactionId, { signal: signal() });
-    if (current.status !== 'DRAFT') {
-      await recordTransaction(db, key, current, 'poll');
-      return view(current);
-    }
+  /** Submits `current` (fresh from createDraft, recorded there) unless it is no longer a DRAFT. */
+  const submitDraft = async (key: string, current: Transaction): Promise<TransactionView> => {
+    if (current.status !== 'DRAFT') return view(current);
+    const transactionId = current.id;
     stopIfCancelled('submitting');
     try {
       // Not aborted once sent (see createDraft): a cancelled batch stops before, never during.
@@ -120,8 +119,7 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
      * refusal (no longer a DRAFT) is followed by a read, which says where it stands.
      */
     async createAndSubmitTransaction(input: { key: string; createSettleMs?: number }): Promise<TransactionView> {
-      const created = await createDraft(input.key, input.createSettleMs ?? DEFAULT_CREATE_SETTLE_MS);
-      return created.status === 'DRAFT' ? submitDraft(input.key, created.transactionId) : created;
+      return submitDraft(input.key, await createDraft(input.key, input.createSettleMs ?? DEFAULT_CREATE_SETTLE_MS));
     },
 
     /** Reads the transaction (on a timer, or because a webhook said it changed) and records what is new. */

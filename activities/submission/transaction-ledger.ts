@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { ComponentInput, CreateTransactionInput, Transaction } from '../../schema/upstream.ts';
 import type { Warehouse } from '../warehouse/database.ts';
+import { ENDED_STATES } from './batch-report.ts';
 import { serviceFacts } from '../api/index.ts';
 import { toJsonRecordset } from '../refresh/json-recordset.ts';
 
@@ -162,25 +163,22 @@ export interface BatchStanding {
   started: number;
 }
 
-const ENDED_STATES = ['available', 'error', 'withdrawn', 'failed', 'timed_out', 'cancelled'];
-
-/** Counted in the database (a batch of 100,000 is read every few seconds for days), plus the few keys holding a slot. */
+/** Counted in the database (a batch of 100,000 is read every few seconds for days), in one query with the few keys holding a slot. */
 export async function batchStanding(db: Warehouse, batchId: string, cursor: number): Promise<BatchStanding> {
-  const counts = await sql<{ state: string; n: number }>`
-    select t.state, count(*)::int as n from transactions t join transaction_requests r on r.key = t.key and r.status = 'accepted'
+  const { rows } = await sql<{ state: string; n: number; holding: string[] | null }>`
+    select t.state, count(*)::int as n, array_agg(t.key order by r.line) filter (where t.state in ('pending', 'created')) as holding
+    from transactions t join transaction_requests r on r.key = t.key and r.status = 'accepted'
     where t.batch_id = ${batchId}::uuid and r.line <= ${cursor}
     group by t.state`.execute(db);
-  const holding = await sql<{ key: string }>`
-    select t.key from transactions t join transaction_requests r on r.key = t.key and r.status = 'accepted'
-    where t.batch_id = ${batchId}::uuid and r.line <= ${cursor} and t.state in ('pending', 'created')
-    order by r.line`.execute(db);
   const states: Record<string, number> = {};
+  const holding: string[] = [];
   let ended = 0;
   let started = 0;
-  for (const r of counts.rows) {
+  for (const r of rows) {
     states[r.state] = r.n;
     started += r.n;
-    if (ENDED_STATES.includes(r.state)) ended += r.n;
+    if ((ENDED_STATES as readonly string[]).includes(r.state)) ended += r.n;
+    if (r.holding) holding.push(...r.holding);
   }
-  return { holding: holding.rows.map((r) => r.key), states, ended, started };
+  return { holding, states, ended, started };
 }
