@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { registerSecret } from './secrets.ts';
 
+/** Where survey-response PDFs are archived when DDSYNC_PDF_ARCHIVE_DIR is not set. */
+export const DEFAULT_PDF_ARCHIVE_DIR = '.ddsync/pdf-archive';
+
 /**
  * Configuration comes from environment variables only (twelve-factor; the same for the CLI, the
  * worker container and CI). Every setting is declared once here: its name, section, rule and
@@ -62,7 +65,7 @@ export const SETTINGS = {
   DDSYNC_RECEIVER_PORT: { section: 'webhooks', rule: 'an integer from 0 to 65535', schema: z.coerce.number().int().min(0).max(65_535).default(8787), doc: 'Port of the webhook receiver.' },
   DDSYNC_RECEIVER_MAX_BODY: { section: 'webhooks', rule: 'an integer from 1024 to 10485760 (bytes)', schema: z.coerce.number().int().min(1024).max(10_485_760).default(262_144), doc: 'Largest webhook body accepted; a larger one is refused with 413.' },
   DDSYNC_RECEIVER_IN_WORKER: { section: 'webhooks', rule: 'true or false', schema: flag.default(false), doc: 'Run the webhook receiver inside `ddsync worker` too.' },
-  DDSYNC_PDF_ARCHIVE_DIR: { section: 'pdfs', rule: 'a directory path', schema: z.string().min(1).default('.ddsync/pdf-archive'), doc: 'Where survey-response PDFs are stored, by SHA-256 (identical content stored once).' },
+  DDSYNC_PDF_ARCHIVE_DIR: { section: 'pdfs', rule: 'a directory path', schema: z.string().min(1).default(DEFAULT_PDF_ARCHIVE_DIR), doc: 'Where survey-response PDFs are stored, by SHA-256 (identical content stored once).' },
   DDSYNC_PDF_INTERVAL: { section: 'pdfs', rule: 'a duration of at least a minute: a whole number followed by s, m, h or d', schema: interval.default('15m'), doc: 'How often queued PDFs that are due are archived (`ddsync schedule apply`).' },
   DDSYNC_LOG_LEVEL: { section: 'logging', rule: 'one of fatal, error, warn, info, debug, trace, silent', schema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'), doc: 'Log level.' },
   DDSYNC_LOG_FORMAT: { section: 'logging', rule: 'json or pretty', schema: z.enum(['json', 'pretty']).optional(), doc: 'Log format (default: pretty on a terminal, JSON otherwise).' },

@@ -11,6 +11,7 @@ import { keepAlive } from '../keep-alive.ts';
 import { NotAPdfError, removeStaleTempFiles, storePdf, type StoredPdf } from './archive.ts';
 import { TEMP_DIR } from './content-address.ts';
 import { PDF_RUN_PROBLEM } from './run-problem.ts';
+import { DEFAULT_PDF_ARCHIVE_DIR } from '../../infra/config.ts';
 import type { PdfBackoff } from './backoff.ts';
 import { claimDuePdfs, databaseNow, noteFailedTry, recordArchived, recordGone, recordRetryLater, renewLease } from './queue.ts';
 
@@ -30,7 +31,6 @@ export interface PdfDeps {
   pdfArchiveDir?: string | undefined;
 }
 
-export const DEFAULT_PDF_ARCHIVE_DIR = '.ddsync/pdf-archive';
 
 /** Temporary files older than this are a dead worker's leftovers. */
 const STALE_TEMP_MS = 3_600_000;

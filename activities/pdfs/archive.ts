@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { PDF_MAGIC, TEMP_DIR, contentPath, describeHead, startsLikePdf } from './content-address.ts';
+import { TEMP_DIR, contentPath, describeHead, startsLikePdf } from './content-address.ts';
 
 /**
  * The file work of the PDF archive: a download is streamed to a temporary file under `tmp/`

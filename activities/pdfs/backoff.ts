@@ -1,3 +1,5 @@
+import { backoffCeiling, type BackoffOptions } from '../api/backoff.ts';
+
 /**
  * When a queued PDF is tried again after an attempt that did not archive it (422 "not COMPLETED
  * yet", a 5xx, a network error, a body that is not a PDF): `baseMs` after the first attempt,
@@ -5,15 +7,9 @@
  * 1 minute, 12 hours). Pure; the workflow passes the numbers, so tests can run in milliseconds.
  */
 
-export interface PdfBackoff {
-  baseMs: number;
-  maxMs: number;
-}
+export type PdfBackoff = BackoffOptions;
 
 /** The wait after `attempts` attempts (1 = the first attempt just failed): base · 2^(attempts−1), capped. */
-export function pdfRetryDelayMs(attempts: number, { baseMs, maxMs }: PdfBackoff): number {
-  if (!Number.isFinite(attempts) || attempts < 1) return Math.min(baseMs, maxMs);
-  // 2^40 minutes is far past any cap; clamping the exponent keeps the product finite.
-  const exponent = Math.min(Math.floor(attempts) - 1, 40);
-  return Math.min(maxMs, baseMs * 2 ** exponent);
+export function pdfRetryDelayMs(attempts: number, backoff: PdfBackoff): number {
+  return backoffCeiling(Number.isFinite(attempts) && attempts >= 1 ? Math.floor(attempts) : 1, backoff);
 }

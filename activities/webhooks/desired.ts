@@ -1,4 +1,5 @@
 import { serviceFacts } from '../api/index.ts';
+import { ConfigError } from '../../infra/config.ts';
 
 /**
  * The webhooks ddsync keeps registered (DDSYNC_WEBHOOKS), checked before anything is sent: a name,
@@ -17,10 +18,12 @@ export interface DesiredWebhook {
 
 export const DEFAULT_EVENTS = ['transaction.updated'];
 
-export class DesiredWebhooksError extends Error {
+/** A configuration error like any other (exit code 2), naming the entry, the field and the rule. */
+export class DesiredWebhooksError extends ConfigError {
   override name = 'DesiredWebhooksError';
-  constructor(readonly problems: string[]) {
-    super(`DDSYNC_WEBHOOKS is invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  constructor(problems: string[]) {
+    super(problems);
+    this.message = `DDSYNC_WEBHOOKS is invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`;
   }
 }
 

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Warehouse } from '../warehouse/database.ts';
 import type { Logger } from '../../infra/logger.ts';
+import { transactionUpdatedSignal, transactionWorkflowId } from '../../workflows/submit-transaction.ts';
 import { markHandled, noteDispatchFailure, pendingEvents, transactionKeyOf } from './ledger.ts';
 
 /**
@@ -35,7 +36,7 @@ export async function dispatchEvent(db: Warehouse, temporal: Client, event: Stor
   }
   const status = statusOf(event.payload);
   try {
-    await temporal.workflow.getHandle(`transaction/${key}`).signal('transactionUpdated', status ? { status } : {});
+    await temporal.workflow.getHandle(transactionWorkflowId(key)).signal(transactionUpdatedSignal, status ? { status } : {});
     await markHandled(db, event.msg_id, 'signalled');
     return 'signalled';
   } catch (error) {

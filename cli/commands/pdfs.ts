@@ -116,7 +116,6 @@ async function status(json: boolean): Promise<number> {
   const db = openWarehouse(config.database!.url, 2, 'ddsync-pdfs');
   let s: PdfArchiveStatus;
   try {
-    await migrateToLatest(db);
     s = await pdfArchiveStatus(db);
   } finally {
     await db.destroy();

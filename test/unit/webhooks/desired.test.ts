@@ -1,12 +1,15 @@
 import { describe, it, expect } from 'vitest';
 import { DesiredWebhooksError, describedAs, managedName, parseDesiredWebhooks } from '../../../activities/webhooks/desired.ts';
 import { planWebhooks } from '../../../activities/webhooks/reconcile-plan.ts';
+import { ConfigError } from '../../../infra/config.ts';
 
 const problems = (text: string): string[] => {
   try {
     parseDesiredWebhooks(text);
   } catch (e) {
     expect(e).toBeInstanceOf(DesiredWebhooksError);
+    // A configuration error: the CLI exits with 2 and points at "Configuration".
+    expect(e).toBeInstanceOf(ConfigError);
     return (e as DesiredWebhooksError).problems;
   }
   throw new Error('expected problems');
