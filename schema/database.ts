@@ -26,6 +26,9 @@ export interface SyncRunsTable {
   retries: Generated<number>;
   rate_limited: Generated<number>;
   error: string | null;
+  deletions_confirmed: Generated<number>;
+  deletions_deferred: Generated<number>;
+  verify_pages: Generated<number>;
 }
 
 export type RunStatus = 'running' | 'succeeded' | 'partial' | 'failed';
@@ -56,6 +59,11 @@ export interface SyncRunScopesTable {
   retries: Generated<number>;
   rate_limited: Generated<number>;
   error: string | null;
+  missing: Generated<number>;
+  verify_status: 'not_needed' | 'stable' | 'unstable' | null;
+  verify_pages: Generated<number>;
+  verify_requests: Generated<number>;
+  verify_seen: Generated<string[]>;
 }
 
 export interface SyncPagesTable {
@@ -71,6 +79,7 @@ export interface SyncPagesTable {
   retries: Generated<number>;
   rate_limited: Generated<number>;
   written_at: DefaultTimestamp;
+  content_hash: string | null;
 }
 
 export interface SourcePagesTable {
@@ -177,6 +186,7 @@ export interface PlotSuppliersTable {
   first_seen_at: DefaultTimestamp;
   changed_at: DefaultTimestamp;
   deleted_at: Timestamp | null;
+  missing_since: Timestamp | null;
 }
 
 export interface PlotSpeciesTable {

@@ -34,6 +34,8 @@ export function controlRoutes(control: SimulatorControl): Route[] {
     }),
     route('PATCH', '/plots/:id', ({ params, body }) => json(200, control.editPlot(params[0] ?? '', obj(body) as PlotPatch))),
     route('DELETE', '/plots/:id', ({ params }) => (control.removePlot(params[0] ?? ''), noContent())),
+    route('POST', '/plots/:id/restore', ({ params }) => (control.restorePlot(params[0] ?? ''), noContent())),
+    route('GET', '/suppliers/:id/plot-ids', ({ params }) => json(200, control.supplierPlotIds(params[0] ?? ''))),
     route('POST', '/plots/:id/analyses', ({ params, body }) => json(201, control.addAnalysis(params[0] ?? '', (body ?? {}) as Record<string, never>))),
     route('POST', '/suppliers/:id/disconnect', ({ params }) => (control.disconnectSupplier(params[0] ?? ''), noContent())),
     route('POST', '/reset', () => (control.reset(), noContent())),

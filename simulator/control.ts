@@ -6,7 +6,7 @@ import type { Entitlements } from './options.ts';
 import { ODD_KINDS, plotIdFor, type Analysis, type OddKind } from './plot-factory.ts';
 import type { PlotPatch } from './plot-store.ts';
 import { uuidFor } from './rng.ts';
-import { businessIndexOf, plotForCaller, type SimState } from './state.ts';
+import { businessIndexOf, plotForCaller, type PlotPageHook, type SimState } from './state.ts';
 import type { Transaction } from './transactions.ts';
 import { webhookToWire, type Attempt } from './webhooks.ts';
 
@@ -40,6 +40,15 @@ export interface SimulatorControl {
   setRiskStatus(id: string, riskAssessmentStatus: string, riskLevel?: string | null): Record<string, unknown>;
   addAnalysis(id: string, input?: AnalysisInput): Record<string, unknown>;
   removePlot(id: string): void;
+  /** Brings a removed plot back at its place in every list (an insertion in front of the plots after it). */
+  restorePlot(id: string): void;
+  /** Ids of a supplier's plot list in the order its pages serve them (its own and its upstream businesses'). */
+  supplierPlotIds(businessId: string): string[];
+  /**
+   * Runs `hook` before each page of a supplier's plots is served (in-process only): a test changes the
+   * data between chosen page reads. Returns the function that removes the hook.
+   */
+  onPlotPage(hook: PlotPageHook): () => void;
   disconnectSupplier(businessId: string): void;
   /** Restores the seeded state: plots, connections, invitations, surveys, transactions, webhooks, settings. */
   reset(): void;
@@ -155,12 +164,26 @@ export function createControl(state: SimState): SimulatorControl {
     removePlot: (id) => {
       if (!plots.remove(id)) throw notFound(`Plot ${id}`);
     },
+    restorePlot: (id) => {
+      if (!plots.restore(id)) throw notFound(`Removed plot ${id}`);
+    },
+    supplierPlotIds: (businessId) => {
+      const index = businessIndexOf(state, businessId);
+      const reach = index === undefined ? undefined : layout.reach.get(index);
+      if (!reach) throw notFound(`Supplier ${businessId}`);
+      return [...plots.scan(reach)].map((p) => p.id);
+    },
+    onPlotPage: (hook) => {
+      state.plotPageHooks.add(hook);
+      return () => void state.plotPageHooks.delete(hook);
+    },
     disconnectSupplier: (businessId) => {
       const index = businessIndexOf(state, businessId);
       if (index === undefined || !state.connections.disconnectSupplier(index)) throw notFound(`Supplier ${businessId}`);
     },
     reset: () => {
       plots.reset();
+      state.plotPageHooks.clear();
       state.connections.reset();
       state.invitations.reset();
       state.surveys.reset();

@@ -75,6 +75,12 @@ export class PlotStore {
     return true;
   }
 
+  /** Brings a removed plot back at its place: an insertion in front of every plot after it. */
+  restore(id: string): boolean {
+    const g = plotIndexOf(this.seed, id);
+    return g !== undefined && this.removed.delete(g);
+  }
+
   /** Removed plots among global indices [start, start+count). */
   removedIn(start: number, count: number): number {
     let n = 0;

@@ -13,7 +13,7 @@ export function plotRoutes(state: SimState): Route[] {
     {
       method: 'GET',
       path: '/businesses/:businessId/plots',
-      handler: ({ params, query }) => {
+      handler: async ({ params, query }) => {
         const businessId = params[0] ?? '';
         const index = businessIndexOf(state, businessId);
         if (index === undefined) throw notFound(`Business ${businessId}`);
@@ -24,6 +24,7 @@ export function plotRoutes(state: SimState): Route[] {
         const parsed = parsePlotQuery(query);
         if (!parsed.ok) throw badRequest(parsed.messages);
         const { page, limit, filters } = parsed.query;
+        for (const hook of state.plotPageHooks) await hook({ supplierId: businessId, page, limit });
         const offset = (page - 1) * limit;
         let plots: PlotState[];
         if (filters.length === 0) plots = state.plots.page(reach, offset, limit);

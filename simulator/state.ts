@@ -17,6 +17,15 @@ import { Timers } from './timers.ts';
 import { TransactionStore } from './transactions.ts';
 import { WebhookStore } from './webhooks.ts';
 
+/** A request for page `page` of a supplier's plots, about to be served. */
+export interface PlotPageRequest {
+  supplierId: string;
+  page: number;
+  limit: number;
+}
+
+export type PlotPageHook = (request: PlotPageRequest) => void | Promise<void>;
+
 export interface SimState {
   opts: ResolvedOptions;
   seed: number;
@@ -33,6 +42,8 @@ export interface SimState {
   /** Mutable at run time through control. */
   settings: { faults: FaultProfile; entitlements: Entitlements; invitationsEnabled: boolean; errorRatio: number };
   requestCounter: number;
+  /** Called before a supplier's plot page is served: tests change the data between page reads. */
+  plotPageHooks: Set<PlotPageHook>;
   businessWire(index: number): Record<string, unknown>;
 }
 
@@ -74,6 +85,7 @@ export function createState(opts: ResolvedOptions): SimState {
     timers,
     settings,
     requestCounter: 0,
+    plotPageHooks: new Set(),
     businessWire(index) {
       let wire = wires.get(index);
       if (!wire) {

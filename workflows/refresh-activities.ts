@@ -30,7 +30,7 @@ export function refreshActivities(timeouts: RefreshTimeouts = {}, pages: PageAct
     // proxyActivities returns a Proxy: spreading it copies nothing, so the names are picked.
     ...pick(remote, 'syncNetwork', 'syncInvitations'),
     loadPlotPage: pages === 'local' ? proxyLocalActivities<RefreshActivities>({ startToCloseTimeout: '10 minutes', retry: upstreamRetry }).loadPlotPage : remote.loadPlotPage,
-    ...pick(proxyActivities<RefreshActivities>({ startToCloseTimeout: '4 hours', heartbeatTimeout, retry: upstreamRetry }), 'loadOwnPlots'),
+    ...pick(proxyActivities<RefreshActivities>({ startToCloseTimeout: '4 hours', heartbeatTimeout, retry: upstreamRetry }), 'loadOwnPlots', 'verifySupplierScan'),
     ...pick(proxyActivities<RefreshActivities>({ startToCloseTimeout: '1 hour', heartbeatTimeout, retry: bookkeepingRetry }), 'finishRefresh', 'finishSupplier', 'beginRefresh'),
   };
 }

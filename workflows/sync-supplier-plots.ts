@@ -1,4 +1,4 @@
-import { ApplicationFailure, CancellationScope, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, continueAsNew, patched, workflowInfo } from '@temporalio/workflow';
 import type { PlotPageResult } from '../activities/refresh/activities.ts';
 import { refreshActivities, type PageActivityMode, type RefreshTimeouts } from './refresh-activities.ts';
 import { failureMessage } from './failure-message.ts';
@@ -7,6 +7,8 @@ import { failureMessage } from './failure-message.ts';
  * Every page of one supplier's plots (its own and its upstream businesses'), one activity per page
  * of 500 that fetches, validates, maps and writes it. Only counts and "more?" come back, so plot
  * data never enters history; the workflow continues as new every `pagesPerRun` pages.
+ *
+ * After the last page, one activity checks what the scan missed (activities/refresh/scan-verification.ts).
  *
  * Within the pages the connection's plotsCount predicts, up to `pageWindow` pages are read at once;
  * past them pages go one by one until the first that is not full (lists have no total: a full page
@@ -42,7 +44,7 @@ export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<
   const pagesPerRun = input.pagesPerRun ?? 100;
   const expected = input.expectedPages ?? 0;
   const window = Math.max(1, input.pageWindow ?? 2);
-  const { loadPlotPage, finishSupplier } = refreshActivities(input.timeouts, input.pageActivities);
+  const { loadPlotPage, verifySupplierScan, finishSupplier } = refreshActivities(input.timeouts, input.pageActivities);
   const totals = { ...(input.totals ?? { pages: 0, plots: 0, written: 0 }) };
   const first = input.page ?? 1;
   let lastSignature = input.lastSignature;
@@ -79,6 +81,8 @@ export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<
         break;
       }
     }
+    // What the scan missed is proven gone, found again or deferred (offset pages are not a snapshot).
+    if (!next && patched('verify-supplier-scan')) await verifySupplierScan({ runId, supplierId });
   } catch (error) {
     await CancellationScope.nonCancellable(() => finishSupplier({ runId, supplierId, error: failureMessage(error) }));
     throw error;

@@ -18,6 +18,7 @@ import type { PlotRows } from './rows.ts';
 import { reuseUnchangedPage } from './plot-writer.ts';
 import { beginRun, finishScope, markScopeRunning, openScopes, OWN_PLOTS_SCOPE } from './run-ledger.ts';
 import { finishRun, type RunSummary } from './sweep.ts';
+import { recordVerification, verifySupplierScan, type VerifyStatus } from './scan-verification.ts';
 
 /**
  * The activities of a warehouse refresh. Rows travel API → activity → Postgres inside one activity;
@@ -182,6 +183,24 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       }
       await finishScope(db, runId, OWN_PLOTS_SCOPE, 'succeeded');
       return { completed: true, pages, plots };
+    },
+
+    /**
+     * After a supplier's last page: what the scan missed is proven gone, found again (it slid across a
+     * page boundary), or deferred to the next refresh, by one bounded verification read (scan-verification.ts).
+     */
+    async verifySupplierScan(input: { runId: string; supplierId: string }): Promise<{ missing: number; status: VerifyStatus; pages: number; found: number }> {
+      const { runId, supplierId } = input;
+      const stats = emptyStats();
+      const signal = cancellation();
+      const outcome = await verifySupplierScan({
+        db,
+        readPage: (page) => api.getSupplierPlotsPageText(supplierId, page, { stats, signal }),
+        onPage: (pages) => Context.current().heartbeat({ pages }),
+      }, runId, supplierId);
+      await recordVerification(db, runId, supplierId, outcome, stats.requests);
+      if (outcome.missing > 0) log.info({ runId, supplierId, missing: outcome.missing, verify: outcome.status, pages: outcome.pages, found: outcome.found.length }, 'supplier scan verified');
+      return { missing: outcome.missing, status: outcome.status, pages: outcome.pages, found: outcome.found.length };
     },
 
     async finishSupplier(input: { runId: string; supplierId: string; error?: string }): Promise<void> {

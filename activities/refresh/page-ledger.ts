@@ -16,6 +16,8 @@ export interface PageRecord {
   received: number;
   counts: TableCounts;
   requests: RequestCounts;
+  /** Hash of the page's text (supplier pages): a verification read compares its own with it. */
+  contentHash?: string | undefined;
 }
 
 export interface RequestCounts {
@@ -26,10 +28,11 @@ export interface RequestCounts {
 
 export async function recordPage(db: Kysely<Database>, r: PageRecord): Promise<void> {
   await sql`
-    insert into sync_pages (run_id, scope, entity, page, ids, received, counts, requests, retries, rate_limited)
+    insert into sync_pages (run_id, scope, entity, page, ids, received, counts, requests, retries, rate_limited, content_hash)
     values (${r.runId}::uuid, ${r.scope}, ${r.entity}, ${r.page}, ${r.ids}::text[], ${r.received}, ${JSON.stringify(r.counts)}::jsonb,
-            ${r.requests.requests}, ${r.requests.retries}, ${r.requests.rateLimited})
+            ${r.requests.requests}, ${r.requests.retries}, ${r.requests.rateLimited}, ${r.contentHash ?? null})
     on conflict (run_id, scope, entity, page) do update set ids = excluded.ids, received = excluded.received, counts = excluded.counts, reused = false,
+      content_hash = excluded.content_hash,
       requests = sync_pages.requests + excluded.requests, retries = sync_pages.retries + excluded.retries,
       rate_limited = sync_pages.rate_limited + excluded.rate_limited, written_at = now()`.execute(db);
 }

@@ -3,7 +3,7 @@ import type { Database } from '../../schema/database.ts';
 import type { InvalidRecord } from '../api/index.ts';
 import type { RecordIssue } from './issues.ts';
 import type { RequestCounts } from './page-ledger.ts';
-import { skippedIssues } from './plot-page.ts';
+import { presentIds, skippedIssues } from './plot-page.ts';
 import type { PlotRows } from './rows.ts';
 import { readStoredPlots, writePlotPage, type PageOutcome } from './plot-writer.ts';
 
@@ -38,7 +38,7 @@ export async function storePlotBatch(db: Kysely<Database>, batch: PlotBatch): Pr
   const changedIds = new Set(changed.map((r) => r.plot.id));
   return writePlotPage(db, {
     runId: batch.runId, scope: batch.scope, supplierId: batch.supplierId, page: batch.page,
-    received: batch.rows.length + batch.invalid.length, ids, rows: changed,
+    received: batch.rows.length + batch.invalid.length, ids, present: presentIds(ids, batch.invalid), rows: changed,
     existing: new Set([...changedIds].filter((id) => stored.has(id))),
     links: batch.supplierId === null ? [] : ids.filter((id) => !stored.get(id)?.linked),
     issues: [...skippedIssues(batch.invalid, batch.page), ...batch.issues.filter((i) => i.recordId !== null && changedIds.has(i.recordId))],

@@ -10,6 +10,17 @@ export function skippedIssues(invalid: readonly InvalidRecord[], page: number): 
 }
 
 /**
+ * The ids a page proves present at the source, in one order for every read of the same text: its
+ * valid plots, then the invalid ones that carry an id. An invalid plot exists; it only could not be
+ * stored as sent, so the sweep must not take it for gone (its last good version stays).
+ */
+export function presentIds(validIds: readonly string[], invalid: readonly InvalidRecord[]): string[] {
+  const out = new Set(validIds);
+  for (const r of invalid) if (r.id) out.add(r.id);
+  return [...out];
+}
+
+/**
  * Plots of a page (or a batch of the own-plots stream) → their rows, with the values that had to be
  * stored as null reported. Mapping right after parsing lets the parsed objects die young (far less
  * garbage-collection work than keeping a page of objects across database calls). Pure, apart from

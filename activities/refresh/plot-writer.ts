@@ -40,14 +40,14 @@ export async function readStoredPlots(db: Kysely<Database>, ids: readonly string
  */
 export async function reuseUnchangedPage(db: Kysely<Database>, page: { runId: string; scope: string; page: number; hash: string; requests: RequestCounts }): Promise<{ received: number; signature: string } | undefined> {
   const { rows } = await sql<{ received: number; first: string | null; last: string | null }>`
-    insert into sync_pages (run_id, scope, entity, page, ids, received, reused, counts, requests, retries, rate_limited)
-    select ${page.runId}::uuid, s.scope, 'plots', s.page, s.ids, s.received, true,
+    insert into sync_pages (run_id, scope, entity, page, ids, received, reused, content_hash, counts, requests, retries, rate_limited)
+    select ${page.runId}::uuid, s.scope, 'plots', s.page, s.ids, s.received, true, s.content_hash,
            jsonb_build_object('plots', jsonb_build_object('inserted', 0, 'updated', 0, 'unchanged', cardinality(s.ids), 'deleted', 0),
                               'plot_suppliers', jsonb_build_object('inserted', 0, 'updated', 0, 'unchanged', cardinality(s.ids), 'deleted', 0)),
            ${page.requests.requests}, ${page.requests.retries}, ${page.requests.rateLimited}
     from source_pages s where s.scope = ${page.scope} and s.page = ${page.page} and s.content_hash = ${page.hash}
     on conflict (run_id, scope, entity, page) do update set ids = excluded.ids, received = excluded.received, reused = true,
-      requests = sync_pages.requests + excluded.requests, retries = sync_pages.retries + excluded.retries,
+      content_hash = excluded.content_hash, requests = sync_pages.requests + excluded.requests, retries = sync_pages.retries + excluded.retries,
       rate_limited = sync_pages.rate_limited + excluded.rate_limited, written_at = now()
     returning received, ids[1] as first, ids[cardinality(ids)] as last`.execute(db);
   const r = rows[0];
@@ -63,8 +63,10 @@ export interface PlotPageWrite {
   page: number;
   /** Plots the service sent, valid or not. */
   received: number;
-  /** Every valid plot id of the page: what the sweep will count as seen. */
+  /** Every valid plot id of the page. */
   ids: readonly string[];
+  /** What the sweep counts as seen: `ids` and the invalid plots that carry an id (see presentIds). */
+  present: readonly string[];
   /** Rows of the plots that are new or changed (the others are not mapped). */
   rows: readonly PlotRows[];
   /** Of `rows`, the plots the warehouse already held (they may have history, species, analyses). */
@@ -128,13 +130,13 @@ export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): 
     if (page.sourceHash !== undefined) {
       await sql`
         insert into source_pages (scope, page, content_hash, ids, received, read_at)
-        values (${page.scope}, ${page.page}, ${page.sourceHash}, ${page.ids}::text[], ${page.received}, now())
+        values (${page.scope}, ${page.page}, ${page.sourceHash}, ${page.present}::text[], ${page.received}, now())
         on conflict (scope, page) do update set content_hash = excluded.content_hash, ids = excluded.ids, received = excluded.received, read_at = now()`.execute(trx);
     }
     const replayed = before.rows.length > 0;
     await recordPage(trx, {
-      runId: page.runId, scope: page.scope, entity: 'plots', page: page.page, ids: page.ids, received: page.received,
-      counts: replayed ? mergeReplayCounts(before.rows[0]!.counts, counts) : counts, requests: page.requests,
+      runId: page.runId, scope: page.scope, entity: 'plots', page: page.page, ids: page.present, received: page.received,
+      counts: replayed ? mergeReplayCounts(before.rows[0]!.counts, counts) : counts, requests: page.requests, contentHash: page.sourceHash,
     });
     return { counts, replayed };
   });

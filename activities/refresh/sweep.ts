@@ -5,10 +5,17 @@ import { INVITATIONS_SCOPE, NETWORK_SCOPE } from './network-writer.ts';
 import { OWN_PLOTS_SCOPE } from './run-ledger.ts';
 
 /**
- * The end of a refresh, in one transaction: soft-delete what the parts of the run that completed did
- * not see (a part that failed is not swept, so an outage never empties the warehouse), close the
- * history of plots that disappeared, total the counts into sync_run_counts, set the run's outcome,
- * and drop the run's page records. Runs once: a retry after it committed only reads the outcome.
+ * The end of a refresh, in one transaction: soft-delete what the parts of the run that completed
+ * proved gone (a part that failed is not swept, so an outage never empties the warehouse), defer what
+ * a supplier's scan missed but could not prove gone (scan-verification.ts), close the history of plots
+ * that disappeared, total the counts into sync_run_counts, set the run's outcome, and drop the run's
+ * page records. Runs once: a retry after it committed only reads the outcome.
+ *
+ * What one complete read proves: a listing read in one response (connections, businesses,
+ * invitations, the own plots' stream) is the list at one moment, so what it lacks is gone. A
+ * supplier's plots come in offset pages, which are not a snapshot: a link its scan missed is deleted
+ * only when the verification read proved the list stable, or when the previous complete refresh
+ * missed it too (it was marked `missing_since`); otherwise it is marked and stays live.
  */
 
 export interface RunSummary {
@@ -27,11 +34,22 @@ export interface RunSummary {
   counts: TableCounts;
   /** Rows inserted, updated or soft-deleted over every mirrored table. */
   rowsWritten: number;
+  /** Rows soft-deleted because they were proven gone (plots, links, connections, businesses, invitations). */
+  deletionsConfirmed: number;
+  /** Plot links missed but not proven gone: kept live, confirmed or cleared by the next refresh. */
+  deletionsDeferred: number;
+  /** Pages read a second time to verify scans that missed plots. */
+  verifyPages: number;
   issues: number;
   error: string | null;
 }
 
 type Tx = Transaction<Database>;
+
+/** Tables whose soft-deleted rows count as deletions (analyses and species follow their plot). */
+const CONFIRMED_TABLES = ['plots', 'plot_suppliers', 'business_connections', 'businesses', 'business_invitations'];
+/** The sweep's count of deferred links travels in its TableCounts under this key, not a table's. */
+const DEFERRED = '(deferred)';
 
 export async function finishRun(db: Kysely<Database>, runId: string, failure?: string): Promise<RunSummary> {
   await db.transaction().execute(async (trx) => {
@@ -57,7 +75,9 @@ export async function finishRun(db: Kysely<Database>, runId: string, failure?: s
       }
       if (succeeded(INVITATIONS_SCOPE)) await sweepEntity(trx, startedAt, INVITATIONS_SCOPE, 'business_invitations', sweep);
     }
-    const counts = mergeCounts(await pageCounts(trx, runId), sweep);
+    const deferred = sweep[DEFERRED];
+    delete sweep[DEFERRED];
+    const counts = mergeCounts(await countOncePerRun(trx, runId, await pageCounts(trx, runId)), sweep);
     for (const [table, c] of Object.entries(counts)) {
       await sql`
         insert into sync_run_counts (run_id, table_name, inserted, updated, unchanged, deleted)
@@ -67,16 +87,21 @@ export async function finishRun(db: Kysely<Database>, runId: string, failure?: s
     const anyFailed = scopes.rows.some((s) => s.status === 'failed');
     const status: RunStatus = failure !== undefined || !succeeded(NETWORK_SCOPE) ? 'failed' : anyFailed ? 'partial' : 'succeeded';
     const error = failure ?? (anyFailed ? failedScopesMessage(scopes.rows) : null);
+    const confirmed = CONFIRMED_TABLES.reduce((n, t) => n + (sweep[t]?.deleted ?? 0), 0);
     await sql`
       update sync_runs r set status = ${status}, finished_at = clock_timestamp(), error = ${error},
-        pages = t.pages, plots_seen = t.plots, requests = t.requests, retries = t.retries, rate_limited = t.rate_limited,
+        deletions_confirmed = ${confirmed}, deletions_deferred = ${deferred?.deleted ?? 0},
+        verify_pages = v.pages, requests = t.requests + v.requests,
+        pages = t.pages, plots_seen = t.plots, retries = t.retries, rate_limited = t.rate_limited,
         suppliers_done = (select count(*) from sync_run_scopes s where s.run_id = r.id and s.kind = 'supplier' and s.status = 'succeeded'),
         suppliers_failed = (select count(*) from sync_run_scopes s where s.run_id = r.id and s.kind = 'supplier' and s.status = 'failed')
       from (
         select count(*) filter (where entity = 'plots') as pages, coalesce(sum(received) filter (where entity = 'plots'), 0) as plots,
                coalesce(sum(requests), 0) as requests, coalesce(sum(retries), 0) as retries, coalesce(sum(rate_limited), 0) as rate_limited
         from sync_pages where run_id = ${runId}::uuid
-      ) t
+      ) t, (
+        select coalesce(sum(verify_pages), 0) as pages, coalesce(sum(verify_requests), 0) as requests from sync_run_scopes where run_id = ${runId}::uuid
+      ) v
       where r.id = ${runId}::uuid`.execute(trx);
     await sql`delete from sync_pages where run_id = ${runId}::uuid`.execute(trx);
   });
@@ -95,31 +120,60 @@ function failedScopesMessage(scopes: ReadonlyArray<{ scope: string; kind: string
  */
 async function collectSeenIds(trx: Tx, runId: string): Promise<void> {
   await sql`create temp table seen_ids (entity text not null, scope text not null, id text not null) on commit drop`.execute(trx);
-  // A supplier whose every page was the same text as at its last complete read has nothing to sweep.
   await sql`
     insert into seen_ids (entity, scope, id)
     select p.entity, p.scope, u.id from sync_pages p cross join lateral unnest(p.ids) as u(id)
     where p.run_id = ${runId}::uuid and (p.entity <> 'plots' or p.scope in (select scope from swept_suppliers) or p.scope = ${OWN_PLOTS_SCOPE})`.execute(trx);
+  // What a supplier's scan missed and its verification read found had slid across a page boundary: seen.
+  await sql`
+    insert into seen_ids (entity, scope, id)
+    select 'plots', s.scope, u.id from sync_run_scopes s cross join lateral unnest(s.verify_seen) as u(id)
+    where s.run_id = ${runId}::uuid and s.scope in (select scope from swept_suppliers)`.execute(trx);
   await sql`analyze seen_ids`.execute(trx);
 }
 
 /**
- * Suppliers read completely whose links must be compared with what was seen: those with at least
- * one page that was read anew. Their pages are forgotten (source_pages) when links go; the pages of
- * every supplier that was not swept are forgotten too, so its next read is complete and swept.
+ * Suppliers read completely whose links must be compared with what was seen: those whose scan
+ * missed live links (scan-verification.ts counted them) and those with links marked missing by an
+ * earlier refresh (seen again, the mark goes). The pages of every supplier that was not read
+ * completely are forgotten (source_pages), so its next read is complete and swept.
  */
 async function chooseSweptSuppliers(trx: Tx, runId: string, sweeping: boolean): Promise<void> {
-  await sql`create temp table swept_suppliers (scope text primary key) on commit drop`.execute(trx);
+  await sql`create temp table swept_suppliers (scope text primary key, stable boolean not null) on commit drop`.execute(trx);
   if (sweeping) {
     await sql`
-      insert into swept_suppliers (scope)
-      select s.scope from sync_run_scopes s
+      insert into swept_suppliers (scope, stable)
+      select s.scope, coalesce(s.verify_status = 'stable', false) from sync_run_scopes s
       where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.status = 'succeeded'
-        and exists (select 1 from sync_pages p where p.run_id = s.run_id and p.scope = s.scope and p.entity = 'plots' and not p.reused)`.execute(trx);
+        and (s.missing > 0 or exists (
+          select 1 from plot_suppliers l where l.supplier_id = s.scope and l.missing_since is not null and l.deleted_at is null))`.execute(trx);
   }
   await sql`
     delete from source_pages sp using sync_run_scopes s
     where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.scope = sp.scope and (s.status <> 'succeeded' or not ${sweeping})`.execute(trx);
+}
+
+/**
+ * Each plot and each link once per run. Pages count what they saw, so a plot reached through two
+ * suppliers, or served twice by one supplier whose list grew during the scan, would be counted
+ * `unchanged` again: a plot's or link's `unchanged` is what the run saw, once each, that it neither
+ * inserted nor updated. (Inserts are exact: a row is inserted once.)
+ */
+async function countOncePerRun(trx: Tx, runId: string, counts: TableCounts): Promise<TableCounts> {
+  const { rows } = await sql<{ plots: number; links: number }>`
+    with seen as (
+      select distinct p.scope <> ${OWN_PLOTS_SCOPE} as linked, p.scope, u.id
+      from sync_pages p cross join lateral unnest(p.ids) as u(id)
+      where p.run_id = ${runId}::uuid and p.entity = 'plots'
+    )
+    select (select count(*) from (select distinct s.id from seen s join plots p on p.id = s.id and p.deleted_at is null) x)::int8 as plots,
+           (select count(*) from seen s join plot_suppliers l on l.plot_id = s.id and l.supplier_id = s.scope and l.deleted_at is null where s.linked)::int8 as links`.execute(trx);
+  const seen = { plots: Number(rows[0]?.plots ?? 0), plot_suppliers: Number(rows[0]?.links ?? 0) };
+  for (const table of ['plots', 'plot_suppliers'] as const) {
+    const c = counts[table];
+    if (c) c.unchanged = Math.max(0, seen[table] - c.inserted - c.updated);
+  }
+  return counts;
 }
 
 /** What each page counted, summed per table. */
@@ -147,25 +201,43 @@ async function pageCounts(trx: Tx, runId: string): Promise<TableCounts> {
  */
 async function sweepPlots(trx: Tx, runId: string, startedAt: RawBuilder<unknown>, complete: { network: boolean; ownPlots: boolean }, counts: TableCounts): Promise<void> {
   await sql`create temp table swept_plots (id text primary key) on commit drop`.execute(trx);
-  // One anti-join: the unseen links written before the run began go; those written since stay,
-  // but their supplier is forgotten too (see below), or they would never be swept.
-  const links = await sql<{ supplier_id: string; n: number }>`
+  // One anti-join. Unseen links written before the run began go when proven gone (the supplier's
+  // list was verified stable, or the previous complete refresh missed them too) and are marked missing
+  // otherwise; those written since stay, but their supplier is forgotten too (see below), or they would
+  // never be swept. Seen links lose a mark an earlier refresh left.
+  const links = await sql<{ supplier_id: string; n: number; outcome: 'deleted' | 'deferred' | 'unsettled' }>`
     with unseen as (
-      select l.plot_id, l.supplier_id, l.changed_at >= ${startedAt} as unsettled
+      select l.plot_id, l.supplier_id, l.changed_at >= ${startedAt} as unsettled, (s.stable or l.missing_since is not null) as proven
       from plot_suppliers l join swept_suppliers s on l.supplier_id = s.scope
       where l.deleted_at is null
         and not exists (select 1 from seen_ids seen where seen.entity = 'plots' and seen.scope = l.supplier_id and seen.id = l.plot_id)
     ), swept as (
-      update plot_suppliers l set deleted_at = now(), changed_at = now()
-      from unseen u where l.plot_id = u.plot_id and l.supplier_id = u.supplier_id and not u.unsettled
+      update plot_suppliers l set deleted_at = now(), changed_at = now(), missing_since = null
+      from unseen u where l.plot_id = u.plot_id and l.supplier_id = u.supplier_id and not u.unsettled and u.proven
       returning l.plot_id, l.supplier_id
+    ), deferred as (
+      update plot_suppliers l set missing_since = now()
+      from unseen u where l.plot_id = u.plot_id and l.supplier_id = u.supplier_id and not u.unsettled and not u.proven
+      returning l.supplier_id
+    ), cleared as (
+      update plot_suppliers l set missing_since = null
+      from swept_suppliers s
+      where l.supplier_id = s.scope and l.missing_since is not null and l.deleted_at is null
+        and exists (select 1 from seen_ids seen where seen.entity = 'plots' and seen.scope = l.supplier_id and seen.id = l.plot_id)
+      returning 1
     ), ins as (insert into swept_plots select distinct plot_id from swept on conflict do nothing)
-    select supplier_id, count(*)::int8 as n from swept group by supplier_id
+    select supplier_id, count(*)::int8 as n, 'deleted' as outcome from swept group by supplier_id
     union all
-    select distinct supplier_id, 0::int8 from unseen where unsettled`.execute(trx);
-  let deletedLinks = links.rows.reduce((n, r) => n + Number(r.n), 0);
-  // A supplier that lost links must have its pages read in full next time (see source_pages).
-  const forget = [...new Set(links.rows.map((r) => r.supplier_id))];
+    select supplier_id, count(*)::int8, 'deferred' from deferred group by supplier_id
+    union all
+    select distinct supplier_id, 0::int8, 'unsettled' from unseen where unsettled
+    union all
+    select null, count(*)::int8, 'cleared' from cleared`.execute(trx);
+  addCounts(counts, DEFERRED, { deleted: links.rows.filter((r) => r.outcome === 'deferred').reduce((n, r) => n + Number(r.n), 0) });
+  let deletedLinks = links.rows.filter((r) => r.outcome === 'deleted').reduce((n, r) => n + Number(r.n), 0);
+  // A supplier that lost links, or holds links written by another refresh, has its pages read in
+  // full next time (see source_pages). Deferred links need no such read: they are compared anyway.
+  const forget = [...new Set(links.rows.filter((r) => r.outcome === 'deleted' || r.outcome === 'unsettled').map((r) => r.supplier_id))];
   if (complete.network) {
     const gone = await sql<{ n: number }>`
       with swept as (
@@ -243,6 +315,7 @@ export async function readSummary(db: Kysely<Database>, runId: string): Promise<
     seconds: Math.round((finished.getTime() - run.started_at.getTime()) / 100) / 10,
     suppliers: run.suppliers_total ?? 0, suppliersFailed: run.suppliers_failed, pages: run.pages, plotsSeen: run.plots_seen,
     requests: run.requests, retries: run.retries, rateLimited: run.rate_limited, counts, rowsWritten,
+    deletionsConfirmed: Number(run.deletions_confirmed), deletionsDeferred: Number(run.deletions_deferred), verifyPages: run.verify_pages,
     issues: Number(issues.rows[0]?.n ?? 0), error: run.error,
   };
 }

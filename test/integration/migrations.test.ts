@@ -2,8 +2,11 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { readdirSync } from 'node:fs';
+import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
-import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import { MIGRATIONS_DIR, migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { createTestDatabase } from '../support/databases.ts';
 
 describe('migrations', () => {
@@ -33,14 +36,19 @@ describe('migrations', () => {
   it('brings a warehouse migrated with the first release of 0001 up to date (0008)', async () => {
     const old = openWarehouse(await createTestDatabase('migrateold'), 2);
     try {
-      await migrateToLatest(old);
+      // Migrated up to 0008 only (later migrations came after it), then set back to 0001's first release.
+      const upTo0008 = await mkdtemp(join(tmpdir(), 'ddsync-migrations-'));
+      for (const f of (await readdir(MIGRATIONS_DIR)).filter((f) => f <= '0008_refresh_page_reuse.sql')) await copyFile(join(MIGRATIONS_DIR, f), join(upTo0008, f));
+      await migrateToLatest(old, upTo0008);
+      await rm(upTo0008, { recursive: true, force: true });
       // As 0001 was first released: no page reuse, foreign keys on links and species; 0008 not run.
       await sql`drop table source_pages`.execute(old);
       await sql`alter table sync_pages drop column reused`.execute(old);
       await sql`alter table plot_suppliers add constraint plot_suppliers_plot_id_fkey foreign key (plot_id) references plots (id)`.execute(old);
       await sql`alter table plot_species add constraint plot_species_plot_id_fkey foreign key (plot_id) references plots (id)`.execute(old);
       await sql`delete from kysely_migration where name = '0008_refresh_page_reuse'`.execute(old);
-      expect((await migrateToLatest(old)).applied).toEqual(['0008_refresh_page_reuse']);
+      const later = (await readdir(MIGRATIONS_DIR)).filter((f) => f > '0008_refresh_page_reuse.sql' && f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, ''));
+      expect((await migrateToLatest(old)).applied).toEqual(['0008_refresh_page_reuse', ...later.sort()]);
       const shape = await sql<{ source_pages: boolean; reused: boolean; fks: number }>`
         select to_regclass('source_pages') is not null as source_pages,
                exists (select 1 from information_schema.columns where table_name = 'sync_pages' and column_name = 'reused') as reused,

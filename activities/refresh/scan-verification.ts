@@ -1,0 +1,141 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../../schema/database.ts';
+import { hasMorePages, parseSupplierPlotsPage, type RawPlotPage } from '../api/index.ts';
+import { sourcePageHash } from './plot-fingerprint.ts';
+import { presentIds } from './plot-page.ts';
+
+/**
+ * Offset pages are not a snapshot. While a supplier's pages are read, the source may delete or insert
+ * plots; a deletion in front of the read position moves a live plot onto a page already read, so one
+ * scan never serves it. One scan therefore proves nothing about a plot it missed. This module decides,
+ * at the end of a supplier's scan, what the sweep may conclude:
+ *
+ * - Nothing missing (the warehouse's live links of the supplier were all seen): nothing to prove.
+ * - The scan was one response (a single short page): that response is the whole list at one moment,
+ *   so what it lacks is gone.
+ * - Otherwise every page is read a second time (the verification read). A plot the scan missed and
+ *   this read finds had slid: it is seen. If every page of the second read holds the same plots in
+ *   the same order as the first (same text, or same ids), the list did not move during either read
+ *   (a deletion in front of a plot changes every page from the deleted plot's on, and a deleted id
+ *   never returns), so what both missed is gone: `stable`. Otherwise `unstable`: what is still missing
+ *   is deferred, kept live and marked, and the next refresh decides (see sweep.ts).
+ *
+ * Bounded: at most one verification read per supplier and run, of at most the scan's pages plus
+ * EXTRA_PAGES, only when something is missing (never on a refresh that finds nothing gone), and it
+ * stops as soon as every missing plot has been found.
+ */
+
+/** Pages a verification read may read beyond the scan's before it gives up (as `unstable`). */
+const EXTRA_PAGES = 2;
+
+export type VerifyStatus = 'not_needed' | 'stable' | 'unstable';
+
+export interface VerificationOutcome {
+  /** Live links of the supplier the scan did not see. */
+  missing: number;
+  status: VerifyStatus;
+  pages: number;
+  /** Of the missing, those the verification read found (they had slid across a page boundary). */
+  found: string[];
+}
+
+/** A page as the scan read it (from sync_pages). */
+interface ScannedPage {
+  hash: string | null;
+  ids: string[];
+  received: number;
+  /** The same text as at the last complete read: not parsed. */
+  reused: boolean;
+}
+
+export interface VerificationDeps {
+  db: Kysely<Database>;
+  /** Reads page `page` of the supplier's plots as text (the same request as the scan's). */
+  readPage(page: number): Promise<RawPlotPage>;
+  /** Called after each page read (heartbeat). */
+  onPage?(pages: number): void;
+}
+
+export async function verifySupplierScan(deps: VerificationDeps, runId: string, supplierId: string): Promise<VerificationOutcome> {
+  const { db } = deps;
+  const scanned = await scannedPages(db, runId, supplierId);
+  const missing = await missingLinks(db, runId, supplierId, scanned);
+  const outcome: VerificationOutcome = { missing: missing.all, status: 'not_needed', pages: 0, found: [] };
+  // Links written since the run began (another refresh's) are settled by the next refresh; nothing to prove now.
+  if (missing.settled.length === 0) return outcome;
+  if (scanned.size === 1) return { ...outcome, status: 'stable' };
+
+  const wanted = new Set(missing.settled);
+  const found: string[] = [];
+  let stable = true;
+  let page = 1;
+  for (; ; page++) {
+    const raw = await deps.readPage(page);
+    deps.onPage?.(page);
+    const first = scanned.get(page);
+    let more: boolean;
+    if (first && first.hash !== null && first.hash === sourcePageHash(raw.text)) {
+      // The same text as the scan's: the same plots, none of them missing.
+      more = hasMorePages(first.received, raw.limit);
+    } else {
+      const parsed = parseSupplierPlotsPage(raw, { skipInvalid: true });
+      const ids = presentIds([...new Set(parsed.plots.map((p) => p.id))], parsed.invalid);
+      if (!first || !sameOrder(first.ids, ids)) stable = false;
+      for (const id of ids) {
+        if (wanted.delete(id)) found.push(id);
+      }
+      more = parsed.more;
+    }
+    // Every missing plot found: nothing is left to prove gone.
+    if (wanted.size === 0 || !more) break;
+    if (page >= scanned.size + EXTRA_PAGES) {
+      stable = false;
+      break;
+    }
+  }
+  if (page !== scanned.size) stable = false;
+  return { ...outcome, pages: page, found, status: wanted.size === 0 || stable ? 'stable' : 'unstable' };
+}
+
+/** Records the outcome on the supplier's part of the run, where the sweep reads it. */
+export async function recordVerification(db: Kysely<Database>, runId: string, supplierId: string, o: VerificationOutcome, requests: number): Promise<void> {
+  await sql`
+    update sync_run_scopes set missing = ${o.missing}, verify_status = ${o.status}, verify_pages = ${o.pages},
+      verify_requests = ${requests}, verify_seen = ${o.found}::text[]
+    where run_id = ${runId}::uuid and scope = ${supplierId}`.execute(db);
+}
+
+function sameOrder(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
+}
+
+async function scannedPages(db: Kysely<Database>, runId: string, scope: string): Promise<Map<number, ScannedPage>> {
+  const { rows } = await sql<{ page: number; content_hash: string | null; ids: string[]; received: number; reused: boolean }>`
+    select page, content_hash, ids, received, reused from sync_pages
+    where run_id = ${runId}::uuid and scope = ${scope} and entity = 'plots'`.execute(db);
+  return new Map(rows.map((r) => [r.page, { hash: r.content_hash, ids: r.ids, received: r.received, reused: r.reused }]));
+}
+
+/**
+ * Live links of the supplier that the scan did not see, split by whether they were written before the
+ * run began (`settled`: candidates for deletion) or since (by another refresh running meanwhile).
+ * Skipped when every page was the same text as at the last complete read and no link is marked
+ * missing: the pages then hold exactly the links that read left live.
+ */
+async function missingLinks(db: Kysely<Database>, runId: string, supplierId: string, scanned: Map<number, ScannedPage>): Promise<{ settled: string[]; all: number }> {
+  const allReused = [...scanned.values()].every((p) => p.reused);
+  if (allReused) {
+    const marked = await sql<{ n: number }>`
+      select count(*)::int as n from plot_suppliers where supplier_id = ${supplierId} and missing_since is not null and deleted_at is null`.execute(db);
+    if ((marked.rows[0]?.n ?? 0) === 0) return { settled: [], all: 0 };
+  }
+  const { rows } = await sql<{ plot_id: string; settled: boolean }>`
+    select l.plot_id, l.changed_at < (select started_at from sync_runs where id = ${runId}::uuid) as settled
+    from plot_suppliers l
+    left join (
+      select distinct u.id from sync_pages p cross join lateral unnest(p.ids) as u(id)
+      where p.run_id = ${runId}::uuid and p.scope = ${supplierId} and p.entity = 'plots'
+    ) seen on seen.id = l.plot_id
+    where l.supplier_id = ${supplierId} and l.deleted_at is null and seen.id is null`.execute(db);
+  return { settled: rows.filter((r) => r.settled).map((r) => r.plot_id), all: rows.length };
+}
