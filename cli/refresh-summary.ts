@@ -9,6 +9,9 @@ export function formatRunSummary(s: RunSummary): string {
     `  requests ${fmt(s.requests)}, retried ${fmt(s.retries)}, rate-limited (429) ${fmt(s.rateLimited)}`,
     `  rows written ${fmt(s.rowsWritten)}${s.rowsWritten === 0 ? ' (nothing changed)' : ''}`,
   ];
+  if (s.deletionsConfirmed > 0 || s.deletionsDeferred > 0 || s.verifyPages > 0) {
+    lines.push(`  deletions: ${fmt(s.deletionsConfirmed)} confirmed gone, ${fmt(s.deletionsDeferred)} deferred (missed but not proven gone: kept until the next refresh); ${fmt(s.verifyPages)} page(s) read twice to check`);
+  }
   const tables = Object.entries(s.counts);
   if (tables.length > 0) {
     lines.push(`  ${'table'.padEnd(22)}${'inserted'.padStart(10)}${'updated'.padStart(10)}${'unchanged'.padStart(11)}${'deleted'.padStart(9)}`);
