@@ -2,11 +2,13 @@ import turfArea from '@turf/area';
 import turfBbox from '@turf/bbox';
 import turfKinks from '@turf/kinks';
 import type { PlotGeometry, Position } from '../../schema/upstream.ts';
+import { drawnRingAreaM2 } from './drawn-area.ts';
 
 /**
  * What the warehouse records about a plot's polygon: its area (hectares, @turf/area), bounding box,
  * and whether it is a valid shape. An invalid shape is stored and flagged with the reason, never
- * dropped: the plot is still a plot the supplier declared.
+ * dropped: the plot is still a plot the supplier declared, and its area is the area it encloses as
+ * drawn (flaggedAreaM2), so its hectares stay in every total.
  */
 export interface GeometryFacts {
   areaHa: number | null;
@@ -22,15 +24,30 @@ export function assessGeometry(geometry: PlotGeometry | null | undefined): Geome
   const polygons: Position[][][] = geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates;
   const issue = structuralIssue(polygons, geometry.type === 'MultiPolygon');
   if (issue === 'empty') return { areaHa: null, bbox: null, valid: false, issue: 'geometry has no positions' };
-  const areaHa = turfArea(geometry) / M2_PER_HECTARE;
   const bbox = turfBbox(geometry) as GeometryFacts['bbox'];
-  if (issue) return { areaHa, bbox, valid: false, issue };
+  const flagged = (why: string): GeometryFacts => ({ areaHa: flaggedAreaM2(polygons) / M2_PER_HECTARE, bbox, valid: false, issue: why });
+  if (issue) return flagged(issue);
   const kinks = turfKinks(geometry).features;
   if (kinks.length > 0) {
     const [lon, lat] = kinks[0]!.geometry.coordinates as [number, number];
-    return { areaHa, bbox, valid: false, issue: `self-intersection at [${round(lon)}, ${round(lat)}]${kinks.length > 1 ? ` and ${kinks.length - 1} more` : ''}` };
+    return flagged(`self-intersection at [${round(lon)}, ${round(lat)}]${kinks.length > 1 ? ` and ${kinks.length - 1} more` : ''}`);
   }
-  return { areaHa, bbox, valid: true, issue: null };
+  return { areaHa: turfArea(geometry) / M2_PER_HECTARE, bbox, valid: true, issue: null };
+}
+
+/**
+ * The area of a flagged shape: as @turf/area (outer ring minus holes, polygons added), but each ring
+ * measured as drawn (drawnRingAreaM2), so a ring that crosses itself keeps the area it encloses
+ * instead of the 0 its cancelling lobes give; never negative. Rings are measured one by one: rings
+ * that cross one another are not merged.
+ */
+function flaggedAreaM2(polygons: Position[][][]): number {
+  let total = 0;
+  for (const [outer, ...holes] of polygons) {
+    if (!outer) continue;
+    total += Math.max(0, holes.reduce((area, hole) => area - drawnRingAreaM2(hole), drawnRingAreaM2(outer)));
+  }
+  return total;
 }
 
 /** The first rule a GeoJSON polygon breaks (RFC 7946 §3.1.6), or 'empty', or null. */
