@@ -3,10 +3,11 @@ import { UpstreamError } from './api/errors.ts';
 
 /**
  * How an activity's error reaches Temporal: the client's typed errors decide. A non-retryable one
- * (400, 401, 403, 404, 409, 422, 501, a response or request that does not validate) fails the
- * activity at once with the service's message; a retryable one with a Retry-After hint is retried
- * no sooner than the service asked. Anything else (database, programming errors) follows the
- * activity's retry policy.
+ * (400, 403, 404, 409, 422, 501, credentials refused by the token endpoint, a response or request
+ * that does not validate) fails the activity at once with the service's message; a retryable one
+ * (429, 5xx, network, a 401: it refuses a token, not the credentials) is retried, no sooner than the
+ * service asked when it sent a Retry-After. Anything else (database, programming errors) follows
+ * the activity's retry policy.
  */
 export function toActivityFailure(error: unknown): unknown {
   if (error instanceof ApplicationFailure || !(error instanceof UpstreamError)) return error;

@@ -1,19 +1,20 @@
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import { TokenManager, issuedTokenFrom } from './auth.ts';
-import { RequestValidationError, UnauthorizedError, UpstreamError } from './errors.ts';
+import { CredentialsRefusedError, RequestValidationError, ResponseValidationError, UpstreamError } from './errors.ts';
 import { Redactor } from './redact.ts';
 import { withRetries } from './retry.ts';
 import { isRepeatable, type HttpMethod } from './retry-policy.ts';
-import { PATHS } from './service-facts.ts';
+import { PATHS, TOKEN_REFUSAL_STATUSES } from './service-facts.ts';
 import { realSleep, type Sleep } from './sleep.ts';
 import { emptyStats, count, type ClientStats } from './stats.ts';
+import { withAcceptedToken } from './token-rejections.ts';
 import { jsonBody, sendOnce, type BodyReader, type HttpRequest, type TransportDeps } from './transport.ts';
 
 /**
- * The request pipeline every endpoint uses: path templating, bearer token (401 → one forced
- * refresh and one repeat), rate control (p-queue: concurrency and requests per interval) and
- * the retry loop around each attempt. Backoff sleeps happen outside the queue, so a waiting
+ * The request pipeline every endpoint uses: path templating, bearer token (a 401 is repeated with a
+ * fresh token: token-rejections.ts), rate control (p-queue: concurrency and requests per interval)
+ * and the retry loop around each attempt. Backoff sleeps happen outside the queue, so a waiting
  * retry does not hold a slot.
  */
 
@@ -31,6 +32,8 @@ export interface UpstreamClientOptions {
   timeoutMs?: number;
   /** Attempts per call on 429, 5xx and network errors (default 6). */
   maxAttempts?: number;
+  /** 401s with the newest token per call, each followed by a refresh, before a retryable UnauthorizedError (default 6). */
+  maxTokenRejections?: number;
   /** Full-jitter backoff: first ceiling and cap (defaults 250 ms and 30 s). */
   retryBaseMs?: number;
   retryMaxMs?: number;
@@ -76,7 +79,7 @@ export class UpstreamHttp {
   readonly #redactor = new Redactor();
   readonly #queue: PQueue;
   readonly #base: string;
-  readonly #o: Required<Pick<UpstreamClientOptions, 'timeoutMs' | 'maxAttempts' | 'retryBaseMs' | 'retryMaxMs' | 'retryAfterFloorMs' | 'retryAfterCapMs' | 'userAgent'>>;
+  readonly #o: Required<Pick<UpstreamClientOptions, 'timeoutMs' | 'maxAttempts' | 'maxTokenRejections' | 'retryBaseMs' | 'retryMaxMs' | 'retryAfterFloorMs' | 'retryAfterCapMs' | 'userAgent'>>;
   readonly #fetch: typeof fetch;
   readonly #sleep: Sleep;
   readonly #now: () => number;
@@ -93,6 +96,7 @@ export class UpstreamHttp {
     this.#o = {
       timeoutMs: options.timeoutMs ?? 30_000,
       maxAttempts: Math.max(1, options.maxAttempts ?? 6),
+      maxTokenRejections: Math.max(1, options.maxTokenRejections ?? 6),
       retryBaseMs: options.retryBaseMs ?? 250,
       retryMaxMs: options.retryMaxMs ?? 30_000,
       retryAfterFloorMs: options.retryAfterFloorMs ?? 100,
@@ -115,16 +119,23 @@ export class UpstreamHttp {
       async () => {
         // A token exchange is safe to repeat whatever the calling request's method: it has its own
         // short retry loop, so a POST that needs a token is not failed by one 500 at the token endpoint.
-        const body = await withRetries(
-          (attempt) => this.#attempt({ method: 'POST', template: PATHS.token, body: credentials, authenticated: false }, jsonBody, undefined, attempt, {}),
-          {
-            endpoint: tokenEndpoint, repeatable: true, maxAttempts: Math.min(3, this.#o.maxAttempts),
-            backoff: { baseMs: this.#o.retryBaseMs, maxMs: this.#o.retryMaxMs }, sleep: this.#sleep, random: this.#random,
-            stats: [this.stats], logger: this.#logger,
-          },
-        );
+        let body: unknown;
+        try {
+          body = await withRetries(
+            (attempt) => this.#attempt({ method: 'POST', template: PATHS.token, body: credentials, authenticated: false }, jsonBody, undefined, attempt, {}),
+            {
+              endpoint: tokenEndpoint, repeatable: true, maxAttempts: Math.min(3, this.#o.maxAttempts),
+              backoff: { baseMs: this.#o.retryBaseMs, maxMs: this.#o.retryMaxMs }, sleep: this.#sleep, random: this.#random,
+              stats: [this.stats], logger: this.#logger,
+            },
+          );
+        } catch (error) {
+          if (!(error instanceof UpstreamError && error.status !== undefined && TOKEN_REFUSAL_STATUSES.has(error.status))) throw error;
+          // Final: the TokenManager keeps it, so no later call of this process asks again.
+          throw new CredentialsRefusedError({ endpoint: tokenEndpoint, status: error.status, serviceMessages: error.serviceMessages });
+        }
         const issued = issuedTokenFrom(body);
-        if ('problem' in issued) throw new UnauthorizedError({ endpoint: tokenEndpoint, status: 200, serviceMessages: [`unusable token response (${issued.problem})`] });
+        if ('problem' in issued) throw new ResponseValidationError(tokenEndpoint, [{ path: '', message: `unusable token response (${issued.problem})` }], 200);
         count([this.stats], 'tokenRefreshes');
         return issued;
       },
@@ -141,16 +152,10 @@ export class UpstreamHttp {
     return withRetries(
       async (attempt) => {
         if (spec.authenticated === false) return this.#attempt(spec, reader, url, attempt, opts);
-        const token = await this.auth.token();
-        try {
-          return await this.#attempt(spec, reader, url, attempt, opts, token);
-        } catch (e) {
-          if (!(e instanceof UnauthorizedError)) throw e;
-          // The token may have expired early or been revoked: one fresh token, one repeat.
-          const fresh = await this.auth.refreshAfterRejection(token);
-          count(sinks, 'unauthorizedRetries');
-          return this.#attempt(spec, reader, url, attempt, opts, fresh);
-        }
+        return withAcceptedToken(this.auth, (token) => this.#attempt(spec, reader, url, attempt, opts, token), {
+          maxRejections: this.#o.maxTokenRejections, backoff: { baseMs: this.#o.retryBaseMs, maxMs: this.#o.retryMaxMs },
+          sleep: this.#sleep, random: this.#random, signal: opts.signal, onRepeat: () => count(sinks, 'unauthorizedRetries'),
+        });
       },
       {
         endpoint, repeatable: isRepeatable(spec.method, opts.repeatable), maxAttempts: this.#o.maxAttempts,

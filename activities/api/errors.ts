@@ -44,9 +44,23 @@ export class BadRequestError extends UpstreamError {
   override name = 'BadRequestError';
   constructor(d: HttpDetails) { super('400 bad request', { ...d, retryable: false }); }
 }
+/**
+ * 401 on an endpoint other than the token endpoint: the token was refused (expired or revoked early,
+ * as the service may do at any time), not the credentials. Transient: the client repeats the call with
+ * a fresh token (see token-rejections.ts); this error leaves the client only after that gave up, and
+ * whoever owns the call retries it later.
+ */
 export class UnauthorizedError extends UpstreamError {
   override name = 'UnauthorizedError';
-  constructor(d: HttpDetails) { super('401 unauthorized (token or client credentials rejected)', { ...d, retryable: false }); }
+  constructor(d: HttpDetails, summary = '401 unauthorized (token refused)') { super(summary, { ...d, retryable: true }); }
+}
+/**
+ * The token endpoint refuses the client credentials (wrong, revoked, or not allowed). Final: nothing
+ * this process sends can succeed until the credentials are corrected.
+ */
+export class CredentialsRefusedError extends UpstreamError {
+  override name = 'CredentialsRefusedError';
+  constructor(d: HttpDetails) { super(`${d.status} client credentials refused`, { ...d, retryable: false }); }
 }
 export class ForbiddenError extends UpstreamError {
   override name = 'ForbiddenError';
@@ -144,6 +158,6 @@ export class RequestValidationError extends UpstreamError {
 
 /** Error types a Temporal retry policy should not retry (pass as nonRetryableErrorTypes). */
 export const NON_RETRYABLE_ERROR_TYPES = [
-  'BadRequestError', 'UnauthorizedError', 'ForbiddenError', 'NotEntitledError', 'NotFoundError', 'ConflictError',
+  'BadRequestError', 'CredentialsRefusedError', 'ForbiddenError', 'NotEntitledError', 'NotFoundError', 'ConflictError',
   'UnprocessableError', 'NotImplementedError', 'UnexpectedStatusError', 'ResponseValidationError', 'RequestValidationError',
 ] as const;

@@ -39,6 +39,15 @@ export const PLOT_PAGE_DEFAULT_LIMIT = 500;
 // Lists are plain arrays without total or next link (KNOWN): the page-size stop rule lives in
 // page-rule.ts. An invalid `page` is served as page 1 (contract): plot-query.ts never sends one.
 
+/**
+ * Answers of the token endpoint that refuse the client credentials: 401 (contract: invalid
+ * credentials), 400 and 403 ASSUMED (malformed or disabled client). Final for the process.
+ */
+export const TOKEN_REFUSAL_STATUSES: ReadonlySet<number> = new Set([400, 401, 403]);
+// A 401 anywhere else refuses the token, not the credentials (contract: "an expired token yields
+// 401; the caller then authenticates again"), and ASSUMED: authentication precedes any work, so the
+// request was not processed and any method, POST included, may be sent again with a fresh token.
+
 /** Token lifetime when the token response omits expires_in (contract: 86400 s). */
 export const DEFAULT_TOKEN_LIFETIME_S = 86_400;
 

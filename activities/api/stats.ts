@@ -15,7 +15,7 @@ export interface ClientStats {
   networkErrors: number;
   /** Tokens obtained from the token endpoint. */
   tokenRefreshes: number;
-  /** Calls repeated once after a 401 with a fresh token. */
+  /** Requests repeated after a 401, with a newer token. */
   unauthorizedRetries: number;
 }
 

@@ -3,7 +3,7 @@ import { access, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { UpstreamClient } from '../api/index.ts';
-import { NotFoundError, UnauthorizedError, UnprocessableError, UpstreamError } from '../api/index.ts';
+import { CredentialsRefusedError, NotFoundError, UnprocessableError, UpstreamError } from '../api/index.ts';
 import type { Warehouse } from '../warehouse/database.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { mapFailures } from '../failures.ts';
@@ -137,7 +137,7 @@ export function createPdfActivities({ db, api, log, pdfArchiveDir }: PdfDeps) {
     if (signal.aborted) throw error;
     const message = errorText(error);
     if (isStorageError(error)) throw runProblem(`the PDF archive directory ${archiveDir} (DDSYNC_PDF_ARCHIVE_DIR) cannot be written: ${message}`, error);
-    if (error instanceof UnauthorizedError) throw runProblem(`the service refuses ddsync's credentials: ${message}`, error);
+    if (error instanceof CredentialsRefusedError) throw runProblem(`the service refuses ddsync's credentials: ${message}`, error);
     if (error instanceof UnprocessableError) {
       const later = await recordRetryLater(db, id, owner, 'waiting', 422, message, input.backoff);
       return { id, outcome: 'waiting', status: 422, error: message, nextAttemptAt: later?.nextAttemptAt.toISOString() ?? null };

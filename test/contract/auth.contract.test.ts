@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startHarness, rejectionOf, type Harness } from './harness.ts';
-import { UnauthorizedError } from '../../activities/api/index.ts';
+import { CredentialsRefusedError } from '../../activities/api/index.ts';
 
 function memoryLogger() {
   const lines: string[] = [];
@@ -37,12 +37,15 @@ describe('contract: authentication', () => {
     expect(api.stats.tokenRefreshes).toBe(1);
   });
 
-  it('refuses wrong credentials with a typed 401 that is not retried and never shows the secret', async () => {
+  it('refuses wrong credentials with a final CredentialsRefusedError, asked once, that never shows the secret', async () => {
     const api = h.client({ clientSecret: 'wrong-secret-5f2c9a' });
     const error = await rejectionOf(api.listSuppliers());
-    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect(error).toBeInstanceOf(CredentialsRefusedError);
     expect(error.retryable).toBe(false);
+    expect(error.message).toBe('POST /auth/machine-to-machine-clients/token: 401 client credentials refused: Invalid client credentials');
     expect(String(error.message) + String(error.stack)).not.toContain('wrong-secret-5f2c9a');
+    // Every later call of the process fails at once with the same refusal.
+    expect(await rejectionOf(api.listBuyers())).toBe(error);
     expect(api.stats.requests).toBe(1);
   });
 
@@ -76,6 +79,21 @@ describe('contract: authentication', () => {
     // Every call met an expired token: 10 refreshes (plus the first token), 10 repeats, no failure.
     expect(api.stats.unauthorizedRetries).toBe(10);
     expect(api.stats.tokenRefreshes).toBe(11);
+  });
+
+  it('concurrent calls sharing tokens the service revokes early (tokenExpiry 0.5) all succeed', async () => {
+    const api = h.client({ concurrency: 8 });
+    await api.listSuppliers();
+    h.sim.control.setFaults({ tokenExpiry: 0.5 });
+    try {
+      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? api.listSuppliers() : api.listBuyers())));
+      expect(results.filter((r) => Array.isArray(r))).toHaveLength(60);
+    } finally {
+      h.sim.control.setFaults({});
+    }
+    // Calls met revoked tokens, some more than once (a fresh token can be revoked too): none failed.
+    expect(api.stats.unauthorizedRetries).toBeGreaterThan(10);
+    expect(api.stats.tokenRefreshes).toBeGreaterThan(2);
   });
 
   it('never logs the client secret or a token, even at debug level and on failures', async () => {

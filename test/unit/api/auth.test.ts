@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TokenManager, refreshMarginMs } from '../../../activities/api/auth.ts';
 import { createUpstreamClient } from '../../../activities/api/client.ts';
-import { BadRequestError, UnauthorizedError } from '../../../activities/api/errors.ts';
+import { BadRequestError, CredentialsRefusedError, UnauthorizedError } from '../../../activities/api/errors.ts';
 import { fakeJwt, json, startServer, tokenRoute, type LocalServer } from './local-server.ts';
 
 const SECRET = 'client-secret-value-42';
@@ -47,6 +47,38 @@ describe('TokenManager', () => {
     expect([a, b]).toEqual(['t2', 't2']);
     expect(await tm.refreshAfterRejection('t1')).toBe('t2'); // stale rejection: no new exchange
     expect(n).toBe(2);
+  });
+
+  it('says what a 401 with a token means: stale (a newer one exists), revoked (accepted before) or refused (never accepted)', async () => {
+    let n = 0;
+    const tm = new TokenManager(async () => ({ accessToken: `t${++n}`, expiresInS: 86_400 }));
+    expect(await tm.token()).toBe('t1');
+    expect(tm.rejectionOf('t1')).toBe('refused');
+    tm.noteAccepted('t1');
+    expect(tm.rejectionOf('t1')).toBe('revoked');
+    const refreshing = tm.refreshAfterRejection('t1');
+    // Dropped, its replacement not issued yet: t1 is still the newest a caller can have met.
+    expect(tm.rejectionOf('t1')).toBe('revoked');
+    expect(await refreshing).toBe('t2');
+    expect([tm.rejectionOf('t1'), tm.rejectionOf('t2')]).toEqual(['stale', 'refused']);
+    tm.noteAccepted('t1'); // a late success with an old token says nothing of the newest
+    expect(tm.rejectionOf('t2')).toBe('refused');
+  });
+
+  it('keeps a refusal of the credentials: later callers fail at once, without asking again, until invalidated', async () => {
+    let n = 0;
+    const refusal = new CredentialsRefusedError({ endpoint: 'POST /token', status: 401, serviceMessages: ['Invalid client credentials'] });
+    const tm = new TokenManager(async () => {
+      n++;
+      if (n === 1) throw refusal;
+      return { accessToken: 'ok', expiresInS: 60 };
+    });
+    await expect(tm.token()).rejects.toBe(refusal);
+    await expect(tm.token()).rejects.toBe(refusal);
+    await expect(tm.refreshAfterRejection('old')).rejects.toBe(refusal);
+    expect(n).toBe(1);
+    tm.invalidate();
+    expect(await tm.token()).toBe('ok');
   });
 
   it('retries the exchange on the next call after a failure, also when exchange throws synchronously', async () => {
@@ -99,20 +131,6 @@ describe('client authentication', () => {
     expect(client.stats).toMatchObject({ tokenRefreshes: 2, unauthorizedRetries: 1, retries: 0 });
   });
 
-  it('a second 401 after the refresh is an UnauthorizedError, not a loop', async () => {
-    let issued = 0;
-    server = await startServer((req, res) => {
-      if (tokenRoute(req, res, () => fakeJwt(++issued))) return;
-      json(res, 401, { statusCode: 401, message: 'Unauthorized' });
-    });
-    const client = createUpstreamClient({ baseUrl: server.url, clientId: 'cid', clientSecret: SECRET });
-    const err = await client.listSuppliers().catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(UnauthorizedError);
-    expect((err as UnauthorizedError).name).toBe('UnauthorizedError');
-    expect(server.requests.filter((r) => r.path === '/business-connections/suppliers')).toHaveLength(2);
-    expect(issued).toBe(2);
-  });
-
   it('never puts the secret or the token in errors or log lines, even when the service echoes them', async () => {
     const lines: string[] = [];
     const logger = pino({ level: 'debug' }, new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } }));
@@ -126,7 +144,7 @@ describe('client authentication', () => {
     });
     const bad = createUpstreamClient({ baseUrl: server.url, clientId: 'cid', clientSecret: `${SECRET}wrong`, logger });
     const e1 = (await bad.listSuppliers().catch((e: unknown) => e)) as Error;
-    expect(e1).toBeInstanceOf(UnauthorizedError);
+    expect(e1).toBeInstanceOf(CredentialsRefusedError);
     expect(e1.message).toContain('POST /auth/machine-to-machine-clients/token');
     expect(e1.message).not.toContain(SECRET);
 
