@@ -1,12 +1,11 @@
 import { describe, it, expect } from 'vitest';
-import { mkdtempSync } from 'node:fs';
-import { resolve } from 'node:path';
 import pg from 'pg';
 import { runDdsync, processesMentioning } from '../support/processes.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 describe('ddsync stack', () => {
   it('starts Postgres and Temporal, and Ctrl-C stops both without orphans', async () => {
-    const dir = mkdtempSync(resolve('.ddsync/test/stack-'));
+    const dir = scratchDir('stack');
     const run = runDdsync(['stack', '--dir', dir]);
     const text = await run.waitFor(/stack ready/, 90_000);
     const databaseUrl = /DATABASE_URL=(\S+)/.exec(text)![1]!;

@@ -2,12 +2,12 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { readdirSync } from 'node:fs';
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
 import { MIGRATIONS_DIR, migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { createTestDatabase } from '../support/databases.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 describe('migrations', () => {
   let url: string;
@@ -37,10 +37,9 @@ describe('migrations', () => {
     const old = openWarehouse(await createTestDatabase('migrateold'), 2);
     try {
       // Migrated up to 0008 only (later migrations came after it), then set back to 0001's first release.
-      const upTo0008 = await mkdtemp(join(tmpdir(), 'ddsync-migrations-'));
+      const upTo0008 = scratchDir('migrations');
       for (const f of (await readdir(MIGRATIONS_DIR)).filter((f) => f <= '0008_refresh_page_reuse.sql')) await copyFile(join(MIGRATIONS_DIR, f), join(upTo0008, f));
       await migrateToLatest(old, upTo0008);
-      await rm(upTo0008, { recursive: true, force: true });
       // As 0001 was first released: no page reuse, foreign keys on links and species; 0008 not run.
       await sql`drop table source_pages`.execute(old);
       await sql`alter table sync_pages drop column reused`.execute(old);

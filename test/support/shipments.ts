@@ -1,5 +1,6 @@
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { scratchDir } from './scratch.ts';
 
 /** Shipment rows as a compliance team hands them over, and files of them. */
 export function shipmentRow(key: string, supplierId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -10,8 +11,9 @@ export function shipmentRow(key: string, supplierId: string, overrides: Record<s
   };
 }
 
+/** Writes a shipments file in a directory of its own, removed when the calling test finishes. */
 export function writeShipments(rows: ReadonlyArray<Record<string, unknown> | string>, format: 'ndjson' | 'json-array' = 'ndjson'): string {
-  const dir = mkdtempSync(join(resolve('.ddsync'), 'shipments-'));
+  const dir = scratchDir('shipments');
   const path = join(dir, format === 'ndjson' ? 'shipments.ndjson' : 'shipments.json');
   const text = format === 'ndjson'
     ? rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n')
