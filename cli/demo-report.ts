@@ -15,14 +15,12 @@ export interface DemoFigures {
 
 export async function demoFigures(db: Warehouse): Promise<DemoFigures> {
   const totals = await sql<{ plots: number; hectares: number; flagged: number; invalid: number }>`
-    select count(*)::int as plots, coalesce(round(sum(area_ha)::numeric, 1), 0)::float8 as hectares,
-           count(*) filter (where risk_level in ('high', 'medium') or risk_assessment_status in ('IN_RISK_MITIGATION', 'EUDR_NON_COMPLIANT'))::int as flagged,
-           count(*) filter (where not geometry_valid)::int as invalid
-    from bi_current_plots`.execute(db);
+    select plots::int, round(hectares::numeric, 1)::float8 as hectares, flagged_plots::int as flagged, invalid_geometries::int as invalid
+    from bi_warehouse_totals`.execute(db);
   const suppliers = await sql<{ n: number }>`select count(*)::int as n from business_connections where role = 'supplier' and deleted_at is null`.execute(db);
   const analyses = await sql<{ n: number }>`select count(*)::int as n from analyses where deleted_at is null`.execute(db);
   const risk = await sql<DemoFigures['risk'][number]>`
-    select supplier_name, commodity, country_code, plots::int, hectares::float8, flagged_share::float8
+    select supplier_name, coalesce(commodity, '(none)') as commodity, country_code, plots::int, hectares::float8, flagged_share::float8
     from bi_risk_overview order by flagged_plots desc, plots desc limit 5`.execute(db);
   const t = totals.rows[0]!;
   return {

@@ -66,8 +66,8 @@ describe('migrations', () => {
     expect(rows.map((r) => r.table_name)).toEqual(expect.arrayContaining(tables));
     const views = await sql<{ table_name: string }>`select table_name from information_schema.views where table_schema = 'public'`.execute(db);
     expect(views.rows.map((r) => r.table_name).sort()).toEqual([
-      'bi_current_plots', 'bi_pdf_archive', 'bi_plot_changes', 'bi_risk_overview', 'bi_sync_health', 'bi_transaction_errors', 'bi_transaction_latency', 'bi_transaction_pipeline',
-      'bi_webhook_health', 'sync_last_seen',
+      'bi_current_plots', 'bi_pdf_archive', 'bi_plot_changes', 'bi_risk_overview', 'bi_suppliers', 'bi_sync_health', 'bi_transaction_errors', 'bi_transaction_latency', 'bi_transaction_pipeline',
+      'bi_warehouse_totals', 'bi_webhook_health', 'sync_last_seen',
     ]);
   });
 

@@ -67,9 +67,9 @@ describe('refresh after the service changed', () => {
     expect(byPlot[analysed]).toEqual([2, 1]);
     expect(byPlot[risky]).toEqual([2, 1]);
     expect(byPlot[removed]).toEqual([1, 0]);
-    const risk = await sql<{ risk_assessment_status_before: string; risk_assessment_status: string; risk_level: string }>`
-      select risk_assessment_status_before, risk_assessment_status, risk_level from bi_plot_changes where plot_id = ${risky} and change = 'changed'`.execute(h.db);
-    expect(risk.rows).toEqual([{ risk_assessment_status_before: expect.any(String), risk_assessment_status: 'EUDR_NON_COMPLIANT', risk_level: 'high' }]);
+    const risk = await sql<{ risk_assessment_status_before: string; risk_assessment_status: string; risk_assessment_status_raw: string; risk_level: string }>`
+      select risk_assessment_status_before, risk_assessment_status, risk_assessment_status_raw, risk_level from bi_plot_changes where plot_id = ${risky} and change = 'changed'`.execute(h.db);
+    expect(risk.rows).toEqual([{ risk_assessment_status_before: expect.any(String), risk_assessment_status: 'eudr_non_compliant', risk_assessment_status_raw: 'EUDR_NON_COMPLIANT', risk_level: 'high' }]);
     const geometryChange = await sql<{ geometry_changed: boolean }>`select geometry_changed from bi_plot_changes where plot_id = ${edited} and change = 'changed'`.execute(h.db);
     expect(geometryChange.rows).toEqual([{ geometry_changed: true }]);
     const removals = await sql<{ plot_id: string }>`select plot_id from bi_plot_changes where change = 'removed' and plot_id = ${removed}`.execute(h.db);
