@@ -4,29 +4,30 @@ import { UsageError } from './usage.ts';
 import { ConfigError } from '../infra/config.ts';
 import { scrubSecrets } from '../infra/secrets.ts';
 import { packagePath } from '../infra/package-root.ts';
+import { HELP } from './help.ts';
+import { stopWhenNpmParentExits } from '../infra/parent-watch.ts';
 
 interface Command {
-  summary: string;
-  help: string;
   run(argv: string[]): Promise<number>;
 }
 
-// Loaded lazily: `ddsync simulator` should not pay for Temporal's native module, and so on.
-const COMMANDS: Record<string, () => Promise<Command>> = {
-  simulator: () => import('./commands/simulator.ts'),
-  worker: () => import('./commands/worker.ts'),
-  stack: () => import('./commands/stack.ts'),
-  config: () => import('./commands/config.ts'),
-  migrate: () => import('./commands/migrate.ts'),
-  refresh: () => import('./commands/refresh.ts'),
-  schedule: () => import('./commands/schedule.ts'),
-  demo: () => import('./commands/demo.ts'),
-  submit: () => import('./commands/submit.ts'),
-  submissions: () => import('./commands/submissions.ts'),
-  receiver: () => import('./commands/receiver.ts'),
-  webhooks: () => import('./commands/webhooks.ts'),
-  invitations: () => import('./commands/invitations.ts'),
-  pdfs: () => import('./commands/pdfs.ts'),
+// Loaded lazily, and only the one that runs: `ddsync --help` and `ddsync simulator` should not pay
+// for Temporal's native module or compile every command's sources.
+const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }> = {
+  simulator: { summary: 'run the local simulator of the due-diligence service', load: () => import('./commands/simulator.ts') },
+  worker: { summary: 'run a Temporal worker (connects to Temporal, Postgres and the service)', load: () => import('./commands/worker.ts') },
+  stack: { summary: 'start the embedded Postgres and a Temporal dev server (with UI) until Ctrl-C', load: () => import('./commands/stack.ts') },
+  config: { summary: 'show every setting, its value source and problems (secrets masked)', load: () => import('./commands/config.ts') },
+  migrate: { summary: 'apply the warehouse migrations (the worker and the demo also do on start)', load: () => import('./commands/migrate.ts') },
+  refresh: { summary: 'start a warehouse refresh (--wait: follow it with progress and a summary)', load: () => import('./commands/refresh.ts') },
+  schedule: { summary: 'create or update ddsync\'s Temporal schedules (the periodic refresh), or list them', load: () => import('./commands/schedule.ts') },
+  demo: { summary: 'run the whole product on this machine: embedded Postgres, Temporal, the simulator, a refresh', load: () => import('./commands/demo.ts') },
+  submit: { summary: 'submit a file of shipments as transactions, durably (--wait: follow them to DDS references)', load: () => import('./commands/submit.ts') },
+  submissions: { summary: 'where submitted batches stand: submissions list | status BATCH | cancel BATCH | retry BATCH', load: () => import('./commands/submissions.ts') },
+  receiver: { summary: 'run the webhook receiver (verifies deliveries, stores each event once, wakes transactions)', load: () => import('./commands/receiver.ts') },
+  webhooks: { summary: 'webhooks at the service: list | send-example EVENT | reconcile', load: () => import('./commands/webhooks.ts') },
+  invitations: { summary: 'business invitations: list | accept | reject | cancel ID [--custom-data JSON]', load: () => import('./commands/invitations.ts') },
+  pdfs: { summary: 'archive survey-response PDFs: pdfs add ID... | add --file F | status | archive', load: () => import('./commands/pdfs.ts') },
 };
 
 function version(): string {
@@ -34,9 +35,9 @@ function version(): string {
   return pkg.version;
 }
 
-async function usage(): Promise<string> {
+function usage(): string {
   const lines = ['usage: ddsync <command> [flags]', '', 'commands:'];
-  for (const [name, load] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(12)}${(await load()).summary}`);
+  for (const [name, { summary }] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(12)}${summary}`);
   lines.push('', 'ddsync <command> --help shows a command\'s flags. Configuration comes from environment variables (see README).');
   return lines.join('\n');
 }
@@ -53,28 +54,29 @@ function describeFailure(error: unknown): string {
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    process.stdout.write(`${await usage()}\n`);
+    process.stdout.write(`${usage()}\n`);
     return name ? 0 : 2;
   }
   if (name === '--version' || name === 'version') {
     process.stdout.write(`ddsync ${version()}\n`);
     return 0;
   }
-  const load = COMMANDS[name];
-  if (!load) {
-    process.stderr.write(`ddsync: unknown command "${name}"\n\n${await usage()}\n`);
+  const entry = COMMANDS[name];
+  if (!entry) {
+    process.stderr.write(`ddsync: unknown command "${name}"\n\n${usage()}\n`);
     return 2;
   }
-  const command = await load();
+  const help = HELP[name] ?? '';
   if (name !== 'simulator' && (rest.includes('--help') || rest.includes('-h'))) {
-    process.stdout.write(`${command.help}\n`);
+    process.stdout.write(`${help}\n`);
     return 0;
   }
+  const command = await entry.load();
   try {
     return await command.run(rest);
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`ddsync ${name}: ${error.message}\n\n${command.help}\n`);
+      process.stderr.write(`ddsync ${name}: ${error.message}\n\n${help}\n`);
       return 2;
     }
     if (error instanceof ConfigError) {
@@ -86,7 +88,8 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+stopWhenNpmParentExits();
 const code = await main(process.argv.slice(2));
 process.exitCode = code;
 // Long-running commands never return here; one-shot commands end now even if a library left a handle open.
-if (!['stack', 'simulator', 'worker', 'receiver'].includes(process.argv[2] ?? '') || code !== 0) process.exit(code);
+if (!['simulator', 'worker', 'receiver'].includes(process.argv[2] ?? '') || code !== 0) process.exit(code);

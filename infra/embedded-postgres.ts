@@ -3,6 +3,7 @@ import { mkdir, rm, chmod } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pg from 'pg';
+import type { ChildProcess } from 'node:child_process';
 import { freePort } from './ports.ts';
 import { stopOnExit } from './exit-hooks.ts';
 
@@ -90,10 +91,24 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   };
   await createDatabase(database);
 
+  // The package keeps its child private. Its own stop() waits for an 'exit' event registered only
+  // then, so it hangs when the server already ended (Ctrl-C in a terminal signals the whole process
+  // group, the server included): the exit is awaited from the start instead.
+  const child = (server as unknown as { process?: ChildProcess }).process;
+  const exited = child && child.exitCode === null && child.signalCode === null ? new Promise<void>((r) => child.once('exit', () => r())) : Promise.resolve();
+  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
   let stopped: Promise<void> | undefined;
-  const stop = () => (stopped ??= server.stop().finally(() => unregister()));
-  // The package keeps its child private; on a plain exit we can only signal it synchronously.
-  const kill = () => (server as unknown as { process?: { kill(sig: string): void } }).process?.kill('SIGINT');
+  const stop = () => (stopped ??= (async () => {
+    if (running()) child!.kill('SIGINT');
+    await exited;
+    (server as unknown as { process?: ChildProcess }).process = undefined;
+    // A throwaway cluster leaves nothing behind.
+    if (!persistent) await rm(dataDir, { recursive: true, force: true });
+  })().finally(() => unregister()));
+  // On a plain exit nothing asynchronous can run: signal the server synchronously.
+  const kill = () => {
+    if (running()) child!.kill('SIGINT');
+  };
   const unregister = stopOnExit({ stop, kill });
   return { url: urlFor(database), urlFor, port, dataDir, createDatabase, stop };
 }

@@ -54,3 +54,29 @@ export function stopOnExit(resource: Stoppable): () => void {
     resources.delete(resource);
   };
 }
+
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * For a command that a signal ends as a normal way to stop (the demo, the stack): the first SIGINT,
+ * SIGTERM or SIGHUP resolves the returned promise instead of the exit hooks' abrupt exit(128+n), so
+ * the command stops its own resources in order and picks its exit code. A second signal forces:
+ * every resource is killed and the process exits 130.
+ */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  if (!installed) install();
+  const hooked = new Set(exitHook.hookedEvents());
+  for (const signal of SIGNALS) if (hooked.has(signal)) exitHook.unhookEvent(signal);
+  return new Promise((resolve) => {
+    const first = (signal: NodeJS.Signals) => {
+      for (const s of SIGNALS) process.off(s, first);
+      const force = () => {
+        for (const r of [...resources].reverse()) r.kill();
+        process.exit(130);
+      };
+      for (const s of SIGNALS) process.once(s, force);
+      resolve(signal);
+    };
+    for (const s of SIGNALS) process.on(s, first);
+  });
+}

@@ -1,14 +1,6 @@
 import { parseFlags } from '../usage.ts';
 import { SETTINGS, loadConfig, ConfigError, type Section } from '../../infra/config.ts';
 
-export const summary = 'show every setting, its value source and problems (secrets masked)';
-export const help = `ddsync config [--markdown]
-
-Lists every environment variable ddsync reads, whether it is set (secret values are never shown),
-its default and rule, then checks the whole configuration and lists every problem at once.
-Exit code 0 when the configuration a worker needs is complete and valid, 2 otherwise.
---markdown   print the reference table used in the README instead.`;
-
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { markdown: { type: 'boolean' } });
   const rows = Object.entries(SETTINGS).map(([name, s]) => {

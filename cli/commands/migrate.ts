@@ -3,14 +3,6 @@ import { loadConfig } from '../../infra/config.ts';
 import { openWarehouse } from '../../activities/warehouse/database.ts';
 import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
 
-export const summary = 'apply the warehouse migrations (the worker and the demo also do on start)';
-export const help = `ddsync migrate [--json]
-
-Applies the numbered SQL migrations of sql/migrations/ that the warehouse at DATABASE_URL lacks,
-in order, under a Postgres advisory lock (two workers starting at once never race), and prints
-what it applied. Safe to run any number of times.
---json   print {"applied": [...], "current": "..."}`;
-
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { json: { type: 'boolean' } });
   const config = loadConfig(['database']);

@@ -12,25 +12,6 @@ import { IdCollector, type IdList } from '../../activities/pdfs/ids.ts';
 import { enqueueSurveyPdfs, pdfArchiveStatus, type EnqueueResult, type PdfArchiveStatus } from '../../activities/pdfs/queue.ts';
 import { archiveSurveyPdfs, pdfArchiveWorkflowId, type ArchivePdfsResult } from '../../workflows/archive-pdfs.ts';
 
-export const summary = 'archive survey-response PDFs: pdfs add ID... | add --file F | status | archive';
-export const help = `ddsync pdfs add ID... [--json]
-ddsync pdfs add --file F [--json]
-ddsync pdfs status [--json]
-ddsync pdfs archive [--wait] [--json]
-
-add      queues survey responses whose PDF is to be archived; an id is a UUID. --file F reads one
-         id per line (blank lines and # comments ignored; F = - reads standard input). An id already
-         queued, waiting, retrying or archived stays as it is; one recorded as gone (404) is queued
-         again. Invalid ids are reported with their line (or argument position) and the rule; the
-         valid ones are queued anyway. Exit code 1 when any id was invalid.
-status   entries per state (queued, waiting, retrying, archived, gone), bytes archived and stored,
-         the archive directory (DDSYNC_PDF_ARCHIVE_DIR) and the latest problems.
-archive  archives the due entries now, on the workers of TEMPORAL_TASK_QUEUE (as the schedule does
-         every DDSYNC_PDF_INTERVAL). --wait: wait for the counts; exit code 1 when an attempt failed
-         with an error other than "not completed yet" (422) or "gone" (404).
---json   print one JSON object.
-See README, "Survey-response PDF archive".`;
-
 /** Ids per statement: any file size works, in bounded memory per round trip. */
 const ENQUEUE_CHUNK = 10_000;
 

@@ -7,17 +7,6 @@ import { openWarehouse } from '../../activities/warehouse/database.ts';
 import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
 
-export const summary = 'run the webhook receiver (verifies deliveries, stores each event once, wakes transactions)';
-export const help = `ddsync receiver
-
-Listens on DDSYNC_RECEIVER_HOST:DDSYNC_RECEIVER_PORT for the service's webhook deliveries at
-POST /hooks/<name> (one path per webhook of DDSYNC_WEBHOOKS). Each delivery is checked (Svix
-signature over the raw body, both header prefixes, several signatures during a secret rotation,
-timestamp within 5 minutes, at most DDSYNC_RECEIVER_MAX_BODY bytes), stored once per message id in
-webhook_events, answered at once, and a transaction.updated wakes its transaction's workflow.
-The signing secrets are fetched from the service and kept in memory only. GET /healthz answers 200.
-Runs until SIGINT/SIGTERM. Set DDSYNC_RECEIVER_IN_WORKER=true to run it inside \`ddsync worker\`.`;
-
 export async function run(argv: string[]): Promise<number> {
   parseFlags(argv, {});
   const config = loadConfig(['upstream', 'database', 'temporal', 'webhooks', 'logging']);

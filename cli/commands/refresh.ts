@@ -7,17 +7,6 @@ import { followRefresh, startRefresh } from '../refresh-runner.ts';
 import { refreshInputFrom } from '../../infra/schedules.ts';
 import { formatRunSummary } from '../refresh-summary.ts';
 
-export const summary = 'start a warehouse refresh (--wait: follow it with progress and a summary)';
-export const help = `ddsync refresh [--wait] [--json]
-
-Starts a warehouse refresh on the workers of TEMPORAL_TASK_QUEUE: the supplier network, every
-supplier's plots (DDSYNC_REFRESH_CONCURRENCY suppliers at a time), the business's own plots and
-invitations, then the sweep of what disappeared. When a refresh is already running (by hand or by
-the schedule) it is followed instead of starting a second one.
---wait   follow it: a progress bar (suppliers, plots, rate, ETA), then a summary; needs DATABASE_URL.
-         Exit code 0 when it succeeded, 1 when it failed or was partial (a supplier could not be read).
---json   print the result as one JSON object (with --wait: the run summary).`;
-
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { wait: { type: 'boolean' }, json: { type: 'boolean' } });
   const config = loadConfig(values.wait ? ['temporal', 'refresh', 'database'] : ['temporal', 'refresh']);

@@ -6,19 +6,6 @@ import {
   applySchedules, ddsyncSchedules, describeSchedule, listSchedules, retireSchedules, type ScheduleConfig, type ScheduleListing,
 } from '../../infra/schedules.ts';
 
-export const summary = 'create or update ddsync\'s Temporal schedules (the periodic refresh), or list them';
-export const help = `ddsync schedule apply [--json]
-ddsync schedule list [--json]
-
-apply   makes Temporal hold ddsync's schedules as configured: creates what is missing, updates
-        what differs, leaves the rest untouched (safe to run on every deploy), and deletes the
-        webhooks schedule once DDSYNC_WEBHOOKS lists none. A paused schedule stays paused. The refresh schedule "ddsync-refresh" starts refreshWarehouse on
-        TEMPORAL_TASK_QUEUE every DDSYNC_REFRESH_INTERVAL (default 6h) with
-        DDSYNC_REFRESH_CONCURRENCY suppliers at a time, skipping a run while one is in progress.
-list    every schedule in TEMPORAL_NAMESPACE (ddsync's marked), with interval, workflow, state,
-        next and recent runs.
---json  print {"namespace": "...", "schedules": [...]} as the last line`;
-
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, true);
   const [subcommand, ...extra] = positionals;

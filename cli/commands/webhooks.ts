@@ -7,19 +7,6 @@ import { managedName, parseDesiredWebhooks } from '../../activities/webhooks/des
 import { maintainWebhooks, maintainWebhooksWorkflowId } from '../../workflows/maintain-webhooks.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
 
-export const summary = 'webhooks at the service: list | send-example EVENT | reconcile';
-export const help = `ddsync webhooks list [--json]
-ddsync webhooks send-example EVENT [--name NAME] [--json]
-ddsync webhooks reconcile [--json]
-
-list          every webhook of the business at the service, ddsync's marked with their name, with
-              their delivery stats
-send-example  asks the service to send an example EVENT (e.g. transaction.updated) to ddsync's
-              webhooks (or only NAME), printing each message id
-reconcile     makes the service's webhooks match DDSYNC_WEBHOOKS now (create, patch, re-activate),
-              then pulls attempts and stats into the warehouse; runs on the workers of
-              TEMPORAL_TASK_QUEUE, like the schedule does. Webhooks without ddsync's marker are never touched.`;
-
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, name: { type: 'string' } }, true);
   const [sub, event, ...extra] = positionals;

@@ -1,6 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import { runDdsync, processesMentioning, lastJsonLine } from '../support/processes.ts';
 import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+
+const DEMO_DIR = resolve('.ddsync/demo');
+/** What a demo left in its folder: nothing, once it has ended. */
+const leftovers = () => (existsSync(DEMO_DIR) ? readdirSync(DEMO_DIR) : []);
 
 describe('ddsync demo', () => {
   it('runs the whole product on the embedded stack and prints what landed; everything stops afterwards', async () => {
@@ -13,8 +18,24 @@ describe('ddsync demo', () => {
     expect(result['analyses']).toBeGreaterThan(800);
     expect(result['seconds']).toBeGreaterThan(0);
     expect(result['psql']).toMatch(/^postgres:\/\/ddsync_bi:ddsync-bi@127\.0\.0\.1:\d+\/ddsync$/);
-    // No Postgres or Temporal left behind.
-    expect(processesMentioning(resolve('.ddsync/demo/postgres'))).toEqual([]);
+    // No Postgres or Temporal left behind, and no data folder.
+    expect(processesMentioning(DEMO_DIR)).toEqual([]);
+    expect(leftovers()).toEqual([]);
+  }, 180_000);
+
+  it('starts from an empty warehouse whatever an earlier demo left, and Ctrl-C ends --keep cleanly with exit code 0', async () => {
+    // What a demo killed with SIGKILL leaves: a cluster folder nobody runs (the next demo once reused it).
+    mkdirSync(resolve(DEMO_DIR, 'postgres'), { recursive: true });
+    writeFileSync(resolve(DEMO_DIR, 'postgres', 'PG_VERSION'), '18\n');
+    const run = runDdsync(['demo', '--suppliers', '2', '--plots', '300', '--keep', '--json'], { ...process.env, DDSYNC_LOG_FORMAT: 'json' });
+    await run.waitFor(/keeps running until Ctrl-C/, 150_000);
+    expect(lastJsonLine(run.output().split('\n').filter((l) => l.startsWith('{"plots"')).join('\n'))).toMatchObject({ plots: 300, status: 'succeeded' });
+    expect(leftovers()).toHaveLength(1);
+    run.child.kill('SIGINT');
+    expect(await run.exited, run.output()).toBe(0);
+    expect(run.output()).not.toMatch(/Not running|DRAINING/);
+    expect(processesMentioning(DEMO_DIR)).toEqual([]);
+    expect(leftovers()).toEqual([]);
   }, 180_000);
 
   it('refuses a bad flag with the rule, exit code 2', async () => {
