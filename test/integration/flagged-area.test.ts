@@ -1,16 +1,16 @@
 import { describe, it, expect, afterAll } from 'vitest';
 import { sql } from 'kysely';
-import { copyFile, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openWarehouse } from '../../activities/warehouse/database.ts';
 import { MIGRATIONS_DIR, migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
+import { scratchDir } from '../support/scratch.ts';
 
-/** The migrations up to and including `last`, in a directory of their own. */
+/** The migrations up to and including `last`, in a directory of their own (removed with the test). */
 async function migrationsUpTo(last: string): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'ddsync-migrations-'));
+  const dir = scratchDir('migrations');
   for (const f of (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql') && f <= `${last}.sql`)) await copyFile(join(MIGRATIONS_DIR, f), join(dir, f));
   return dir;
 }
@@ -39,7 +39,6 @@ describe('a flagged plot keeps its hectares', () => {
       const pages = await sql<{ page: number }>`select page from source_pages order by page`.execute(db);
       expect(pages.rows).toEqual([{ page: 1 }]);
     } finally {
-      await rm(dir, { recursive: true, force: true });
       await db.destroy();
     }
   });
