@@ -12,7 +12,7 @@ import { startReceiver, type RunningReceiver } from '../../infra/receiver.ts';
 import type { Config } from '../../infra/config.ts';
 import type { Logger } from '../../infra/logger.ts';
 import type { Warehouse } from '../../activities/warehouse/database.ts';
-import { UpstreamError, type UpstreamClient } from '../../activities/api/index.ts';
+import { CredentialsRefusedError, UpstreamError, type UpstreamClient } from '../../activities/api/index.ts';
 
 /** DDSYNC_RECEIVER_IN_WORKER: the webhook receiver in this process (its own Temporal client to signal). */
 async function startReceiverInWorker(config: Config, db: Warehouse, api: UpstreamClient, log: Logger): Promise<RunningReceiver & { close(): Promise<void> }> {
@@ -23,9 +23,9 @@ async function startReceiverInWorker(config: Config, db: Warehouse, api: Upstrea
 }
 
 /**
- * Credentials the service refuses are a configuration error: fail now, not at the first activity.
- * A service that cannot be reached now (network, 5xx) is not: its calls are retried, and a worker
- * that refused to start would hold up everything else it runs.
+ * Credentials the service refuses are a configuration error: fail now, in one line, not at the first
+ * activity. A service that cannot be reached now (network, 5xx) is not: its calls are retried, and a
+ * worker that refused to start would hold up everything else it runs.
  */
 async function checkUpstream(api: UpstreamClient, log: Logger): Promise<void> {
   try {
@@ -33,21 +33,14 @@ async function checkUpstream(api: UpstreamClient, log: Logger): Promise<void> {
     log.info('the service accepts the credentials');
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    if (error instanceof UpstreamError && !error.retryable) {
-      throw new Error(`the service at DDSYNC_UPSTREAM_URL refuses DDSYNC_CLIENT_ID / DDSYNC_CLIENT_SECRET: ${message}`);
+    if (error instanceof CredentialsRefusedError) {
+      const said = error.serviceMessage ? ` (${error.status}: ${error.serviceMessage})` : ` (${error.status})`;
+      throw new Error(`the service at DDSYNC_UPSTREAM_URL refuses DDSYNC_CLIENT_ID / DDSYNC_CLIENT_SECRET${said}: correct them and start the worker again`);
     }
+    if (error instanceof UpstreamError && !error.retryable) throw new Error(`the service at DDSYNC_UPSTREAM_URL cannot issue a token: ${message}`);
     log.warn({ error: message }, 'the service cannot be reached now; starting anyway (its calls are retried)');
   }
 }
-
-export const summary = 'run a Temporal worker (connects to Temporal, Postgres and the service)';
-export const help = `ddsync worker [--bundle PATH]
-
-Migrates the warehouse, then polls TEMPORAL_TASK_QUEUE and runs ddsync's workflows and activities
-until SIGINT/SIGTERM, then finishes the activities in flight and exits. Needs DATABASE_URL, DDSYNC_UPSTREAM_URL,
-DDSYNC_CLIENT_ID and DDSYNC_CLIENT_SECRET (see README, "Configuration"). With
-DDSYNC_RECEIVER_IN_WORKER=true it also runs the webhook receiver (see \`ddsync receiver\`).
---bundle PATH   a prebuilt workflow bundle (npm run build); default: bundle at start.`;
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { bundle: { type: 'string' } });
