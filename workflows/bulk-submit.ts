@@ -21,6 +21,12 @@ export interface BulkSubmitInput {
   /** Transactions being created or submitted at once (default 20). */
   concurrency?: number;
   timing?: Partial<TransactionTiming>;
+  /**
+   * A later run of a batch that ran before (`ddsync submissions retry`): only its pending keys are
+   * started, and a key whose workflow closed is started again (that workflow goes on with whatever an
+   * earlier one created, found by customId).
+   */
+  restart?: boolean;
   /** Carried across continue-as-new. */
   state?: BulkState;
 }
@@ -61,6 +67,8 @@ const STARTING_CHECK_MS = 250;
 const FOLLOWING_CHECK_MS = 2_000;
 /** Continue as new past this many history events (Temporal's limit is 51,200). */
 const HISTORY_LIMIT = 10_000;
+/** A cursor past every line (the largest int4): a restarted batch, once all started, answers for all its keys. */
+const PAST_LAST_LINE = 2_147_483_647;
 
 export async function bulkSubmit(input: BulkSubmitInput): Promise<BulkProgress> {
   const concurrency = Math.max(1, input.concurrency ?? 20);
@@ -81,8 +89,10 @@ export async function bulkSubmit(input: BulkSubmitInput): Promise<BulkProgress> 
       if (s.allStarted && progress.pending === 0) break;
       const free = concurrency - holding.length;
       if (!s.allStarted && free > 0) {
-        const next = await nextRequestsOfBatch({ batchId: input.batchId, afterLine: s.cursor, limit: free });
+        const next = await nextRequestsOfBatch({ batchId: input.batchId, afterLine: s.cursor, limit: free, ...(input.restart ? { onlyPending: true } : {}) });
         if (next.length === 0) s.allStarted = true;
+        // A restart skips keys that are not pending, some of them perhaps still followed: from now on they count too.
+        if (next.length === 0 && input.restart) s.cursor = PAST_LAST_LINE;
         // Started together: one step of this workflow, however many slots were free.
         await Promise.all(next.map(({ key }) => startTransaction(key, input)));
         s.started += next.length;
@@ -113,8 +123,9 @@ export async function bulkSubmit(input: BulkSubmitInput): Promise<BulkProgress> 
         args: [{ key, batchId: bulk.batchId, ...(bulk.timing ? { timing: bulk.timing } : {}) }],
         // A transaction outlives this workflow's runs (continue-as-new) and its cancellation.
         parentClosePolicy: ParentClosePolicy.ABANDON,
-        // One workflow per key, ever: starting the same key again never creates a second transaction.
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        // One workflow per key at a time, and none after the first unless the batch is restarted (then
+        // only for keys reopened as pending): a second workflow never creates a second transaction.
+        workflowIdReusePolicy: bulk.restart ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

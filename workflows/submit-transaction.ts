@@ -12,8 +12,10 @@ import { EU_POLL_NOT_BEFORE_MS } from '../activities/api/service-facts.ts';
  * submit it, then follow it with durable timers, backing off, never polling a SUBMITTED transaction
  * sooner than `euWaitMs` after it was seen SUBMITTED (the EU system's wish), and woken at once by a
  * `transactionUpdated` signal (the webhook receiver's). Ends at AVAILABLE, ERROR or WITHDRAWN, or at
- * the deadline. A refusal by the service (not entitled, invalid) ends it at once as failed; 429, 5xx
- * and network errors are retried, without end, by the activities.
+ * the deadline. A refusal by the service (not entitled, invalid, ddsync's credentials refused) ends it
+ * at once as failed; 429, 5xx, 401 and network errors are retried, without end, by the activities.
+ * A key that failed without the service refusing it can run again (bulk-submit's `restart`): this
+ * workflow then goes on with what the key has at the service (createAndSubmitTransaction).
  */
 export interface TransactionTiming {
   /** First wait after submitting (default 1 minute). */

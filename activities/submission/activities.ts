@@ -107,8 +107,8 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
   };
 
   return mapFailures(keepAlive({
-    async nextRequestsOfBatch(input: { batchId: string; afterLine: number; limit: number }): Promise<Array<{ key: string; line: number }>> {
-      return requestsAfter(db, input.batchId, input.afterLine, input.limit);
+    async nextRequestsOfBatch(input: { batchId: string; afterLine: number; limit: number; onlyPending?: boolean }): Promise<Array<{ key: string; line: number }>> {
+      return requestsAfter(db, input.batchId, input.afterLine, input.limit, input.onlyPending ?? false);
     },
 
     /**

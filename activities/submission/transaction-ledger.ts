@@ -27,12 +27,16 @@ export interface RequestToSend {
   sinceCreateSentMs: number | null;
 }
 
-/** The next accepted rows of a batch after `afterLine`, in file order (only keys and lines). */
-export async function requestsAfter(db: Warehouse, batchId: string, afterLine: number, limit: number): Promise<Array<{ key: string; line: number }>> {
+/**
+ * The next accepted rows of a batch after `afterLine`, in file order (only keys and lines); with
+ * `onlyPending`, only those whose transaction is pending (not started, or to be started again).
+ */
+export async function requestsAfter(db: Warehouse, batchId: string, afterLine: number, limit: number, onlyPending = false): Promise<Array<{ key: string; line: number }>> {
   const { rows } = await sql<{ key: string; line: number }>`
-    select key, line from transaction_requests
-    where batch_id = ${batchId}::uuid and status = 'accepted' and line > ${afterLine}
-    order by line limit ${limit}`.execute(db);
+    select r.key, r.line from transaction_requests r
+    where r.batch_id = ${batchId}::uuid and r.status = 'accepted' and r.line > ${afterLine}
+      and (not ${onlyPending} or exists (select 1 from transactions t where t.key = r.key and t.state = 'pending'))
+    order by r.line limit ${limit}`.execute(db);
   return rows;
 }
 

@@ -6,28 +6,19 @@ import { openWarehouse } from '../../activities/warehouse/database.ts';
 import { batchReport, recentBatches } from '../../activities/submission/batch-report.ts';
 import { bulkProgressQuery, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
 import { batchExitCode, formatBatch } from '../submission-summary.ts';
-
-export const summary = 'where submitted batches stand: submissions list | status BATCH | cancel BATCH';
-export const help = `ddsync submissions list [--json]
-ddsync submissions status BATCH [--json]
-ddsync submissions cancel BATCH
-
-list     the latest batches
-status   a batch: its rows, its transactions per state (pending, in progress, available, error,
-         failed, timed out, cancelled) and the reasons of those without a DDS reference; with the
-         live counters of its workflow while it runs. Exit code 1 when any row was invalid or any
-         transaction ended without a DDS reference.
-cancel   stops a batch: nothing more is sent; drafts not yet submitted are deleted; transactions
-         already submitted are followed to the end (they exist at the EU and cannot be withdrawn).`;
+import { resubmittableKeys } from '../../activities/submission/resubmission.ts';
+import { retryBatch } from '../submission-retry.ts';
+import { followBatch } from '../submission-runner.ts';
 
 export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, true);
+  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, wait: { type: 'boolean' } }, true);
   const [sub, batchId, ...extra] = positionals;
-  if (sub !== 'list' && sub !== 'status' && sub !== 'cancel') throw new UsageError(sub === undefined ? 'a subcommand is required: list, status or cancel' : `unknown subcommand "${sub}": expected list, status or cancel`);
+  if (sub !== 'list' && sub !== 'status' && sub !== 'cancel' && sub !== 'retry') throw new UsageError(sub === undefined ? 'a subcommand is required: list, status, cancel or retry' : `unknown subcommand "${sub}": expected list, status, cancel or retry`);
+  if (values.wait && sub !== 'retry') throw new UsageError('--wait goes with retry only');
   if (sub !== 'list' && !batchId) throw new UsageError(`${sub} needs a BATCH id (see ddsync submissions list)`);
   if (batchId && !/^[0-9a-f-]{36}$/i.test(batchId)) throw new UsageError(`BATCH must be a batch id (a UUID), got "${batchId}"`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
-  const config = loadConfig(sub === 'list' ? ['database'] : ['database', 'temporal']);
+  const config = loadConfig(sub === 'list' ? ['database'] : sub === 'retry' ? ['database', 'temporal', 'submission'] : ['database', 'temporal']);
   const db = openWarehouse(config.database!.url, 2, 'ddsync-submissions');
   try {
     if (sub === 'list') {
@@ -43,6 +34,26 @@ export async function run(argv: string[]): Promise<number> {
     }
     const client = await connectClient(config.temporal!);
     try {
+      if (sub === 'retry') {
+        const outcome = await retryBatch(db, client, report, { taskQueue: config.temporal!.taskQueue, concurrency: config.submission!.concurrency, timing: config.submission!.timing });
+        if (outcome.kind === 'refused') {
+          process.stderr.write(`ddsync submissions: ${outcome.reason}\n`);
+          return 1;
+        }
+        if (outcome.kind === 'nothing') {
+          process.stdout.write(values.json ? `${JSON.stringify({ batchId, reopened: 0, started: false })}\n` : `batch ${batchId}: nothing to send again\n`);
+          return 0;
+        }
+        const sent = { batchId, reopened: outcome.reopened, pending: outcome.pending, started: true, workflowId: outcome.handle.workflowId };
+        if (!values.json) process.stdout.write(`batch ${batchId}: ${outcome.pending} transaction(s) sent again under their keys (follow with: ddsync submissions status ${batchId})\n`);
+        if (!values.wait) {
+          if (values.json) process.stdout.write(`${JSON.stringify(sent)}\n`);
+          return 0;
+        }
+        const after = await followBatch(db, outcome.handle, batchId!, values.json ? null : process.stderr);
+        process.stdout.write(values.json ? `${JSON.stringify({ ...sent, report: after })}\n` : `${formatBatch(after)}\n`);
+        return batchExitCode(after);
+      }
       const handle = client.workflow.getHandle(bulkSubmitWorkflowId(batchId!));
       if (sub === 'cancel') {
         try {
@@ -57,10 +68,12 @@ export async function run(argv: string[]): Promise<number> {
         return 0;
       }
       const live = await handle.query(bulkProgressQuery).catch(() => undefined);
-      if (values.json) process.stdout.write(`${JSON.stringify({ ...report, workflow: live ?? null })}\n`);
+      const resubmittable = await resubmittableKeys(db, batchId!);
+      if (values.json) process.stdout.write(`${JSON.stringify({ ...report, workflow: live ?? null, resubmittable: resubmittable.count })}\n`);
       else {
         process.stdout.write(`${formatBatch(report)}\n`);
         if (live) process.stdout.write(`  workflow: started ${live.started}, ended ${live.ended}, pending ${live.pending}${live.allStarted ? '' : ' (still starting)'}\n`);
+        if (resubmittable.count > 0) process.stdout.write(`  ${resubmittable.count} failed without the service refusing them (e.g. ${resubmittable.keys.join(', ')}): ddsync submissions retry ${batchId} sends them again\n`);
       }
       return batchExitCode(report);
     } finally {

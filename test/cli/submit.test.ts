@@ -7,6 +7,7 @@ import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
 import { openWarehouse } from '../../activities/warehouse/database.ts';
 import { takeInShipments } from '../../activities/submission/intake.ts';
+import { sql } from 'kysely';
 
 describe('ddsync submit and submissions', () => {
   let sim: Simulator;
@@ -66,6 +67,51 @@ describe('ddsync submit and submissions', () => {
     const counts = sim.control.transactionCountsByCustomId();
     expect(keys.map((k) => counts[k])).toEqual([1, 1]);
   }, 120_000);
+
+  it('submissions retry sends again, under their keys, the transactions a 401 ended as failed, and only once', async () => {
+    const supplier = sim.control.suppliers()[0]!.id;
+    const keys = [`cli-401a-${run}`, `cli-401b-${run}`];
+    const path = writeShipments(keys.map((key) => shipmentRow(key, supplier)));
+    // A batch as an earlier ddsync left it: ended, both transactions failed on a 401.
+    const db = openWarehouse(env.DATABASE_URL!, 1);
+    let batchId: string;
+    try {
+      batchId = (await takeInShipments(db, path, `${path}.report.ndjson`)).batchId;
+      await sql`update transactions set state = 'failed', last_error = 'POST /transactions: 401 unauthorized (token or client credentials rejected): Unauthorized' where batch_id = ${batchId}::uuid`.execute(db);
+      await sql`update submission_batches set status = 'done', finished_at = now() where id = ${batchId}::uuid`.execute(db);
+    } finally {
+      await db.destroy();
+    }
+    const status = runDdsync(['submissions', 'status', batchId], env);
+    expect(await status.exited).toBe(1);
+    expect(status.output()).toContain(`2 failed without the service refusing them (e.g. ${keys[0]}, ${keys[1]}): ddsync submissions retry ${batchId} sends them again`);
+    const retry = runDdsync(['submissions', 'retry', batchId, '--wait', '--json'], env);
+    expect(await retry.exited).toBe(0);
+    expect(lastJsonLine(retry.output())).toMatchObject({ batchId, reopened: 2, started: true, report: { status: 'done', states: { available: 2 } } });
+    const counts = sim.control.transactionCountsByCustomId();
+    expect(keys.map((k) => counts[k])).toEqual([1, 1]);
+
+    const again = runDdsync(['submissions', 'retry', batchId], env);
+    expect(await again.exited).toBe(0);
+    expect(again.output()).toContain(`batch ${batchId}: nothing to send again`);
+  }, 120_000);
+
+  it('submissions retry refuses a cancelled batch and --wait elsewhere', async () => {
+    const db = openWarehouse(env.DATABASE_URL!, 1);
+    let batchId: string;
+    try {
+      batchId = (await takeInShipments(db, writeShipments([shipmentRow(`cli-cancelled-${run}`, sim.control.suppliers()[0]!.id)]), '/dev/null')).batchId;
+      await sql`update submission_batches set status = 'cancelled' where id = ${batchId}::uuid`.execute(db);
+    } finally {
+      await db.destroy();
+    }
+    const retry = runDdsync(['submissions', 'retry', batchId], env);
+    expect(await retry.exited).toBe(1);
+    expect(retry.output()).toContain(`ddsync submissions: batch ${batchId} was cancelled: nothing more is sent for it`);
+    const misplaced = runDdsync(['submissions', 'status', batchId, '--wait'], env);
+    expect(await misplaced.exited).toBe(2);
+    expect(misplaced.output()).toContain('--wait goes with retry only');
+  });
 
   it('prints the line, field and rule of refused rows and sends nothing from a broken JSON array', async () => {
     const path = writeShipments(['{"key": "x", "activityType": "IMPORT"'], 'json-array');

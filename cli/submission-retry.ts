@@ -1,0 +1,53 @@
+import { sql } from 'kysely';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { Warehouse } from '../activities/warehouse/database.ts';
+import type { BatchReport } from '../activities/submission/batch-report.ts';
+import { reopenResubmittable } from '../activities/submission/resubmission.ts';
+import { bulkSubmit, bulkSubmitWorkflowId } from '../workflows/bulk-submit.ts';
+import type { TransactionTiming } from '../workflows/submit-transaction.ts';
+
+/**
+ * `ddsync submissions retry BATCH`: the batch's transactions that ended failed without the service
+ * refusing them (resubmission.ts) are made pending again, and the batch runs again with `restart`,
+ * which starts only those keys, each workflow going on with what its key already has at the service.
+ */
+
+export type RetryOutcome =
+  | { kind: 'restarted'; reopened: number; pending: number; handle: WorkflowHandle<typeof bulkSubmit> }
+  | { kind: 'nothing' }
+  | { kind: 'refused'; reason: string };
+
+export async function retryBatch(
+  db: Warehouse, client: Client, report: BatchReport,
+  run: { taskQueue: string; concurrency: number; timing?: Partial<TransactionTiming> },
+): Promise<RetryOutcome> {
+  const { batchId } = report;
+  if (report.status === 'cancelled') return { kind: 'refused', reason: `batch ${batchId} was cancelled: nothing more is sent for it` };
+  const workflowId = bulkSubmitWorkflowId(batchId);
+  // Its running workflow has passed the reopened keys by: they would wait for it, and it for them.
+  if (await isRunning(client, workflowId)) return { kind: 'refused', reason: `batch ${batchId} is still running: retry it once it has ended (ddsync submissions status ${batchId})` };
+  const reopened = await reopenResubmittable(db, batchId);
+  // Pending also counts keys an interrupted retry reopened (or a batch never started): this one starts them.
+  const pending = await pendingCount(db, batchId);
+  if (pending === 0) return { kind: 'nothing' };
+  const handle = await client.workflow.start(bulkSubmit, {
+    taskQueue: run.taskQueue, workflowId,
+    args: [{ batchId, concurrency: run.concurrency, restart: true, ...(run.timing ? { timing: run.timing } : {}) }],
+  });
+  await sql`update submission_batches set workflow_id = ${workflowId} where id = ${batchId}::uuid`.execute(db);
+  return { kind: 'restarted', reopened, pending, handle };
+}
+
+async function pendingCount(db: Warehouse, batchId: string): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from transactions where batch_id = ${batchId}::uuid and state = 'pending'`.execute(db);
+  return rows[0]?.n ?? 0;
+}
+
+async function isRunning(client: Client, workflowId: string): Promise<boolean> {
+  try {
+    return (await client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
+  }
+}
