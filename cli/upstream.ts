@@ -1,6 +1,7 @@
-import { createUpstreamClient, type UpstreamClient } from '../activities/api/index.ts';
+import { createUpstreamClient, NetworkError, type UpstreamClient } from '../activities/api/index.ts';
 import type { Config } from '../infra/config.ts';
 import type { Logger } from '../infra/logger.ts';
+import { ConnectionFailedError, networkReason, upstreamEndpoint } from '../infra/connection-failure.ts';
 
 /** The upstream client as configured by DDSYNC_* settings: one per process. */
 export function createUpstreamFromConfig(config: NonNullable<Config['upstream']>, log: Logger): UpstreamClient {
@@ -14,4 +15,22 @@ export function createUpstreamFromConfig(config: NonNullable<Config['upstream']>
     timeoutMs: config.timeoutMs,
     maxAttempts: config.maxAttempts,
   });
+}
+
+/**
+ * The client of a one-shot command, with its token: the token call is the command's first request
+ * anyway, and when the service cannot be reached the command says where it looked and what to do.
+ */
+export async function connectUpstream(config: NonNullable<Config['upstream']>, log: Logger): Promise<UpstreamClient> {
+  const api = createUpstreamFromConfig(config, log);
+  try {
+    await api.authenticate();
+  } catch (error) {
+    if (error instanceof NetworkError) {
+      const reason = error.cause ? networkReason(error.cause) : error.message;
+      throw new ConnectionFailedError(upstreamEndpoint(config.baseUrl), `${reason}, after ${config.maxAttempts} attempt${config.maxAttempts === 1 ? '' : 's'}`, false, error);
+    }
+    throw error;
+  }
+  return api;
 }

@@ -12,6 +12,8 @@ const SHAPES: Array<[RegExp, string]> = [
   [/\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g, REDACTED],
   [/\bwhsec_[A-Za-z0-9+/=]+/g, REDACTED],
   [/(postgres(?:ql)?:\/\/[^:/@\s]+:)[^@\s]+(@)/gi, `$1${REDACTED}$2`],
+  // A password in an http(s) URL (DDSYNC_UPSTREAM_URL=https://u:pw@…); a port and path are not one.
+  [/(https?:\/\/[^:/@\s]+:)[^@\s/]+(@)/gi, `$1${REDACTED}$2`],
 ];
 
 export function registerSecret(value: string | undefined | null): void {

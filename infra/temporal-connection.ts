@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { Runtime, NativeConnection, DefaultLogger, type LogLevel, type LogMetadata } from '@temporalio/worker';
 import { Connection, Client } from '@temporalio/client';
 import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
+import { ConnectionFailedError, networkReason, temporalEndpoint, type Endpoint } from './connection-failure.ts';
 
 type TemporalConfig = NonNullable<Config['temporal']>;
 
@@ -16,13 +18,50 @@ function connectionSettings(config: TemporalConfig) {
   return { address: config.address, tls, ...(config.apiKey ? { apiKey: config.apiKey } : {}) };
 }
 
+/** The SDK's default, made explicit so that the message can say how long it waited. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * A TCP connect first: nothing listening refuses it at once, where gRPC would retry until its deadline
+ * and then say only "Failed to connect before the deadline". Skipped behind a proxy, which gRPC uses
+ * and a direct connect would not.
+ */
+async function probe(address: string, endpoint: Endpoint): Promise<void> {
+  if (['grpc_proxy', 'https_proxy', 'http_proxy'].some((name) => process.env[name] ?? process.env[name.toUpperCase()])) return;
+  const at = address.lastIndexOf(':');
+  await new Promise<void>((resolve, reject) => {
+    const socket = connect({ host: address.slice(0, at), port: Number(address.slice(at + 1)) });
+    socket.setTimeout(CONNECT_TIMEOUT_MS, () => socket.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
+    socket.once('connect', () => { socket.destroy(); resolve(); });
+    socket.once('error', (error) => reject(new ConnectionFailedError(endpoint, networkReason(error), false, error)));
+  });
+}
+
+/** A failed gRPC connect, in the words of connection-failure.ts. */
+function connectFailure(endpoint: Endpoint, error: unknown): ConnectionFailedError {
+  const message = error instanceof Error ? error.message : String(error);
+  // gRPC codes 16 and 7: the server answered and refused the credentials (an API key, a client certificate).
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 16 || code === 7) return new ConnectionFailedError(endpoint, message, true, error);
+  const reason = /before the deadline/i.test(message) ? `no connection within ${CONNECT_TIMEOUT_MS / 1000} s` : networkReason(error);
+  return new ConnectionFailedError(endpoint, reason, false, error);
+}
+
 export async function connectClient(config: TemporalConfig): Promise<Client> {
-  const connection = await Connection.connect(connectionSettings(config));
+  const endpoint = temporalEndpoint(config.address, config.namespace);
+  await probe(config.address, endpoint);
+  const connection = await Connection.connect({ ...connectionSettings(config), connectTimeout: CONNECT_TIMEOUT_MS }).catch((error: unknown) => {
+    throw connectFailure(endpoint, error);
+  });
   return new Client({ connection, namespace: config.namespace });
 }
 
 export async function connectWorker(config: TemporalConfig): Promise<NativeConnection> {
-  return NativeConnection.connect(connectionSettings(config));
+  const endpoint = temporalEndpoint(config.address, config.namespace);
+  await probe(config.address, endpoint);
+  return NativeConnection.connect(connectionSettings(config)).catch((error: unknown) => {
+    throw connectFailure(endpoint, error);
+  });
 }
 
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {

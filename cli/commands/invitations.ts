@@ -2,7 +2,7 @@ import { parseFlags, UsageError } from '../usage.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { ConflictError, NotImplementedError, ForbiddenError, NotFoundError, parseCustomDataJson, RequestValidationError } from '../../activities/api/index.ts';
-import { createUpstreamFromConfig } from '../upstream.ts';
+import { connectUpstream } from '../upstream.ts';
 
 const MOVES = { accept: 'ACCEPTED', reject: 'REJECTED', cancel: 'CANCELLED' } as const;
 
@@ -22,7 +22,7 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
   const config = loadConfig(['upstream', 'logging']);
-  const api = createUpstreamFromConfig(config.upstream!, createLogger({ level: config.logging!.level, format: config.logging!.format }));
+  const api = await connectUpstream(config.upstream!, createLogger({ level: config.logging!.level, format: config.logging!.format }));
   if (sub === 'list') {
     const invitations = await api.listBusinessInvitations();
     if (values.json) process.stdout.write(`${JSON.stringify(invitations)}\n`);

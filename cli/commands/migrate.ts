@@ -1,12 +1,12 @@
 import { parseFlags } from '../usage.ts';
 import { loadConfig } from '../../infra/config.ts';
-import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { json: { type: 'boolean' } });
   const config = loadConfig(['database']);
-  const db = openWarehouse(config.database!.url, 2, 'ddsync-migrate');
+  const db = await connectWarehouse(config.database!.url, 2, 'ddsync-migrate');
   try {
     const outcome = await migrateToLatest(db);
     if (values.json) process.stdout.write(`${JSON.stringify(outcome)}\n`);

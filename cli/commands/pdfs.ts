@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { parseFlags, UsageError } from '../usage.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
-import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { IdCollector, type IdList } from '../../activities/pdfs/ids.ts';
 import { enqueueSurveyPdfs, pdfArchiveStatus, type EnqueueResult, type PdfArchiveStatus } from '../../activities/pdfs/queue.ts';
@@ -46,7 +46,7 @@ async function add(args: string[], file: string | undefined, json: boolean): Pro
   const list = collector.result();
   const where = (line: number) => (file === undefined ? `argument ${line}` : `line ${line}`);
   const config = loadConfig(['database']);
-  const db = openWarehouse(config.database!.url, 2, 'ddsync-pdfs');
+  const db = await connectWarehouse(config.database!.url, 2, 'ddsync-pdfs');
   let results: EnqueueResult[] = [];
   try {
     await migrateToLatest(db);
@@ -94,7 +94,7 @@ async function readLines(input: Readable, onLine: (line: string, n: number) => v
 async function status(json: boolean): Promise<number> {
   const config = loadConfig(['database', 'pdfs']);
   const archiveDir = resolve(config.pdfs!.archiveDir);
-  const db = openWarehouse(config.database!.url, 2, 'ddsync-pdfs');
+  const db = await connectWarehouse(config.database!.url, 2, 'ddsync-pdfs');
   let s: PdfArchiveStatus;
   try {
     s = await pdfArchiveStatus(db);

@@ -3,7 +3,7 @@ import { loadConfig } from '../../infra/config.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { startReceiver } from '../../infra/receiver.ts';
-import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
 
@@ -11,7 +11,7 @@ export async function run(argv: string[]): Promise<number> {
   parseFlags(argv, {});
   const config = loadConfig(['upstream', 'database', 'temporal', 'webhooks', 'logging']);
   const log = createLogger({ level: config.logging!.level, format: config.logging!.format });
-  const db = openWarehouse(config.database!.url, 4, 'ddsync-receiver');
+  const db = await connectWarehouse(config.database!.url, 4, 'ddsync-receiver');
   await migrateToLatest(db);
   const temporal = await connectClient(config.temporal!);
   const api = createUpstreamFromConfig(config.upstream!, log);

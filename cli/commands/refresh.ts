@@ -2,6 +2,7 @@ import { parseFlags } from '../usage.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { checkWarehouse } from '../../infra/warehouse-connection.ts';
 import { readSummary, type RunSummary } from '../../activities/refresh/sweep.ts';
 import { followRefresh, startRefresh } from '../refresh-runner.ts';
 import { refreshInputFrom } from '../../infra/schedules.ts';
@@ -10,6 +11,8 @@ import { formatRunSummary } from '../refresh-summary.ts';
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { wait: { type: 'boolean' }, json: { type: 'boolean' } });
   const config = loadConfig(values.wait ? ['temporal', 'refresh', 'database'] : ['temporal', 'refresh']);
+  // --wait reads progress from the warehouse: one it cannot reach must not leave a refresh started and unfollowed.
+  if (values.wait) await checkWarehouse(config.database!.url, 'ddsync-refresh-cli');
   const client = await connectClient(config.temporal!);
   try {
     const started = await startRefresh(client, config.temporal!.taskQueue, refreshInputFrom(config.refresh!));

@@ -15,9 +15,7 @@ export async function run(argv: string[]): Promise<number> {
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
   const config = loadConfig(['temporal', 'refresh', 'webhooks', 'pdfs']);
   const temporal = config.temporal!;
-  const client = await connectClient(temporal).catch((error: unknown) => {
-    throw new Error(`cannot reach Temporal at TEMPORAL_ADDRESS=${temporal.address}: ${error instanceof Error ? error.message : String(error)}`);
-  });
+  const client = await connectClient(temporal);
   try {
     if (subcommand === 'apply') await apply(client, { temporal, refresh: config.refresh!, webhooks: config.webhooks!, pdfs: config.pdfs! }, temporal.namespace, values.json === true);
     else await list(client, temporal.namespace, values.json === true);

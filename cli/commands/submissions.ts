@@ -2,7 +2,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { parseFlags, UsageError } from '../usage.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
-import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { batchReport, recentBatches } from '../../activities/submission/batch-report.ts';
 import { bulkProgressQuery, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
 import { batchExitCode, formatBatch } from '../submission-summary.ts';
@@ -19,7 +19,7 @@ export async function run(argv: string[]): Promise<number> {
   if (batchId && !/^[0-9a-f-]{36}$/i.test(batchId)) throw new UsageError(`BATCH must be a batch id (a UUID), got "${batchId}"`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
   const config = loadConfig(sub === 'list' ? ['database'] : sub === 'retry' ? ['database', 'temporal', 'submission'] : ['database', 'temporal']);
-  const db = openWarehouse(config.database!.url, 2, 'ddsync-submissions');
+  const db = await connectWarehouse(config.database!.url, 2, 'ddsync-submissions');
   try {
     if (sub === 'list') {
       const batches = await recentBatches(db);

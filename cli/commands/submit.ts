@@ -3,7 +3,8 @@ import { sql } from 'kysely';
 import { parseFlags, UsageError } from '../usage.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
-import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
+import type { Warehouse } from '../../activities/warehouse/database.ts';
+import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { takeInShipments } from '../../activities/submission/intake.ts';
@@ -39,7 +40,7 @@ export async function run(argv: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'FILE is required' : `one FILE only, got ${positionals.length}`);
   const file = resolve(positionals[0]!);
   const config = loadConfig(['database', 'temporal', 'submission']);
-  const db = openWarehouse(config.database!.url, 2, 'ddsync-submit');
+  const db = await connectWarehouse(config.database!.url, 2, 'ddsync-submit');
   try {
     await migrateToLatest(db);
     let intake;

@@ -5,7 +5,7 @@ import { createLogger } from '../../infra/logger.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { managedName, parseDesiredWebhooks } from '../../activities/webhooks/desired.ts';
 import { maintainWebhooks, maintainWebhooksWorkflowId } from '../../workflows/maintain-webhooks.ts';
-import { createUpstreamFromConfig } from '../upstream.ts';
+import { connectUpstream } from '../upstream.ts';
 
 export async function run(argv: string[]): Promise<number> {
   const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, name: { type: 'string' } }, true);
@@ -32,7 +32,7 @@ export async function run(argv: string[]): Promise<number> {
   }
 
   const config = loadConfig(['upstream', 'logging']);
-  const api = createUpstreamFromConfig(config.upstream!, createLogger({ level: config.logging!.level, format: config.logging!.format }));
+  const api = await connectUpstream(config.upstream!, createLogger({ level: config.logging!.level, format: config.logging!.format }));
   const hooks = await api.listWebhooks();
   if (sub === 'list') {
     const rows = [];

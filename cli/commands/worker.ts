@@ -1,10 +1,9 @@
-import { sql } from 'kysely';
 import { parseFlags } from '../usage.ts';
 import { loadConfig } from '../../infra/config.ts';
 import { createLogger } from '../../infra/logger.ts';
 import { connectWorker, installTemporalRuntime } from '../../infra/temporal-connection.ts';
 import { createDdsyncWorker } from '../../infra/worker.ts';
-import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
@@ -48,21 +47,14 @@ export async function run(argv: string[]): Promise<number> {
   const log = createLogger({ level: config.logging!.level, format: config.logging!.format });
   installTemporalRuntime(log);
 
-  const db = openWarehouse(config.database!.url, config.database!.poolSize, 'ddsync-worker');
-  try {
-    await sql`select 1`.execute(db);
-  } catch (error) {
-    throw new Error(`cannot reach the warehouse at DATABASE_URL: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const db = await connectWarehouse(config.database!.url, config.database!.poolSize, 'ddsync-worker');
   // Every worker migrates on start; the migrator's advisory lock makes concurrent starts safe.
   const migrated = await migrateToLatest(db);
   if (migrated.applied.length > 0) log.info({ applied: migrated.applied }, 'warehouse migrated');
   const api = createUpstreamFromConfig(config.upstream!, log);
   await checkUpstream(api, log);
   const temporal = config.temporal!;
-  const connection = await connectWorker(temporal).catch((error: unknown) => {
-    throw new Error(`cannot reach Temporal at TEMPORAL_ADDRESS=${temporal.address}: ${error instanceof Error ? error.message : String(error)}`);
-  });
+  const connection = await connectWorker(temporal);
   const worker = await createDdsyncWorker({
     connection,
     namespace: temporal.namespace,

@@ -38,7 +38,7 @@ describe('ddsync worker', () => {
   it('fails fast with a clear message when the warehouse is unreachable', async () => {
     const run = runDdsync(['worker'], { ...env, DATABASE_URL: 'postgres://u:secret-pw@127.0.0.1:1/none' });
     expect(await run.exited).toBe(1);
-    expect(run.output()).toContain('cannot reach the warehouse at DATABASE_URL');
+    expect(run.output()).toContain('cannot reach the warehouse at 127.0.0.1:1/none: connection refused (nothing listens there)');
     expect(run.output()).not.toContain('secret-pw');
   });
 
