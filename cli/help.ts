@@ -9,16 +9,22 @@ Lists every environment variable ddsync reads, whether it is set (secret values 
 its default and rule, then checks the whole configuration and lists every problem at once.
 Exit code 0 when the configuration a worker needs is complete and valid, 2 otherwise.
 --markdown   print the reference table used in the README instead.`,
-  demo: `ddsync demo [--suppliers N] [--plots N] [--keep] [--json]
+  demo: `ddsync demo [--suppliers N] [--plots N] [--time-scale X] [--keep] [--json]
 
 Starts an embedded PostgreSQL, a Temporal dev server (with its UI), the simulator of the service
-and a ddsync worker; migrates the warehouse; runs a full refresh with progress; then prints what
-landed (from the BI views), a psql connection string for the read-only BI role and the Temporal UI
-address. Nothing to install but Node (the Temporal CLI is fetched from PyPI when missing).
---suppliers N   direct suppliers of the simulated business (default 10)
---plots N       distinct plots the simulator serves (default 20000)
---keep          leave everything running until Ctrl-C (run \`ddsync refresh\` against it meanwhile)
---json          print, as the last line, one JSON object: plots, plotsAtSource, suppliers, analyses, runId, seconds, ...`,
+and a ddsync worker; migrates the warehouse; runs a full refresh with progress; submits the sample
+shipments of examples/shipments.ndjson durably and follows them to the EU system's answer; then
+prints what landed (from the BI views), the DDS references and the refused rows, a psql connection
+string for the read-only BI role and the Temporal UI address. Everything stops and is removed at
+the end (or on Ctrl-C). Nothing to install but Node (the Temporal CLI is fetched from PyPI when missing).
+--suppliers N    direct suppliers of the simulated business (default 10)
+--plots N        distinct plots the simulator serves (default 20000)
+--time-scale X   the simulator's clock: 0.001 (the default) makes the EU system's 20-90 minutes
+                 take 1-6 seconds; ddsync's waits (first poll, 30-minute EU wait) are scaled alike
+--keep           leave everything running until Ctrl-C, clock included (run \`ddsync refresh\` or
+                 \`ddsync submit\` against it meanwhile: the demo prints the settings to use)
+--json           print, as the last line, one JSON object: plots, plotsAtSource, suppliers, analyses,
+                 runId, seconds, ..., submission {rows, accepted, refused, available, error, failed, references}`,
   invitations: `ddsync invitations list [--json]
 ddsync invitations accept|reject|cancel ID [--custom-data JSON] [--json]
 

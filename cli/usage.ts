@@ -23,3 +23,11 @@ export function intFlag(name: string, value: string | undefined, fallback: numbe
   if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${value}"`);
   return n;
 }
+
+/** Parses a decimal flag (e.g. 0.001), naming the flag and the rule on a bad value. */
+export function decimalFlag(name: string, value: string | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name} must be a number from ${min} to ${max}, got "${value}"`);
+  return n;
+}

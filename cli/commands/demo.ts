@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { untilSignal } from '../../infra/exit-hooks.ts';
 import { Client, Connection } from '@temporalio/client';
 import { sql } from 'kysely';
-import { parseFlags, intFlag } from '../usage.ts';
+import { parseFlags, intFlag, decimalFlag } from '../usage.ts';
+import { DEMO_SHIPMENTS, demoTiming, formatDemoSubmission, runDemoSubmission, timingEnv } from '../demo-submission.ts';
 import { startEmbeddedPostgres } from '../../infra/embedded-postgres.ts';
 import { startTemporalDevServer } from '../../infra/temporal-dev-server.ts';
 import { createLogger } from '../../infra/logger.ts';
@@ -24,58 +25,65 @@ const BI_PASSWORD = 'ddsync-bi';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, {
-    suppliers: { type: 'string' }, plots: { type: 'string' }, keep: { type: 'boolean' }, json: { type: 'boolean' },
+    suppliers: { type: 'string' }, plots: { type: 'string' }, keep: { type: 'boolean' }, json: { type: 'boolean' }, 'time-scale': { type: 'string' },
   });
   const suppliers = intFlag('suppliers', values.suppliers, 10, 1, 10_000);
   const plots = intFlag('plots', values.plots, 20_000, 10, 1_000_000);
+  const timeScale = decimalFlag('time-scale', values['time-scale'], 0.001, 0.00001, 1);
+  const timing = demoTiming(timeScale);
   const started = Date.now();
   const say = (line: string) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${line}\n`);
   const log = createLogger({ level: 'warn', format: 'pretty', destination: process.stderr });
   installTemporalRuntime(log);
 
-  // Ctrl-C or SIGTERM is a normal way to end the demo: everything is stopped in order, nothing is left.
+  // Ctrl-C or SIGTERM is a normal way to end the demo. Whatever ends it (the end, a signal, an error),
+  // everything started so far is stopped in reverse order and nothing is left behind.
   const interrupted = untilSignal();
-  say(`ddsync demo: starting PostgreSQL, the Temporal dev server and the simulator (${suppliers} suppliers, ${plots.toLocaleString('en-US')} plots)…`);
-  // A demo always starts from an empty warehouse: a cluster of its own, removed when it ends.
-  const workDir = await freshDemoDir();
-  const [postgres, temporal, sim] = await Promise.all([
-    startEmbeddedPostgres({ dataDir: resolve(workDir, 'postgres'), persistent: false }),
-    startTemporalDevServer({ ui: true }),
-    startSimulator({ port: 0, suppliers, plots, seed: 1 }),
-  ]);
-  const db = openWarehouse(postgres.url, 10, 'ddsync-demo');
-  const connection = await Connection.connect({ address: temporal.address });
-  const workerConnection = await NativeConnection.connect({ address: temporal.address });
-  const taskQueue = 'ddsync';
-  const worker = await createDdsyncWorker({
-    connection: workerConnection, namespace: temporal.namespace, taskQueue,
-    deps: { db, api: createUpstreamClient({ baseUrl: sim.url, clientId: 'ddsync-demo', clientSecret: 'ddsync-demo-secret', logger: log }), log },
-    maxConcurrentActivities: 8,
-  });
-  const working = worker.run();
-  // Each step on its own: one that fails (a signal already drained the worker) must not leave the rest running.
-  const stopAll = async () => {
-    if (worker.getState() === 'RUNNING') worker.shutdown();
-    for (const step of [() => working, () => workerConnection.close(), () => connection.close(), () => db.destroy(), () => sim.close()]) {
-      await step().catch(() => undefined);
-    }
-    await Promise.allSettled([temporal.stop(), postgres.stop()]);
-    await rm(workDir, { recursive: true, force: true });
-  };
+  const cleanup: Array<() => Promise<unknown>> = [];
+  const until = <T>(work: Promise<T>) => Promise.race([work, interrupted.then(() => { throw new Interrupted(); })]);
   try {
-    const migrated = await migrateToLatest(db);
+    say(`ddsync demo: starting PostgreSQL, the Temporal dev server and the simulator (${suppliers} suppliers, ${plots.toLocaleString('en-US')} plots, clock ${1 / timeScale}x)…`);
+    // A demo always starts from an empty warehouse: a cluster of its own, removed when it ends.
+    const workDir = await freshDemoDir();
+    cleanup.push(() => rm(workDir, { recursive: true, force: true }));
+    const pgStart = startEmbeddedPostgres({ dataDir: resolve(workDir, 'postgres'), persistent: false });
+    const temporalStart = startTemporalDevServer({ ui: true });
+    const simStart = startSimulator({ port: 0, suppliers, plots, seed: 1, timeScale });
+    // Whatever started is stopped, even when another part failed to start.
+    cleanup.push(() => Promise.allSettled([pgStart.then((p) => p.stop()), temporalStart.then((t) => t.stop()), simStart.then((x) => x.close())]));
+    const [postgres, temporal, sim] = await until(Promise.all([pgStart, temporalStart, simStart]));
+    const db = openWarehouse(postgres.url, 10, 'ddsync-demo');
+    cleanup.push(() => db.destroy());
+    const connection = await Connection.connect({ address: temporal.address });
+    cleanup.push(() => connection.close());
+    const workerConnection = await NativeConnection.connect({ address: temporal.address });
+    cleanup.push(() => workerConnection.close());
+    const taskQueue = 'ddsync';
+    const worker = await createDdsyncWorker({
+      connection: workerConnection, namespace: temporal.namespace, taskQueue,
+      deps: { db, api: createUpstreamClient({ baseUrl: sim.url, clientId: 'ddsync-demo', clientSecret: 'ddsync-demo-secret', logger: log }), log },
+      maxConcurrentActivities: 8,
+    });
+    const working = worker.run();
+    // A signal may already have drained the worker (the SDK listens too): shut down only a running one.
+    cleanup.push(async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await working;
+    });
+
+    const migrated = await until(migrateToLatest(db));
     await createBiLogin(db);
     say(`warehouse ready (${migrated.current}); simulator at ${sim.url}; Temporal at ${temporal.address}`);
     const client = new Client({ connection, namespace: temporal.namespace });
     const refresh = await startRefresh(client, taskQueue, { supplierConcurrency: 4 });
     say(`refresh ${refresh.runId} started`);
-    const result = await Promise.race([followRefresh(db, refresh, values.json ? null : process.stderr), interrupted.then(() => undefined)]);
-    if (!result) {
-      say('interrupted: stopping everything');
-      return 130;
-    }
+    const result = await until(followRefresh(db, refresh, values.json ? null : process.stderr));
     const figures = await demoFigures(db);
     const plotsAtSource = sim.control.countPlots();
+
+    say(`submitting ${DEMO_SHIPMENTS.replace(/.*\/examples\//, 'examples/')} durably; the EU system's 20–90 minutes take ${Math.round(20 * 60 * timeScale)}–${Math.round(90 * 60 * timeScale)} s on the simulator's clock`);
+    const submission = await until(runDemoSubmission(db, client, { taskQueue, timing, reportPath: resolve(workDir, 'shipments.report.ndjson'), progress: values.json ? null : process.stderr }));
+
     const biUrl = postgres.url.replace(/\/\/[^@]+@/, `//${BI_LOGIN}:${BI_PASSWORD}@`);
     if (!values.json) {
       process.stdout.write([
@@ -83,34 +91,48 @@ export async function run(argv: string[]): Promise<number> {
         '',
         formatDemoFigures(figures, plotsAtSource),
         '',
+        formatDemoSubmission(submission),
+        '',
         `query it (read-only role):  psql '${biUrl}'`,
-        `  e.g.  select * from bi_risk_overview order by flagged_share desc limit 10;`,
+        `  e.g.  select * from bi_suppliers order by flagged_plots desc limit 10;`,
         `Temporal UI:                ${temporal.uiUrl ?? '(headless)'}`,
         '',
       ].join('\n'));
-    }
-    if (values.json) {
+    } else {
+      const states = submission.report.states;
       process.stdout.write(`${JSON.stringify({
         plots: figures.plots, plotsAtSource, suppliers: figures.suppliers, analyses: figures.analyses, runId: result.runId,
         status: result.status, seconds: Math.round((Date.now() - started) / 100) / 10, refreshSeconds: result.seconds,
         rowsWritten: result.rowsWritten, hectares: figures.hectares, flaggedPlots: figures.flaggedPlots,
-        psql: biUrl, temporalUi: temporal.uiUrl ?? null,
+        psql: biUrl, temporalUi: temporal.uiUrl ?? null, timeScale,
+        submission: {
+          batchId: submission.intake.batchId, rows: submission.intake.rows, accepted: submission.intake.accepted, refused: submission.intake.invalid,
+          available: states['available'] ?? 0, error: states['error'] ?? 0, failed: states['failed'] ?? 0, references: submission.references,
+        },
       })}\n`);
     }
     if (values.keep) {
       say([
-        'everything keeps running until Ctrl-C. From another terminal:',
-        `  DATABASE_URL='${postgres.url}' TEMPORAL_ADDRESS=${temporal.address} npx ddsync refresh --wait`,
+        `everything keeps running until Ctrl-C, the simulator's clock still ${1 / timeScale}x fast (EU validation in seconds). From another terminal:`,
+        `  export DATABASE_URL='${postgres.url}' TEMPORAL_ADDRESS=${temporal.address}`,
+        '  npx ddsync refresh --wait',
+        `  ${timingEnv(timing)} npx ddsync submit examples/shipments.ndjson --wait   # (its keys were sent already: use your own file)`,
         `  (the simulator's control API: ${sim.url}/_sim/state)`,
       ].join('\n'));
       await interrupted;
       say('stopping everything');
     }
     return result.status === 'succeeded' ? 0 : 1;
+  } catch (error) {
+    if (!(error instanceof Interrupted)) throw error;
+    say('interrupted: stopping everything');
+    return 130;
   } finally {
-    await stopAll();
+    for (const step of cleanup.reverse()) await step().catch(() => undefined);
   }
 }
+
+class Interrupted extends Error {}
 
 /** A login for BI tools in the read-only group role the migrations create. */
 async function createBiLogin(db: ReturnType<typeof openWarehouse>): Promise<void> {

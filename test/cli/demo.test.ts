@@ -18,6 +18,16 @@ describe('ddsync demo', () => {
     expect(result['analyses']).toBeGreaterThan(800);
     expect(result['seconds']).toBeGreaterThan(0);
     expect(result['psql']).toMatch(/^postgres:\/\/ddsync_bi:ddsync-bi@127\.0\.0\.1:\d+\/ddsync$/);
+    // The second job: the sample shipments, 3 refused by a rule, the others followed to the EU system's answer.
+    const submission = result['submission'] as { rows: number; accepted: number; refused: number; available: number; error: number; failed: number; references: Array<{ key: string; referenceNumber: string; verificationNumber: string }> };
+    expect(submission).toMatchObject({ rows: 12, accepted: 9, refused: 3, failed: 0 });
+    expect(submission.available + submission.error).toBe(9);
+    expect(submission.available).toBeGreaterThan(0);
+    expect(submission.references).toHaveLength(submission.available);
+    for (const r of submission.references) {
+      expect(r.referenceNumber).toMatch(/^\d{2}[A-Z]{2}[A-Z0-9]{10}$/);
+      expect(r.verificationNumber).toMatch(/^[A-Z0-9]{8}$/);
+    }
     // No Postgres or Temporal left behind, and no data folder.
     expect(processesMentioning(DEMO_DIR)).toEqual([]);
     expect(leftovers()).toEqual([]);

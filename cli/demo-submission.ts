@@ -1,0 +1,61 @@
+import { sql } from 'kysely';
+import type { Client } from '@temporalio/client';
+import type { Warehouse } from '../activities/warehouse/database.ts';
+import { takeInShipments, type IntakeSummary } from '../activities/submission/intake.ts';
+import type { BatchReport } from '../activities/submission/batch-report.ts';
+import { packagePath } from '../infra/package-root.ts';
+import { bulkSubmit, bulkSubmitWorkflowId } from '../workflows/bulk-submit.ts';
+import type { TransactionTiming } from '../workflows/submit-transaction.ts';
+import { followBatch } from './submission-runner.ts';
+import { fmt } from './progress.ts';
+
+/**
+ * The demo's second job: a sample file of shipments (a few rows break a rule) submitted durably and
+ * followed to the EU system's answer on the simulator's sped-up clock.
+ */
+
+/** Shipped with the project: 12 shipments to the demo's first two suppliers, 3 of them refused by a rule. */
+export const DEMO_SHIPMENTS = packagePath('examples', 'shipments.ndjson');
+
+/** The production waits (first poll 1 m, at most 1 h between polls, 30 m EU wait, 2 m create settle), on the simulator's clock. */
+export function demoTiming(timeScale: number): TransactionTiming {
+  const scaled = (ms: number, floorMs: number) => Math.max(floorMs, Math.round(ms * timeScale));
+  return {
+    firstPollMs: scaled(60_000, 10), maxPollMs: scaled(3_600_000, 100), euWaitMs: scaled(1_800_000, 10),
+    createSettleMs: scaled(120_000, 1_000), deadlineMs: scaled(7 * 86_400_000, 600_000),
+  };
+}
+
+/** The same waits as DDSYNC_TX_* settings, for `ddsync submit` against a demo left running. */
+export function timingEnv(t: TransactionTiming): string {
+  return `DDSYNC_TX_FIRST_POLL=${t.firstPollMs}ms DDSYNC_TX_MAX_POLL=${t.maxPollMs}ms DDSYNC_TX_EU_WAIT=${t.euWaitMs}ms DDSYNC_TX_CREATE_SETTLE=${t.createSettleMs}ms`;
+}
+
+export interface DemoSubmission {
+  intake: IntakeSummary;
+  report: BatchReport;
+  references: Array<{ key: string; referenceNumber: string; verificationNumber: string }>;
+}
+
+export async function runDemoSubmission(
+  db: Warehouse, client: Client, o: { taskQueue: string; timing: TransactionTiming; reportPath: string; progress: NodeJS.WriteStream | null },
+): Promise<DemoSubmission> {
+  const intake = await takeInShipments(db, DEMO_SHIPMENTS, o.reportPath);
+  const handle = await client.workflow.start(bulkSubmit, {
+    taskQueue: o.taskQueue, workflowId: bulkSubmitWorkflowId(intake.batchId), args: [{ batchId: intake.batchId, concurrency: 10, timing: o.timing }],
+  });
+  const report = await followBatch(db, handle, intake.batchId, o.progress);
+  const { rows } = await sql<{ key: string; reference_number: string; verification_number: string }>`
+    select key, reference_number, verification_number from transactions
+    where batch_id = ${intake.batchId}::uuid and state = 'available' order by key`.execute(db);
+  return { intake, report, references: rows.map((r) => ({ key: r.key, referenceNumber: r.reference_number, verificationNumber: r.verification_number })) };
+}
+
+export function formatDemoSubmission(s: DemoSubmission): string {
+  const lines = [`shipments: ${fmt(s.intake.rows)} rows of examples/shipments.ndjson, ${fmt(s.intake.accepted)} sent, ${fmt(s.intake.invalid)} refused before sending:`];
+  for (const r of s.intake.samples) lines.push(`  line ${r.line}${r.key ? ` (${r.key})` : ''}: ${r.errors.map((e) => `${e.field}: ${e.rule}`).join('; ')}`);
+  lines.push(`  ${fmt(s.references.length)} with a DDS reference (reference / verification number):`);
+  for (const r of s.references) lines.push(`    ${r.key.padEnd(16)} ${r.referenceNumber} / ${r.verificationNumber}`);
+  for (const p of s.report.problems) lines.push(`  ${p.state}: ${fmt(p.transactions)} × ${p.reason} (${p.keys.join(', ')})`);
+  return lines.join('\n');
+}
