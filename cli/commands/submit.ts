@@ -13,19 +13,6 @@ import { bulkSubmit, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts
 import { followBatch } from '../submission-runner.ts';
 import { batchExitCode, formatBatch, formatIntake } from '../submission-summary.ts';
 
-export const summary = 'submit a file of shipments as transactions, durably (--wait: follow them to DDS references)';
-export const help = `ddsync submit FILE [--wait] [--json] [--report PATH]
-
-Reads FILE (NDJSON, or one JSON array; streamed), checks every row, records it in the warehouse,
-then starts the bulk submission on the workers of TEMPORAL_TASK_QUEUE: each accepted row becomes
-exactly one transaction at the service (customId = its key), submitted and followed until it has
-its DDS reference and verification number. Rows that break a rule are not sent; a key submitted
-in an earlier batch is recognised and not sent again. See README, "Bulk transaction submission".
---wait         follow the batch with a progress bar until every transaction ended
---json         print the summary as one JSON object (the last line)
---report PATH  where the rows not sent are written with their errors (default FILE.report.ndjson)
-Exit code 1 when any row was invalid or (with --wait) any transaction ended without a DDS reference.`;
-
 /** Earlier batches this file's duplicate keys belong to that are still open (not done, not cancelled). */
 async function unfinishedEarlierBatches(db: Warehouse, batchId: string): Promise<string[]> {
   const { rows } = await sql<{ id: string }>`
