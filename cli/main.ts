@@ -38,7 +38,7 @@ function version(): string {
 function usage(): string {
   const lines = ['usage: ddsync <command> [flags]', '', 'commands:'];
   for (const [name, { summary }] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(12)}${summary}`);
-  lines.push('', 'ddsync <command> --help shows a command\'s flags. Configuration comes from environment variables (see README).');
+  lines.push('', 'ddsync <command> --help shows a command\'s flags. Configuration comes from environment variables (see docs/configuration.md).');
   return lines.join('\n');
 }
 
@@ -80,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     if (error instanceof ConfigError) {
-      process.stderr.write(`ddsync ${name}: ${error.message}\nSee "Configuration" in the README.\n`);
+      process.stderr.write(`ddsync ${name}: ${error.message}\nSee docs/configuration.md (or run ddsync config).\n`);
       return 2;
     }
     process.stderr.write(`ddsync ${name}: ${scrubSecrets(describeFailure(error))}\n`);

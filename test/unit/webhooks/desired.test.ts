@@ -8,7 +8,7 @@ const problems = (text: string): string[] => {
     parseDesiredWebhooks(text);
   } catch (e) {
     expect(e).toBeInstanceOf(DesiredWebhooksError);
-    // A configuration error: the CLI exits with 2 and points at "Configuration".
+    // A configuration error: the CLI exits with 2 and points at docs/configuration.md.
     expect(e).toBeInstanceOf(ConfigError);
     return (e as DesiredWebhooksError).problems;
   }
