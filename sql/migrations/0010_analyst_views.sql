@@ -1,6 +1,6 @@
 -- Views an analyst can use without reading the code: one naming convention, status values in one
 -- vocabulary, numbers that say whether they may be summed, and a comment on every table, view and
--- column (README, "The warehouse").
+-- column (docs/warehouse.md).
 --
 -- Naming. In a table, the row's own key is `id`; a reference to another row is `<entity>_id`, or
 -- `<role>_<entity>_id` when the entity plays a role (`source_business_id`, `euforobs_analysis_id`).
