@@ -8,7 +8,7 @@ export const HELP: Record<string, string> = {
 Lists every environment variable ddsync reads, whether it is set (secret values are never shown),
 its default and rule, then checks the whole configuration and lists every problem at once.
 Exit code 0 when the configuration a worker needs is complete and valid, 2 otherwise.
---markdown   print the reference table used in the README instead.`,
+--markdown   print the reference table of docs/configuration.md instead.`,
   demo: `ddsync demo [--suppliers N] [--plots N] [--time-scale X] [--keep] [--json]
 
 Starts an embedded PostgreSQL, a Temporal dev server (with its UI), the simulator of the service
@@ -57,7 +57,7 @@ archive  archives the due entries now, on the workers of TEMPORAL_TASK_QUEUE (as
          every DDSYNC_PDF_INTERVAL). --wait: wait for the counts; exit code 1 when an attempt failed
          with an error other than "not completed yet" (422) or "gone" (404).
 --json   print one JSON object.
-See README, "Survey-response PDF archive".`,
+See docs/pdf-archive.md.`,
   receiver: `ddsync receiver
 
 Listens on DDSYNC_RECEIVER_HOST:DDSYNC_RECEIVER_PORT for the service's webhook deliveries at
@@ -115,7 +115,7 @@ Reads FILE (NDJSON, or one JSON array; streamed), checks every row, records it i
 then starts the bulk submission on the workers of TEMPORAL_TASK_QUEUE: each accepted row becomes
 exactly one transaction at the service (customId = its key), submitted and followed until it has
 its DDS reference and verification number. Rows that break a rule are not sent; a key submitted
-in an earlier batch is recognised and not sent again. See README, "Bulk transaction submission".
+in an earlier batch is recognised and not sent again. See docs/submission.md.
 --wait         follow the batch with a progress bar until every transaction ended
 --json         print the summary as one JSON object (the last line)
 --report PATH  where the rows not sent are written with their errors (default FILE.report.ndjson)
@@ -135,7 +135,7 @@ reconcile     makes the service's webhooks match DDSYNC_WEBHOOKS now (create, pa
 
 Migrates the warehouse, then polls TEMPORAL_TASK_QUEUE and runs ddsync's workflows and activities
 until SIGINT/SIGTERM, then finishes the activities in flight and exits. Needs DATABASE_URL, DDSYNC_UPSTREAM_URL,
-DDSYNC_CLIENT_ID and DDSYNC_CLIENT_SECRET (see README, "Configuration"). With
+DDSYNC_CLIENT_ID and DDSYNC_CLIENT_SECRET (see docs/configuration.md). With
 DDSYNC_RECEIVER_IN_WORKER=true it also runs the webhook receiver (see \`ddsync receiver\`).
 --bundle PATH   a prebuilt workflow bundle (npm run build); default: bundle at start.`,
 };

@@ -10,7 +10,7 @@ export const SIMULATOR_HELP = `usage: ddsync simulator [flags]
   --suppliers N            direct suppliers, 1..10000 (default 5)
   --plots N                total distinct plots incl. own (default 2000)
   --own-plots N            plots of the calling business (default 1% of plots, 1..1000)
-  --faults P|JSON          none | flaky | hostile, or a JSON object (see README, "The simulator")
+  --faults P|JSON          none | flaky | hostile, or a JSON object (see docs/simulator.md)
   --time-scale X           multiplies every simulated delay (default 1; 0.001 = 1000x faster)
   --client-id S            machine-to-machine client id (default ddsync-demo)
   --client-secret S        machine-to-machine client secret (default ddsync-demo-secret)

@@ -1,6 +1,6 @@
 -- Offset pages are not a snapshot: a record not seen by one scan of a supplier may have slid across a
--- page boundary while the source changed. The sweep soft-deletes only what it can prove gone (README,
--- "How a refresh works"); what it cannot prove yet is deferred.
+-- page boundary while the source changed. The sweep soft-deletes only what it can prove gone
+-- (docs/refresh.md, "Deletes while the source moves"); what it cannot prove yet is deferred.
 
 -- The hash of each page's text as this run read it, compared with a verification read of the same page.
 alter table sync_pages add column content_hash text;

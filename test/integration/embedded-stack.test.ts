@@ -31,7 +31,7 @@ describe('embedded stack', () => {
     }
   });
 
-  it('finds the Temporal CLI the way the README says', () => {
+  it('finds the Temporal CLI the way docs/development.md says', () => {
     const found = findTemporalCli();
     expect(found?.path).toMatch(/temporal$/);
     expect(findTemporalCli({ ...process.env, TEMPORAL_CLI_PATH: found!.path })?.source).toBe('TEMPORAL_CLI_PATH');
