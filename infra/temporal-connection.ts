@@ -71,8 +71,8 @@ const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = 
 let installed = false;
 
 /**
- * Routes the SDK's own logs (worker, workflow `log`, activity `log`) into our pino logger.
- * Runtime.install may run once per process, so later calls are no-ops.
+ * Routes the SDK's own logs (worker, workflow `log`, activity `log`, and the native core's warnings
+ * such as TMPRL1104) into our pino logger. Runtime.install may run once per process, so later calls are no-ops.
  */
 export function installTemporalRuntime(log: Logger): void {
   if (installed) return;
@@ -81,5 +81,6 @@ export function installTemporalRuntime(log: Logger): void {
     const meta: LogMetadata = entry.meta ?? {};
     log[LEVELS[entry.level]]({ ...meta, component: 'temporal' }, entry.message);
   });
-  Runtime.install({ logger });
+  // Without `forward` the native core prints its warnings and errors itself, on stdout, with colour codes.
+  Runtime.install({ logger, telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } } });
 }
