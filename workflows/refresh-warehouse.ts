@@ -102,6 +102,11 @@ async function readSuppliers(
       workflowId: supplierPlotsWorkflowId(runId, supplier.id),
       args: [{ runId, supplierId: supplier.id, expectedPages: supplier.expectedPages, pagesPerRun, pageWindow, pageActivities, timeouts }],
       parentClosePolicy: ParentClosePolicy.TERMINATE,
+      // Page loads run as local activities, which keep a workflow task open until they resolve or the
+      // task nears its timeout (at 80 %, then a new task takes over). At the default 10 s a steady stream
+      // of pages held each task 8 s: the SDK warns past 5 s (TMPRL1104), and page results reach history,
+      // and a crash, a cancel or a signal is noticed, only at a task's end. 5 s: every 4 s at most.
+      workflowTaskTimeout: '5 seconds',
     }).then(
       () => { progress.suppliersDone++; },
       () => { failed++; progress.suppliersFailed++; },
