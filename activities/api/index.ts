@@ -14,4 +14,5 @@ export { checkCustomData, prepareCustomData, parseCustomDataJson, type CustomDat
 export { normalisePlots, normalisePlot, normalisePlotsSkippingInvalid, type InvalidRecord } from './plot-validator.ts';
 export { parseRetryAfter } from './retry-after.ts';
 export { backoffDelay, backoffCeiling } from './backoff.ts';
+export { provesNotApplied } from './retry-policy.ts';
 export * as serviceFacts from './service-facts.ts';

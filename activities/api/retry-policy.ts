@@ -1,5 +1,5 @@
-import { RETRY_ANY_METHOD_STATUSES } from './service-facts.ts';
-import { NetworkError, ServerError, UpstreamError } from './errors.ts';
+import { NOT_APPLIED_STATUSES, PATHS, RETRY_ANY_METHOD_STATUSES } from './service-facts.ts';
+import { NetworkError, RequestValidationError, ServerError, UpstreamError } from './errors.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -23,4 +23,19 @@ export function shouldRetry(error: unknown, repeatable: boolean): boolean {
   if (error.status !== undefined && RETRY_ANY_METHOD_STATUSES.has(error.status)) return true;
   if (error instanceof ServerError) return repeatable;
   return false;
+}
+
+const TOKEN_ENDPOINT = `POST ${PATHS.token}`;
+
+/**
+ * Whether a failed call certainly left nothing at the service: it was answered with a refusal
+ * (NOT_APPLIED_STATUSES), never reached the service, or failed before it was sent (its body refused
+ * by the client, no token to be had). The client repeats a POST only after failures of these kinds
+ * (shouldRetry), so the error a call ends with speaks for all its attempts.
+ */
+export function provesNotApplied(error: unknown): boolean {
+  if (!(error instanceof UpstreamError)) return false;
+  if (error instanceof RequestValidationError || error.endpoint === TOKEN_ENDPOINT) return true;
+  if (error instanceof NetworkError) return !error.outcomeUnknown;
+  return error.status !== undefined && NOT_APPLIED_STATUSES.has(error.status);
 }

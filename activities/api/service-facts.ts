@@ -109,6 +109,13 @@ export const TRANSACTION_VERIFICATION_FIELD: string = 'verificationNumber';
 export const RETRY_ANY_METHOD_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
 /**
+ * Answers that prove a request was not applied, POST included. ASSUMED: the service authenticates
+ * (401), authorises (403), validates (400, 422) and checks for conflicts (409) before it acts, and
+ * refuses 429 and 503 before any work. Another 5xx, a timeout or a lost response proves nothing.
+ */
+export const NOT_APPLIED_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 409, 422, ...RETRY_ANY_METHOD_STATUSES]);
+
+/**
  * Which side of a connection is the calling business. KNOWN: the supplier is the side that is not the
  * caller. The caller is therefore the business present in every connection of both listings; when
  * that is ambiguous (a single connection), ASSUMED: in the suppliers listing the caller is the target

@@ -1,14 +1,14 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Transaction } from '../../schema/upstream.ts';
 import type { UpstreamClient } from '../api/index.ts';
-import { ConflictError, NetworkError, UpstreamError, serviceFacts } from '../api/index.ts';
+import { ConflictError, NetworkError, UpstreamError, provesNotApplied, serviceFacts } from '../api/index.ts';
 import type { Warehouse } from '../warehouse/database.ts';
 import type { Logger } from '../../infra/logger.ts';
 import { mapFailures } from '../failures.ts';
 import { keepAlive } from '../keep-alive.ts';
 import {
   batchStanding, beginCreateAttempt, cancelUnstarted, closeBatch, noteCreateSent, type BatchStanding, recordComponents, recordEnd, recordRetryableError, recordTransaction, requestsAfter,
-  stateOf, transactionIdOf, type StatusSource, type TransactionState,
+  stateOf, transactionIdOf, withdrawCreateSent, type StatusSource, type TransactionState,
 } from './transaction-ledger.ts';
 
 /**
@@ -68,11 +68,13 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
           'CreateMayStillApply');
       }
       stopIfCancelled('creating');
-      await noteCreateSent(db, key);
+      const previousSent = await noteCreateSent(db, key);
       try {
         // Not aborted once sent: a request the service may have applied is seen through to its answer.
         transaction = await api.createTransaction({ ...request.body, customId: key });
       } catch (error) {
+        // Refused (a 401, say): nothing to wait for before creating again.
+        if (provesNotApplied(error)) await withdrawCreateSent(db, key, previousSent);
         if (!(error instanceof NetworkError && error.outcomeUnknown)) throw error;
         // The request may have been applied: find it; if it is not there, the next attempt creates it.
         transaction = await api.findTransactionByCustomId(key, { signal: signal() });

@@ -59,9 +59,25 @@ export async function beginCreateAttempt(db: Warehouse, key: string): Promise<Re
   return { key, line: r.line, body: r.payload, earlierAttempts: r.create_attempts - 1, transactionId: r.id, sinceCreateSentMs: r.since_sent_ms };
 }
 
-/** Just before the create is sent: from now on it may exist at the service. */
-export async function noteCreateSent(db: Warehouse, key: string): Promise<void> {
-  await sql`update transaction_requests set create_sent_at = clock_timestamp() where key = ${key} and status = 'accepted'`.execute(db);
+/**
+ * Just before the create is sent: from now on it may exist at the service. Returns when the create
+ * before it was sent (null if none), for withdrawCreateSent.
+ */
+export async function noteCreateSent(db: Warehouse, key: string): Promise<Date | null> {
+  const { rows } = await sql<{ previous: Date | null }>`
+    update transaction_requests r set create_sent_at = clock_timestamp()
+    from (select id, create_sent_at as previous from transaction_requests where key = ${key} and status = 'accepted' for update) before
+    where r.id = before.id
+    returning before.previous`.execute(db);
+  return rows[0]?.previous ?? null;
+}
+
+/**
+ * The create was refused, so it was not applied: the settle time runs again from the create before
+ * it (`previous`, from noteCreateSent), and the next attempt need not wait for this one.
+ */
+export async function withdrawCreateSent(db: Warehouse, key: string, previous: Date | null): Promise<void> {
+  await sql`update transaction_requests set create_sent_at = ${previous} where key = ${key} and status = 'accepted'`.execute(db);
 }
 
 const FINAL_STATES: Readonly<Record<string, TransactionState>> = { AVAILABLE: 'available', ERROR: 'error', WITHDRAWN: 'withdrawn' };

@@ -6,7 +6,7 @@ import { openWarehouse, type Warehouse } from '../../activities/warehouse/databa
 import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
 import { takeInShipments } from '../../activities/submission/intake.ts';
 import { createSubmissionActivities, type SubmissionApi } from '../../activities/submission/activities.ts';
-import { NetworkError } from '../../activities/api/index.ts';
+import { NetworkError, ServerError, UnauthorizedError } from '../../activities/api/index.ts';
 import { createLogger } from '../../infra/logger.ts';
 import type { Transaction } from '../../schema/upstream.ts';
 import { createTestDatabase } from '../support/databases.ts';
@@ -101,6 +101,51 @@ describe('creating a transaction whose answer was lost', () => {
     await sql`update transaction_requests set create_sent_at = now() - interval '61 seconds' where key = ${key}`.execute(db);
     expect(await env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 })).toMatchObject({ transactionId: 'tx-2', status: 'TO_SUBMIT' });
     expect(service.creates()).toBe(2);
+  });
+
+  it('creates again at once after a create the service refused (401): a refused create cannot land later', async () => {
+    const key = await acceptedKey('settle-401');
+    const service = fakeService((body, n) => {
+      if (n === 1) throw new UnauthorizedError({ endpoint: 'POST /transactions', status: 401 });
+      return { id: 'tx-4', customId: body.customId, status: 'DRAFT' } as Transaction;
+    });
+    const activities = activitiesOf(service.api);
+    const env = new MockActivityEnvironment();
+    await expect(env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 })).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(await env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 })).toMatchObject({ transactionId: 'tx-4', status: 'TO_SUBMIT' });
+    expect(service.creates()).toBe(2);
+  });
+
+  it('after a refused create, still waits for an earlier one whose answer was lost, and for a 500 (which proves nothing)', async () => {
+    const key = await acceptedKey('settle-lost-then-401');
+    const service = fakeService((body, n) => {
+      if (n === 1) throw new NetworkError('POST /transactions', 'request timed out', { outcomeUnknown: true });
+      if (n === 2) throw new UnauthorizedError({ endpoint: 'POST /transactions', status: 401 });
+      if (n === 3) throw new ServerError({ endpoint: 'POST /transactions', status: 500 });
+      return { id: 'tx-5', customId: body.customId, status: 'DRAFT' } as Transaction;
+    });
+    const activities = activitiesOf(service.api);
+    const env = new MockActivityEnvironment();
+    // What failed: the error's name, or the type of the ApplicationFailure a repeated failure may be handed over as.
+    const attempt = () => env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 }).then(
+      () => 'created',
+      (error: unknown) => (error instanceof ApplicationFailure ? error.type : (error as Error).name),
+    );
+    const sentAt = async () => (await sql<{ at: Date }>`select create_sent_at as at from transaction_requests where key = ${key}`.execute(db)).rows[0]!.at;
+
+    expect(await attempt()).toBe('NetworkError');
+    // The lost create has settled without a trace: the next one is sent, and refused.
+    await sql`update transaction_requests set create_sent_at = create_sent_at - interval '61 seconds' where key = ${key}`.execute(db);
+    const settled = await sentAt();
+    expect(await attempt()).toBe('UnauthorizedError');
+    expect(service.creates()).toBe(2);
+    // The refused one does not count: the clock is back at the lost one, so a third is sent at once.
+    expect(await sentAt()).toEqual(settled);
+    expect(await attempt()).toBe('ServerError');
+    expect(service.creates()).toBe(3);
+    // A 500 may have been applied: no fourth create until it had time to appear.
+    expect(await attempt()).toBe('CreateMayStillApply');
+    expect(service.creates()).toBe(3);
   });
 
   it('stops before sending when the batch was cancelled, and reports a transaction already submitted instead of deleting it', async () => {

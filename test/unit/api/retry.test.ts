@@ -2,8 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamClient, type UpstreamClient } from '../../../activities/api/client.ts';
 import {
   BadRequestError, ConflictError, ForbiddenError, NetworkError, NotEntitledError, NotFoundError, NotImplementedError,
-  RateLimitedError, ServerError, UnprocessableError,
+  RateLimitedError, ServerError, UnprocessableError, UpstreamError,
 } from '../../../activities/api/errors.ts';
+import { provesNotApplied } from '../../../activities/api/retry-policy.ts';
 import { emptyStats } from '../../../activities/api/stats.ts';
 import { fakeJwt, json, recordingSleep, startServer, tokenRoute, type Handler, type LocalServer } from './local-server.ts';
 
@@ -135,6 +136,15 @@ describe('retries', () => {
     const b = await setup([status(500), created]);
     await expect(b.client.createTransaction(tx)).rejects.toBeInstanceOf(ServerError);
     expect(b.calls()).toHaveLength(1);
+  });
+
+  it.each([
+    [400, true], [401, true], [403, true], [409, true], [422, true], [429, true], [503, true], [500, false], [502, false], ['reset', false],
+  ] as const)('a create that failed with %s proves it was not applied: %s', async (answer, notApplied) => {
+    const { client } = await setup([answer === 'reset' ? reset : status(answer)], { maxAttempts: 2, maxTokenRejections: 1 });
+    const error = await client.createTransaction(tx).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UpstreamError);
+    expect(provesNotApplied(error)).toBe(notApplied);
   });
 
   it('times out a silent request and retries it', async () => {
