@@ -78,8 +78,9 @@ export function installTemporalRuntime(log: Logger): void {
   if (installed) return;
   installed = true;
   const logger = new DefaultLogger('INFO', (entry) => {
-    const meta: LogMetadata = entry.meta ?? {};
-    log[LEVELS[entry.level]]({ ...meta, component: 'temporal' }, entry.message);
+    const { error, ...meta }: LogMetadata = entry.meta ?? {};
+    // pino writes an Error's type, message and stack only under `err`: under the SDK's `error` ("Activity failed") they were lost.
+    log[LEVELS[entry.level]]({ ...meta, ...(error !== undefined ? { err: error } : {}), component: 'temporal' }, entry.message);
   });
   // Without `forward` the native core prints its warnings and errors itself, on stdout, with colour codes.
   Runtime.install({ logger, telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } } });
