@@ -49,6 +49,12 @@ export function progressPrinter(stream: NodeJS.WriteStream, everyMs = 5_000) {
         lastPlain = nowMs;
       }
     },
+    /** A line to keep (a problem worth reading), written at once above the progress. */
+    note(line: string) {
+      if (stream.isTTY && drawn) stream.write('\r\x1b[2K');
+      stream.write(`${line}\n`);
+      drawn = false;
+    },
     done(line?: string) {
       if (stream.isTTY && drawn) stream.write(`\r\x1b[2K${line ?? ''}${line ? '\n' : ''}`);
       else if (line) stream.write(`${line}\n`);

@@ -11,9 +11,20 @@ export async function followBatch(db: Warehouse, handle: WorkflowHandle, batchId
   const result = handle.result().finally(() => {
     finished = true;
   });
+  // Each error a step keeps retrying (failed twice in a row: not a blip) is told once, as it appears.
+  const told = new Set<string>();
   const draw = async () => {
     const r = await batchReport(db, batchId).catch(() => undefined);
-    if (r && !finished) printer?.update(batchProgressLine(r));
+    if (!r || finished) return;
+    for (const p of r.retrying.filter((p) => p.attempts >= 2 && !told.has(p.reason))) {
+      told.add(p.reason);
+      printer?.note(`retrying: ${p.reason} (e.g. ${p.keys.join(', ')}); see ddsync submissions status ${batchId}`);
+    }
+    if (r.batchRetrying && r.batchRetrying.attempts >= 2 && !told.has(r.batchRetrying.reason)) {
+      told.add(r.batchRetrying.reason);
+      printer?.note(`retrying the batch's own step: ${r.batchRetrying.reason}; see ddsync submissions status ${batchId}`);
+    }
+    printer?.update(batchProgressLine(r));
   };
   const timer = printer ? setInterval(() => void draw(), 1_000) : undefined;
   try {

@@ -24,18 +24,43 @@ export function batchProgressLine(r: BatchReport, width = 24): string {
   const filled = Math.round(fraction * width);
   const n = (state: string) => fmt(r.states[state] ?? 0);
   const inFlight = (r.states['created'] ?? 0) + (r.states['submitted'] ?? 0);
+  const retrying = retryingCount(r);
   return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${fmt(done)}/${fmt(r.accepted)} ended  ` +
     `pending ${n('pending')}  in progress ${fmt(inFlight)}  available ${n('available')}  error ${n('error')}  failed ${n('failed')}` +
-    `${r.states['timed_out'] ? `  timed out ${n('timed_out')}` : ''}${r.states['cancelled'] ? `  cancelled ${n('cancelled')}` : ''}`;
+    `${r.states['timed_out'] ? `  timed out ${n('timed_out')}` : ''}${r.states['cancelled'] ? `  cancelled ${n('cancelled')}` : ''}` +
+    `${retrying > 0 ? `  retrying ${fmt(retrying)}` : ''}${r.batchRetrying ? '  (the batch is retrying a step)' : ''}`;
+}
+
+/** Transactions whose current step keeps failing. */
+export function retryingCount(r: BatchReport): number {
+  return r.retrying.reduce((n, p) => n + p.transactions, 0);
+}
+
+/** Why a batch without an accepted row sends nothing: `nothing to send: 2 rows already submitted in batch …`. */
+export function nothingToSend(r: BatchReport): string {
+  const rows = (n: number) => `${fmt(n)} row${n === 1 ? '' : 's'}`;
+  const why = r.duplicateOf.map((d, i) => `${i === 0 ? rows(d.rows) : fmt(d.rows)} already submitted in batch ${d.batchId}`);
+  if (r.invalid > 0) why.unshift(`${rows(r.invalid)} invalid`);
+  return `nothing to send: ${why.length > 0 ? why.join(', ') : 'the file has no rows'}`;
+}
+
+/** What is being retried, one line per error, and what to do about it. */
+export function retryingLines(r: BatchReport): string[] {
+  const at = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
+  const lines = r.retrying.map((p) => `retrying: ${fmt(p.transactions)} × ${p.reason} (e.g. ${p.keys.join(', ')}; ${fmt(p.attempts)} failed attempt${p.attempts === 1 ? '' : 's'} in a row, the last at ${at(p.lastFailedAt)})`);
+  if (r.batchRetrying) lines.push(`retrying the batch's own step: ${r.batchRetrying.reason} (${fmt(r.batchRetrying.attempts)} failed attempts in a row, the last at ${at(r.batchRetrying.lastFailedAt)})`);
+  if (lines.length > 0) lines.push('retried until it succeeds (the worker logs the error in full at attempts 1, 2, 4, 8, …); once its cause is fixed, the batch goes on by itself');
+  return lines;
 }
 
 export function formatBatch(r: BatchReport): string {
   const lines = [
     `batch ${r.batchId} (${r.source}) ${r.status}${r.finishedAt ? ` at ${r.finishedAt.toISOString()}` : ''}`,
     `  rows ${fmt(r.rows)}: ${fmt(r.accepted)} accepted, ${fmt(r.invalid)} invalid, ${fmt(r.duplicates)} already submitted earlier`,
-    `  ${batchProgressLine(r).replace(/^\[[#.]+\] /, '')}`,
+    r.accepted === 0 ? `  ${nothingToSend(r)}` : `  ${batchProgressLine(r).replace(/^\[[#.]+\] /, '')}`,
   ];
   for (const p of r.problems) lines.push(`  ${p.state}: ${fmt(p.transactions)} × ${p.reason} (e.g. ${p.keys.join(', ')})`);
+  for (const line of retryingLines(r)) lines.push(`  ${line}`);
   return lines.join('\n');
 }
 

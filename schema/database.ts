@@ -255,6 +255,10 @@ export interface SubmissionBatchesTable {
   workflow_id: string | null;
   status: Generated<'open' | 'done' | 'cancelled'>;
   finished_at: Timestamp | null;
+  /** sql/migrations/0011_submission_step_failures.sql: a step of the batch being retried. */
+  last_error: string | null;
+  failed_attempts: Generated<number>;
+  last_failed_at: Timestamp | null;
 }
 
 export interface TransactionRequestsTable {
@@ -268,7 +272,7 @@ export interface TransactionRequestsTable {
   earlier_batch_id: string | null;
   create_attempts: Generated<number>;
   created_at: DefaultTimestamp;
-  /** sql/migrations/0007_create_sent_at.sql: when the last create was sent. */
+  /** sql/migrations/0007_create_sent_at.sql: when the last create that may have been applied was sent. */
   create_sent_at: Timestamp | null;
 }
 
@@ -290,6 +294,9 @@ export interface TransactionsTable {
   validated_at: Timestamp | null;
   last_polled_at: Timestamp | null;
   updated_at: DefaultTimestamp;
+  /** sql/migrations/0011_submission_step_failures.sql: the current step's failed attempts in a row. */
+  failed_attempts: Generated<number>;
+  last_failed_at: Timestamp | null;
 }
 
 export interface TransactionComponentsTable {

@@ -7,13 +7,15 @@ import type { Logger } from '../../infra/logger.ts';
 import { mapFailures } from '../failures.ts';
 import { keepAlive } from '../keep-alive.ts';
 import {
-  batchStanding, beginCreateAttempt, cancelUnstarted, closeBatch, noteCreateSent, type BatchStanding, recordComponents, recordEnd, recordRetryableError, recordTransaction, requestsAfter,
+  batchStanding, beginCreateAttempt, cancelUnstarted, closeBatch, noteCreateSent, type BatchStanding, recordComponents, recordEnd, recordTransaction, requestsAfter,
   stateOf, transactionIdOf, withdrawCreateSent, type StatusSource, type TransactionState,
 } from './transaction-ledger.ts';
+import { trackStepFailures } from './step-failures.ts';
 
 /**
  * The activities of bulk submission. Each one says where a transaction stands after it, in the
  * warehouse and in its result (ids and statuses only: shipment payloads never enter workflow history).
+ * An attempt that fails says so there too, until the step succeeds (step-failures.ts).
  */
 
 export type SubmissionApi = Pick<UpstreamClient, 'createTransaction' | 'findTransactionByCustomId' | 'getTransaction' | 'submitTransaction' | 'deleteTransaction'>;
@@ -64,7 +66,8 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
       // had time to appear under its customId (then this look found it).
       if (request.sinceCreateSentMs !== null && request.sinceCreateSentMs < settleMs) {
         throw ApplicationFailure.retryable(
-          `the create of ${key} sent ${Math.round(request.sinceCreateSentMs / 1000)} s ago may still be applied by the service: looking for it again before creating`,
+          // Worded the same at every attempt: it is shown as the step's error while it repeats (step-failures.ts).
+          `a create of ${key} got no answer and may still be applied by the service: looked for by customId until ${Math.round(settleMs / 1000)} s after it was sent, then sent again`,
           'CreateMayStillApply');
       }
       stopIfCancelled('creating');
@@ -108,7 +111,8 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
     return view(submitted);
   };
 
-  return mapFailures(keepAlive({
+  // A step that keeps failing shows in the warehouse (step-failures.ts); each attempt's error is mapped first.
+  return trackStepFailures(db, mapFailures(keepAlive({
     async nextRequestsOfBatch(input: { batchId: string; afterLine: number; limit: number; onlyPending?: boolean }): Promise<Array<{ key: string; line: number }>> {
       return requestsAfter(db, input.batchId, input.afterLine, input.limit, input.onlyPending ?? false);
     },
@@ -126,14 +130,9 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
 
     /** Reads the transaction (on a timer, or because a webhook said it changed) and records what is new. */
     async pollTransactionStatus(input: { key: string; transactionId: string; source: Extract<StatusSource, 'poll' | 'webhook'> }): Promise<TransactionView> {
-      try {
-        const t = await api.getTransaction(input.transactionId, { signal: signal() });
-        await recordTransaction(db, input.key, t, input.source);
-        return view(t);
-      } catch (error) {
-        if (error instanceof UpstreamError && error.retryable) await recordRetryableError(db, input.key, error.message).catch(() => undefined);
-        throw error;
-      }
+      const t = await api.getTransaction(input.transactionId, { signal: signal() });
+      await recordTransaction(db, input.key, t, input.source);
+      return view(t);
     },
 
     /**
@@ -167,7 +166,7 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
       await closeBatch(db, input.batchId, input.cancelled ? 'cancelled' : 'done');
       return { unsent };
     },
-  }));
+  })));
 }
 
 export type SubmissionActivities = ReturnType<typeof createSubmissionActivities>;

@@ -12,7 +12,7 @@ import { checkShipmentRow, type RowError } from './shipment-rules.ts';
  * checked and recorded in transaction_requests (in chunks, so memory stays bounded), and a report of
  * the rows that will not be sent is written. Nothing is sent to the service here: the caller starts
  * the bulk submission only once the whole file was read. A key accepted in an earlier batch is
- * recorded as a duplicate and not sent again.
+ * recorded as a duplicate and not sent again. A batch without an accepted row is closed (done) here.
  */
 
 export interface IntakeSummary {
@@ -94,8 +94,11 @@ export async function takeInShipments(db: Warehouse, path: string, reportPath: s
   } finally {
     if (report) await new Promise<void>((resolve) => report!.end(resolve));
   }
+  // A batch with nothing to send ends here: no workflow will run for it, and none would close it.
+  const nothingToSend = summary.accepted === 0;
   await sql`
-    update submission_batches set rows = ${summary.rows}, accepted = ${summary.accepted}, invalid = ${summary.invalid}, duplicates = ${summary.duplicates}
+    update submission_batches set rows = ${summary.rows}, accepted = ${summary.accepted}, invalid = ${summary.invalid}, duplicates = ${summary.duplicates},
+      status = case when ${nothingToSend} then 'done' else status end, finished_at = case when ${nothingToSend} then now() else finished_at end
     where id = ${batchId}::uuid`.execute(db);
   return summary;
 }

@@ -146,13 +146,10 @@ export async function recordComponents(db: Warehouse, key: string, components: r
 
 /** A state ddsync decides on its own: the service refused (failed), no final status in time, cancelled. */
 export async function recordEnd(db: Warehouse, key: string, state: 'failed' | 'timed_out' | 'cancelled', error: string | null): Promise<void> {
+  // Nothing of it is retried any more (step-failures.ts): last_error now says why it ended.
   await sql`
-    update transactions set state = ${state}, last_error = coalesce(${error}, last_error), updated_at = now()
+    update transactions set state = ${state}, last_error = coalesce(${error}, last_error), failed_attempts = 0, last_failed_at = null, updated_at = now()
     where key = ${key} and state not in ('available', 'error', 'withdrawn')`.execute(db);
-}
-
-export async function recordRetryableError(db: Warehouse, key: string, error: string): Promise<void> {
-  await sql`update transactions set last_error = ${error}, updated_at = now() where key = ${key}`.execute(db);
 }
 
 export async function transactionIdOf(db: Warehouse, key: string): Promise<string | null> {

@@ -11,7 +11,8 @@ import { takeInShipments } from '../../activities/submission/intake.ts';
 import { FileFormatError } from '../../activities/submission/shipment-file.ts';
 import { bulkSubmit, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
 import { followBatch } from '../submission-runner.ts';
-import { batchExitCode, formatBatch, formatIntake } from '../submission-summary.ts';
+import { batchExitCode, formatBatch, formatIntake, nothingToSend } from '../submission-summary.ts';
+import { batchReport } from '../../activities/submission/batch-report.ts';
 
 /** Earlier batches this file's duplicate keys belong to that are still open (not done, not cancelled). */
 async function unfinishedEarlierBatches(db: Warehouse, batchId: string): Promise<string[]> {
@@ -72,8 +73,12 @@ export async function run(argv: string[]): Promise<number> {
       if (!values.json) for (const batchId of resumed) process.stdout.write(`batch ${batchId} had not run to its end: started again (see ddsync submissions status ${batchId})\n`);
     }
     if (intake.accepted === 0) {
+      // The intake closed the batch: nothing of it will run.
       if (values.json) process.stdout.write(`${JSON.stringify({ ...intake, started: false, resumed })}\n`);
-      else if (resumed.length === 0) process.stdout.write('nothing to send.\n');
+      else {
+        const report = await batchReport(db, intake.batchId);
+        process.stdout.write(`${report ? nothingToSend(report) : 'nothing to send'} (batch ${intake.batchId} ${report?.status ?? 'done'})\n`);
+      }
       return intake.invalid > 0 ? 1 : 0;
     }
     const client = await connectClient(config.temporal!);

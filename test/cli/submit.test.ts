@@ -68,6 +68,62 @@ describe('ddsync submit and submissions', () => {
     expect(keys.map((k) => counts[k])).toEqual([1, 1]);
   }, 120_000);
 
+  it('submit --wait says at once which step keeps failing, and finishes once its cause is gone', async () => {
+    const key = `cli-fault-${run}`;
+    const path = writeShipments([shipmentRow(key, sim.control.suppliers()[0]!.id)]);
+    // A permanent fault in the warehouse: no status of this key may be recorded.
+    const db = openWarehouse(env.DATABASE_URL!, 1);
+    const fault = `cli_fault_${run}`;
+    await sql.raw(`create function ${fault}() returns trigger language plpgsql as $$ begin raise exception 'test fault in the warehouse'; end $$;
+      create trigger ${fault} before insert on transaction_status_events for each row when (new.transaction_key = '${key}') execute function ${fault}()`).execute(db);
+    try {
+      const submit = runDdsync(['submit', path, '--wait'], env);
+      await submit.waitFor(new RegExp(`retrying: createAndSubmitTransaction: test fault in the warehouse \\(e\\.g\\. ${key}\\); see ddsync submissions status [0-9a-f-]{36}\\n`));
+      expect(submit.child.exitCode).toBeNull();
+      await sql.raw(`drop trigger ${fault} on transaction_status_events; drop function ${fault}()`).execute(db);
+      expect(await submit.exited).toBe(0);
+      const summary = submit.output().slice(submit.output().lastIndexOf('\nbatch '));
+      expect(summary).toMatch(/ done at .*\n.*\n {2}1\/1 ended .* available 1 /);
+      expect(summary).not.toContain('retrying');
+    } finally {
+      await sql.raw(`drop trigger if exists ${fault} on transaction_status_events; drop function if exists ${fault}()`).execute(db);
+      await db.destroy();
+    }
+    // The worker's log has the error itself, not only that an activity failed.
+    const failed = worker.output().split('\n').filter((l) => l.includes('"Activity failed"') && l.includes(`transaction/${key}`))
+      .map((l) => JSON.parse(l) as { level: number; err?: { message?: string } });
+    expect(failed.length).toBeGreaterThan(0);
+    expect(failed[0]).toMatchObject({ level: 40, err: { message: 'test fault in the warehouse' } });
+  }, 120_000);
+
+  it('closes a batch with nothing to send at once and says why: exit code 0 unless a row was refused', async () => {
+    const supplier = sim.control.suppliers()[0]!.id;
+    const path = writeShipments([`cli-dup-a-${run}`, `cli-dup-b-${run}`].map((key) => shipmentRow(key, supplier)));
+    const first = runDdsync(['submit', path, '--wait', '--json'], env);
+    expect(await first.exited).toBe(0);
+    const earlier = (lastJsonLine(first.output()) as { batchId: string }).batchId;
+
+    const again = runDdsync(['submit', path], env);
+    expect(await again.exited).toBe(0);
+    const batchId = /^nothing to send: .* \(batch ([0-9a-f-]{36}) done\)$/m.exec(again.output())?.[1];
+    expect(again.output()).toContain(`nothing to send: 2 rows already submitted in batch ${earlier}`);
+    const status = runDdsync(['submissions', 'status', batchId!], env);
+    expect(await status.exited).toBe(0);
+    expect(status.output()).toMatch(new RegExp(`^batch ${batchId} \\(shipments.ndjson\\) done at `, 'm'));
+    expect(status.output()).toContain(`  nothing to send: 2 rows already submitted in batch ${earlier}`);
+    const json = runDdsync(['submissions', 'status', batchId!, '--json'], env);
+    expect(await json.exited).toBe(0);
+    expect(lastJsonLine(json.output())).toMatchObject({ status: 'done', finishedAt: expect.any(String), accepted: 0, duplicates: 2 });
+
+    // Every row refused: nothing to send either, closed as well, and the exit code says rows were refused.
+    const refused = runDdsync(['submit', writeShipments([shipmentRow(`cli-bad-${run}`, supplier, { activityType: 'BUY' })]), '--json'], env);
+    expect(await refused.exited).toBe(1);
+    const refusedBatch = (lastJsonLine(refused.output()) as { batchId: string }).batchId;
+    const refusedStatus = runDdsync(['submissions', 'status', refusedBatch], env);
+    expect(await refusedStatus.exited).toBe(1);
+    expect(refusedStatus.output()).toMatch(/ done at .*\n.*\n {2}nothing to send: 1 row invalid$/m);
+  }, 120_000);
+
   it('submissions retry sends again, under their keys, the transactions a 401 ended as failed, and only once', async () => {
     const supplier = sim.control.suppliers()[0]!.id;
     const keys = [`cli-401a-${run}`, `cli-401b-${run}`];

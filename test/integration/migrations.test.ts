@@ -58,6 +58,28 @@ describe('migrations', () => {
     }
   });
 
+  it('closes the batches with nothing to send that earlier versions left open (0011), and only those', async () => {
+    const old = openWarehouse(await createTestDatabase('migrate0011'), 2);
+    try {
+      const upTo0010 = scratchDir('migrations');
+      for (const f of (await readdir(MIGRATIONS_DIR)).filter((f) => f < '0011')) await copyFile(join(MIGRATIONS_DIR, f), join(upTo0010, f));
+      await migrateToLatest(old, upTo0010);
+      const [nothing, sending, reading] = ['00000000-0000-4000-8000-0000000000a1', '00000000-0000-4000-8000-0000000000a2', '00000000-0000-4000-8000-0000000000a3'];
+      // Every row a duplicate; a batch with a row to send; a file still being read (its rows not counted yet).
+      await sql`insert into submission_batches (id, source, rows, accepted, duplicates) values
+        (${nothing}::uuid, 'dup.ndjson', 1, 0, 1), (${sending}::uuid, 'ok.ndjson', 1, 1, 0), (${reading}::uuid, 'big.ndjson', 0, 0, 0)`.execute(old);
+      await sql`insert into transaction_requests (batch_id, line, key, status, earlier_batch_id) values (${nothing}::uuid, 1, 'k1', 'duplicate', ${sending}::uuid)`.execute(old);
+      await sql`insert into transaction_requests (batch_id, line, key, status, payload) values (${sending}::uuid, 1, 'k1', 'accepted', '{}')`.execute(old);
+      expect((await migrateToLatest(old)).applied).toEqual(['0011_submission_step_failures']);
+      const { rows } = await sql<{ id: string; status: string; finished: boolean }>`select id::text, status, finished_at is not null as finished from submission_batches order by id`.execute(old);
+      expect(rows).toEqual([
+        { id: nothing, status: 'done', finished: true }, { id: sending, status: 'open', finished: false }, { id: reading, status: 'open', finished: false },
+      ]);
+    } finally {
+      await old.destroy();
+    }
+  });
+
   it('creates every table the Kysely types name', async () => {
     const tables = ['sync_runs', 'sync_run_counts', 'sync_run_scopes', 'sync_pages', 'sync_issues', 'source_pages', 'businesses', 'business_connections', 'plots', 'plot_suppliers', 'plot_species', 'analyses', 'plot_history', 'business_invitations',
       'submission_batches', 'transaction_requests', 'transactions', 'transaction_components', 'transaction_status_events',

@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { transactionWorkflowId } from '../../workflows/submit-transaction.ts';
+import { batchReport } from '../../activities/submission/batch-report.ts';
 
 /** Keys unique to this run: the simulator and the warehouse are fresh, the Temporal server is shared. */
 const RUN = Math.random().toString(36).slice(2, 8);
@@ -71,11 +72,13 @@ describe('bulk transaction submission', () => {
   it('creates nothing new when the same file is submitted twice', async () => {
     const keys = [keyOf('twice-1'), keyOf('twice-2')];
     const path = writeShipments(keys.map((k) => shipmentRow(k, supplier)), 'json-array');
-    await h.submit(path);
+    const first = await h.submit(path);
     const before = h.sim.control.transactions().length;
     const again = await h.submit(path);
     expect(again.intake).toMatchObject({ rows: 2, accepted: 0, duplicates: 2 });
     expect(again.progress).toBeNull();
+    // Nothing to send: closed at once (no workflow runs for it), saying where its keys were sent.
+    expect(await batchReport(h.db, again.intake.batchId)).toMatchObject({ status: 'done', finishedAt: expect.any(Date), duplicateOf: [{ batchId: first.intake.batchId, rows: 2 }] });
     expect(h.sim.control.transactions().length).toBe(before);
   });
 

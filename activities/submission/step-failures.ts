@@ -1,0 +1,110 @@
+import { CancelledFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
+import { sql } from 'kysely';
+import type { Warehouse } from '../warehouse/database.ts';
+import { scrubSecrets } from '../../infra/secrets.ts';
+
+/**
+ * A step of a submission that fails is retried without end: a transaction must never be lost to a
+ * bug or a broken database that a deploy fixes. So that such a failure does not show only in a
+ * worker's log, every failed attempt is recorded on what the step works for, the transaction
+ * (`input.key`) or else the batch (`input.batchId`): its error (secrets scrubbed, one short line),
+ * the failed attempts in a row and when the last failed. A step that succeeds clears them.
+ * The worker's log keeps attempts 1, 2, 4, 8, …: the others reach Temporal as benign failures, which
+ * it logs at debug level, so a fault that lasts a day costs a dozen warnings, not hundreds.
+ */
+
+interface Subject {
+  key?: string;
+  batchId?: string;
+}
+
+/** Longest error kept: enough for a database's or the service's message, not for a stack. */
+const MAX_ERROR_LENGTH = 300;
+/** A database that does not answer must not hold the failing step: the log still has the error. */
+const RECORD_TIMEOUT_MS = 5_000;
+/** States ddsync decided: their last_error says why the transaction ended and stays. */
+const DECIDED_ENDS = ['failed', 'timed_out', 'cancelled'];
+const SERVICE_ENDS = ['available', 'error', 'withdrawn'];
+
+/** One short line, without secrets: what the warehouse and `ddsync submissions status` show. */
+export function stepError(step: string, error: unknown): string {
+  const text = scrubSecrets(error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  const line = `${step}: ${text || (error as Error)?.name || 'unknown error'}`;
+  return line.length > MAX_ERROR_LENGTH ? `${line.slice(0, MAX_ERROR_LENGTH - 1)}…` : line;
+}
+
+/** Counts a failed attempt; returns the failed attempts in a row (undefined when nothing was recorded). */
+async function recordFailure(db: Warehouse, subject: Subject, message: string): Promise<number | undefined> {
+  if (subject.key !== undefined) {
+    const { rows } = await sql<{ n: number }>`
+      update transactions set last_error = ${message}, failed_attempts = failed_attempts + 1, last_failed_at = now()
+      where key = ${subject.key} and state <> all(${[...DECIDED_ENDS, ...SERVICE_ENDS]}::text[])
+      returning failed_attempts as n`.execute(db);
+    return rows[0]?.n;
+  }
+  if (subject.batchId === undefined) return undefined;
+  const { rows } = await sql<{ n: number }>`
+    update submission_batches set last_error = ${message}, failed_attempts = failed_attempts + 1, last_failed_at = now()
+    where id = ${subject.batchId}::uuid returning failed_attempts as n`.execute(db);
+  return rows[0]?.n;
+}
+
+/** The step succeeded: what an earlier attempt recorded is cleared (writes nothing when there is none). */
+async function clearFailures(db: Warehouse, subject: Subject): Promise<void> {
+  if (subject.key !== undefined) {
+    await sql`
+      update transactions set last_error = case when state = any(${DECIDED_ENDS}::text[]) then last_error end, failed_attempts = 0, last_failed_at = null
+      where key = ${subject.key} and failed_attempts > 0`.execute(db);
+  } else if (subject.batchId !== undefined) {
+    await sql`update submission_batches set last_error = null, failed_attempts = 0, last_failed_at = null where id = ${subject.batchId}::uuid and failed_attempts > 0`.execute(db);
+  }
+}
+
+function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0;
+
+/** The same failure, logged by the worker at debug level; a refusal (not retried) stays as it is. */
+function quietly(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  if (error instanceof ApplicationFailure) {
+    if (error.nonRetryable) return error;
+    return ApplicationFailure.create({
+      message: error.message, type: error.type ?? 'Error', details: error.details ?? [], ...(error.nextRetryDelay != null ? { nextRetryDelay: error.nextRetryDelay } : {}),
+      ...(error.cause ? { cause: error.cause } : {}), category: ApplicationFailureCategory.BENIGN,
+    });
+  }
+  return ApplicationFailure.create({ message: error.message, type: error.name, cause: error, category: ApplicationFailureCategory.BENIGN });
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- activities of any signature
+type AnyActivity = (...args: any[]) => Promise<unknown>;
+
+/** Wraps every activity of the group (see above); the first argument names the transaction or batch. */
+export function trackStepFailures<T extends Record<string, AnyActivity>>(db: Warehouse, activities: T): T {
+  const wrapped: Record<string, AnyActivity> = {};
+  for (const [step, fn] of Object.entries(activities)) {
+    wrapped[step] = async (...args: unknown[]) => {
+      const subject = (args[0] ?? {}) as Subject;
+      let result: unknown;
+      try {
+        result = await fn(...args);
+      } catch (error) {
+        const context = Context.current();
+        if (error instanceof CancelledFailure || context.cancellationSignal.aborted) throw error;
+        const attempts = await within(recordFailure(db, subject, stepError(step, error)), RECORD_TIMEOUT_MS).catch(() => undefined);
+        throw isPowerOfTwo(attempts ?? context.info.attempt) ? error : quietly(error);
+      }
+      await within(clearFailures(db, subject), RECORD_TIMEOUT_MS).catch(() => undefined);
+      return result;
+    };
+  }
+  return wrapped as T;
+}
