@@ -126,6 +126,9 @@ export async function bulkSubmit(input: BulkSubmitInput): Promise<BulkProgress> 
         // One workflow per key at a time, and none after the first unless the batch is restarted (then
         // only for keys reopened as pending): a second workflow never creates a second transaction.
         workflowIdReusePolicy: bulk.restart ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        // Its requests are local activities, which hold a workflow task open while a slow service
+        // answers: a 5 s task hands it back every 4 s at most (see refresh-warehouse.ts, TMPRL1104).
+        workflowTaskTimeout: '5 seconds',
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

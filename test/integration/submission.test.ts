@@ -45,6 +45,9 @@ describe('bulk transaction submission', () => {
     // The wait is durable timers in the workflow, not an activity that sleeps.
     const history = await h.temporal.client.workflow.getHandle(transactionWorkflowId(keys[0]!)).fetchHistory();
     expect((history.events ?? []).filter((e) => e.timerStartedEventAttributes).length).toBeGreaterThan(0);
+    // Its requests are local activities: a 5 s workflow task hands the task back every 4 s at most (TMPRL1104).
+    const described = await h.temporal.client.workflow.getHandle(transactionWorkflowId(keys[0]!)).describe();
+    expect(Number(described.raw.executionConfig!.defaultWorkflowTaskTimeout!.seconds)).toBe(5);
     const latency = await sql<{ available: number; median: number | null }>`
       select available::int, median_seconds_submit_to_available::float8 as median from bi_transaction_latency where batch_id = ${intake.batchId}::uuid`.execute(h.db);
     expect(latency.rows[0]!.available).toBe(8);
