@@ -48,8 +48,6 @@ type Tx = Transaction<Database>;
 
 /** Tables whose soft-deleted rows count as deletions (analyses and species follow their plot). */
 const CONFIRMED_TABLES = ['plots', 'plot_suppliers', 'business_connections', 'businesses', 'business_invitations'];
-/** The sweep's count of deferred links travels in its TableCounts under this key, not a table's. */
-const DEFERRED = '(deferred)';
 
 export async function finishRun(db: Kysely<Database>, runId: string, failure?: string): Promise<RunSummary> {
   await db.transaction().execute(async (trx) => {
@@ -65,18 +63,17 @@ export async function finishRun(db: Kysely<Database>, runId: string, failure?: s
       select scope, kind, status from sync_run_scopes where run_id = ${runId}::uuid`.execute(trx);
     const succeeded = (scope: string) => scopes.rows.some((s) => s.scope === scope && s.status === 'succeeded');
     const sweep = emptyCounts();
+    let deferred = 0;
     await chooseSweptSuppliers(trx, runId, failure === undefined);
     if (failure === undefined) {
       await collectSeenIds(trx, runId);
-      await sweepPlots(trx, runId, startedAt, { network: succeeded(NETWORK_SCOPE), ownPlots: succeeded(OWN_PLOTS_SCOPE) }, sweep);
+      deferred = await sweepPlots(trx, runId, startedAt, { network: succeeded(NETWORK_SCOPE), ownPlots: succeeded(OWN_PLOTS_SCOPE) }, sweep);
       if (succeeded(NETWORK_SCOPE)) {
         await sweepEntity(trx, startedAt, NETWORK_SCOPE, 'businesses', sweep);
         await sweepEntity(trx, startedAt, NETWORK_SCOPE, 'business_connections', sweep);
       }
       if (succeeded(INVITATIONS_SCOPE)) await sweepEntity(trx, startedAt, INVITATIONS_SCOPE, 'business_invitations', sweep);
     }
-    const deferred = sweep[DEFERRED];
-    delete sweep[DEFERRED];
     const counts = mergeCounts(await countOncePerRun(trx, runId, await pageCounts(trx, runId)), sweep);
     for (const [table, c] of Object.entries(counts)) {
       await sql`
@@ -90,7 +87,7 @@ export async function finishRun(db: Kysely<Database>, runId: string, failure?: s
     const confirmed = CONFIRMED_TABLES.reduce((n, t) => n + (sweep[t]?.deleted ?? 0), 0);
     await sql`
       update sync_runs r set status = ${status}, finished_at = clock_timestamp(), error = ${error},
-        deletions_confirmed = ${confirmed}, deletions_deferred = ${deferred?.deleted ?? 0},
+        deletions_confirmed = ${confirmed}, deletions_deferred = ${deferred},
         verify_pages = v.pages, requests = t.requests + v.requests,
         pages = t.pages, plots_seen = t.plots, retries = t.retries, rate_limited = t.rate_limited,
         suppliers_done = (select count(*) from sync_run_scopes s where s.run_id = r.id and s.kind = 'supplier' and s.status = 'succeeded'),
@@ -197,9 +194,9 @@ async function pageCounts(trx: Tx, runId: string): Promise<TableCounts> {
  *
  * A row written after `startedAt` was written by another refresh running at the same time (one
  * started by hand while the schedule's ran): it saw the row, so this sweep leaves it even if this
- * run did not see it.
+ * run did not see it. Returns the links deferred (missed, not proven gone: marked missing_since).
  */
-async function sweepPlots(trx: Tx, runId: string, startedAt: RawBuilder<unknown>, complete: { network: boolean; ownPlots: boolean }, counts: TableCounts): Promise<void> {
+async function sweepPlots(trx: Tx, runId: string, startedAt: RawBuilder<unknown>, complete: { network: boolean; ownPlots: boolean }, counts: TableCounts): Promise<number> {
   await sql`create temp table swept_plots (id text primary key) on commit drop`.execute(trx);
   // One anti-join. Unseen links written before the run began go when proven gone (the supplier's
   // list was verified stable, or the previous complete refresh missed them too) and are marked missing
@@ -233,7 +230,7 @@ async function sweepPlots(trx: Tx, runId: string, startedAt: RawBuilder<unknown>
     select distinct supplier_id, 0::int8, 'unsettled' from unseen where unsettled
     union all
     select null, count(*)::int8, 'cleared' from cleared`.execute(trx);
-  addCounts(counts, DEFERRED, { deleted: links.rows.filter((r) => r.outcome === 'deferred').reduce((n, r) => n + Number(r.n), 0) });
+  const deferred = links.rows.filter((r) => r.outcome === 'deferred').reduce((n, r) => n + Number(r.n), 0);
   let deletedLinks = links.rows.filter((r) => r.outcome === 'deleted').reduce((n, r) => n + Number(r.n), 0);
   // A supplier that lost links, or holds links written by another refresh, has its pages read in
   // full next time (see source_pages). Deferred links need no such read: they are compared anyway.
@@ -279,7 +276,7 @@ async function sweepPlots(trx: Tx, runId: string, startedAt: RawBuilder<unknown>
     deletedPlots += Number(own.rows[0]?.n ?? 0);
   }
   addCounts(counts, 'plots', { deleted: deletedPlots });
-  if (deletedPlots === 0) return;
+  if (deletedPlots === 0) return deferred;
   const history = await sql`
     update plot_history h set valid_to = now(), is_current = false
     from swept_plots s where h.plot_id = s.id and h.is_current`.execute(trx);
@@ -288,6 +285,7 @@ async function sweepPlots(trx: Tx, runId: string, startedAt: RawBuilder<unknown>
     update analyses a set deleted_at = now(), changed_at = now()
     from swept_plots s where a.plot_id = s.id and a.deleted_at is null`.execute(trx);
   addCounts(counts, 'analyses', { deleted: Number(analyses.numAffectedRows ?? 0) });
+  return deferred;
 }
 
 /** Rows of a listing read in one response that the response no longer had. */
