@@ -10,9 +10,13 @@ COPY cli ./cli
 COPY infra ./infra
 COPY workflows ./workflows
 COPY activities ./activities
+COPY upstream ./upstream
+COPY warehouse ./warehouse
 COPY schema ./schema
+COPY platform ./platform
 COPY sql ./sql
 COPY simulator ./simulator
+COPY examples ./examples
 RUN node node_modules/tsx/dist/cli.mjs infra/build.ts
 # The PDF archive volume mounts here (docker-compose.yml); a named volume takes over this ownership.
 RUN mkdir -p /archive && chown node:node /archive

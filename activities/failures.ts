@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { UpstreamError } from './api/errors.ts';
+import { UpstreamError } from '../upstream/errors.ts';
 
 /**
  * How an activity's error reaches Temporal: the client's typed errors decide. A non-retryable one

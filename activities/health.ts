@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Warehouse } from './warehouse/database.ts';
+import type { Warehouse } from '../warehouse/database.ts';
 
 /** What the health check needs of the upstream client: one authenticated read. */
 export interface UpstreamProbe {

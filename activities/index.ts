@@ -3,8 +3,8 @@ import { createRefreshActivities, type RefreshApi } from './refresh/activities.t
 import { createSubmissionActivities, type SubmissionApi } from './submission/activities.ts';
 import { createWebhookActivities, type WebhookApi } from './webhooks/activities.ts';
 import { createPdfActivities, type PdfApi } from './pdfs/activities.ts';
-import type { Warehouse } from './warehouse/database.ts';
-import type { Logger } from '../infra/logger.ts';
+import type { Warehouse } from '../warehouse/database.ts';
+import type { Logger } from '../platform/logger.ts';
 
 export interface ActivityDeps {
   db: Warehouse;

@@ -3,11 +3,11 @@
 // plot rows into a bare table (COPY-only). Then a second, no-change refresh, which should cost
 // about a read and write nothing. Prints figures and ratios; never passes or fails on time.
 // Usage: npm run bench:refresh -- --plots N [--suppliers S] [--json]
-import { openWarehouse, type Warehouse } from '../activities/warehouse/database.ts';
+import { openWarehouse, type Warehouse } from '../warehouse/database.ts';
 import { parseFlags, intFlag, UsageError } from '../cli/usage.ts';
 import { createUpstreamFromConfig } from '../cli/upstream.ts';
-import { loadConfig } from '../infra/config.ts';
-import { createLogger } from '../infra/logger.ts';
+import { loadConfig } from '../platform/config.ts';
+import { createLogger } from '../platform/logger.ts';
 import { rowVersions } from '../test/support/warehouse-facts.ts';
 import { procStatusMb, resetPeakRss, sampleRss } from './support/children.ts';
 import { measureCopyOnly, type CopyResult } from './support/copy-baseline.ts';

@@ -5,12 +5,12 @@
 // passes or fails on time.
 // Usage: npm run bench:submit -- --transactions N [--concurrency C] [--json]
 import { writeFileSync } from 'node:fs';
-import { openWarehouse } from '../activities/warehouse/database.ts';
-import { migrateToLatest } from '../activities/warehouse/migrate.ts';
-import { takeInShipments } from '../activities/submission/intake.ts';
-import { createUpstreamClient, type UpstreamClient } from '../activities/api/index.ts';
+import { openWarehouse } from '../warehouse/database.ts';
+import { migrateToLatest } from '../warehouse/migrate.ts';
+import { takeInShipments } from '../warehouse/submission/intake.ts';
+import { createUpstreamClient, type UpstreamClient } from '../upstream/index.ts';
 import { parseFlags, intFlag, UsageError } from '../cli/usage.ts';
-import { packagePath } from '../infra/package-root.ts';
+import { packagePath } from '../platform/package-root.ts';
 import { WORKER_NODE_FLAGS } from '../infra/production.ts';
 import { bulkSubmit, bulkSubmitWorkflowId } from '../workflows/bulk-submit.ts';
 import type { TransactionTiming } from '../workflows/submit-transaction.ts';

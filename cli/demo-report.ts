@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Warehouse } from '../activities/warehouse/database.ts';
+import type { Warehouse } from '../warehouse/database.ts';
 import { fmt } from './progress.ts';
 
 /** What the demo shows once its refresh is done: read from the BI views, as an analyst would. */

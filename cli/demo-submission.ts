@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type { Client } from '@temporalio/client';
-import type { Warehouse } from '../activities/warehouse/database.ts';
-import { takeInShipments, type IntakeSummary } from '../activities/submission/intake.ts';
-import type { BatchReport } from '../activities/submission/batch-report.ts';
-import { packagePath } from '../infra/package-root.ts';
+import type { Warehouse } from '../warehouse/database.ts';
+import { takeInShipments, type IntakeSummary } from '../warehouse/submission/intake.ts';
+import type { BatchReport } from '../warehouse/submission/batch-report.ts';
+import { packagePath } from '../platform/package-root.ts';
 import { bulkSubmit, bulkSubmitWorkflowId } from '../workflows/bulk-submit.ts';
 import type { TransactionTiming } from '../workflows/submit-transaction.ts';
 import { followBatch } from './submission-runner.ts';

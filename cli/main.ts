@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { failureMessage } from '../workflows/failure-message.ts';
 import { UsageError } from './usage.ts';
-import { ConfigError } from '../infra/config.ts';
-import { scrubSecrets } from '../infra/secrets.ts';
-import { packagePath } from '../infra/package-root.ts';
+import { ConfigError } from '../platform/config.ts';
+import { scrubSecrets } from '../platform/secrets.ts';
+import { packagePath } from '../platform/package-root.ts';
 import { HELP } from './help.ts';
 import { stopWhenNpmParentExits } from '../infra/parent-watch.ts';
 

@@ -1,4 +1,4 @@
-import type { RunProgress } from '../activities/refresh/run-ledger.ts';
+import type { RunProgress } from '../warehouse/refresh/run-ledger.ts';
 
 /**
  * One line of refresh progress: suppliers done / total, suppliers' plots loaded (of those expected

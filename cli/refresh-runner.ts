@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { Warehouse } from '../activities/warehouse/database.ts';
-import { readProgress } from '../activities/refresh/run-ledger.ts';
-import type { RunSummary } from '../activities/refresh/sweep.ts';
+import type { Warehouse } from '../warehouse/database.ts';
+import { readProgress } from '../warehouse/refresh/run-ledger.ts';
+import type { RunSummary } from '../warehouse/refresh/sweep.ts';
 import { refreshWarehouse, refreshWorkflowId, type RefreshInput } from '../workflows/refresh-warehouse.ts';
 import { progressLine, progressPrinter } from './progress.ts';
 

@@ -1,4 +1,4 @@
-import type { RunSummary } from '../activities/refresh/sweep.ts';
+import type { RunSummary } from '../warehouse/refresh/sweep.ts';
 import { fmt } from './progress.ts';
 
 /** The end-of-refresh report for people: outcome, volume, requests, and rows per table. */

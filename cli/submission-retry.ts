@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import type { Warehouse } from '../activities/warehouse/database.ts';
-import type { BatchReport } from '../activities/submission/batch-report.ts';
-import { reopenResubmittable } from '../activities/submission/resubmission.ts';
+import type { Warehouse } from '../warehouse/database.ts';
+import type { BatchReport } from '../warehouse/submission/batch-report.ts';
+import { reopenResubmittable } from '../warehouse/submission/resubmission.ts';
 import { bulkSubmit, bulkSubmitWorkflowId } from '../workflows/bulk-submit.ts';
 import type { TransactionTiming } from '../workflows/submit-transaction.ts';
 

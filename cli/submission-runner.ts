@@ -1,6 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import type { Warehouse } from '../activities/warehouse/database.ts';
-import { batchReport, type BatchReport } from '../activities/submission/batch-report.ts';
+import type { Warehouse } from '../warehouse/database.ts';
+import { batchReport, type BatchReport } from '../warehouse/submission/batch-report.ts';
 import { progressPrinter } from './progress.ts';
 import { batchProgressLine } from './submission-summary.ts';
 

@@ -1,6 +1,6 @@
-import type { BatchReport } from '../activities/submission/batch-report.ts';
-import { ENDED_STATES } from '../activities/submission/batch-report.ts';
-import type { IntakeSummary } from '../activities/submission/intake.ts';
+import type { BatchReport } from '../warehouse/submission/batch-report.ts';
+import { ENDED_STATES } from '../warehouse/submission/batch-report.ts';
+import type { IntakeSummary } from '../warehouse/submission/intake.ts';
 import { fmt } from './progress.ts';
 
 /** What people read about a submission: the file's rows, then where its transactions stand. */

@@ -1,6 +1,6 @@
-import { createUpstreamClient, NetworkError, type UpstreamClient } from '../activities/api/index.ts';
-import type { Config } from '../infra/config.ts';
-import type { Logger } from '../infra/logger.ts';
+import { createUpstreamClient, NetworkError, type UpstreamClient } from '../upstream/index.ts';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
 import { ConnectionFailedError, networkReason, upstreamEndpoint } from '../infra/connection-failure.ts';
 
 /** The upstream client as configured by DDSYNC_* settings: one per process. */

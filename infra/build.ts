@@ -4,7 +4,7 @@
 import { build } from 'esbuild';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { packagePath } from './package-root.ts';
+import { packagePath } from '../platform/package-root.ts';
 import { WORKFLOWS_PATH } from './worker.ts';
 
 const cli = packagePath('dist', 'ddsync.mjs');

@@ -1,12 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
-import type { Warehouse } from '../activities/warehouse/database.ts';
-import type { Logger } from './logger.ts';
-import { DeliveryVerifier, VerificationFailure, missingSignatureHeaders, type SecretApi } from '../activities/webhooks/verifier.ts';
-import { NotFoundError } from '../activities/api/errors.ts';
-import { managedWebhookId, storeEvent } from '../activities/webhooks/ledger.ts';
-import { dispatchEvent, dispatchPending } from '../activities/webhooks/dispatch.ts';
+import type { Warehouse } from '../warehouse/database.ts';
+import type { Logger } from '../platform/logger.ts';
+import { DeliveryVerifier, VerificationFailure, missingSignatureHeaders, type SecretApi } from '../upstream/webhook-verifier.ts';
+import { NotFoundError } from '../upstream/errors.ts';
+import { managedWebhookId, storeEvent } from '../warehouse/webhooks/ledger.ts';
+import { dispatchEvent, dispatchPending } from './webhook-dispatch.ts';
 
 /**
  * The webhook receiver: `POST /hooks/<name>` for each webhook ddsync manages (the name of

@@ -6,8 +6,8 @@ import {
 import type * as workflows from '../workflows/index.ts';
 import type { RefreshInput } from '../workflows/refresh-warehouse.ts';
 import type { MaintainWebhooksInput } from '../workflows/maintain-webhooks.ts';
-import { parseDesiredWebhooks } from '../activities/webhooks/desired.ts';
-import { durationMs } from './config.ts';
+import { parseDesiredWebhooks } from '../schema/desired-webhooks.ts';
+import { durationMs } from '../platform/config.ts';
 
 /**
  * The Temporal Schedules ddsync owns, built from configuration, and an idempotent way to make the
@@ -36,7 +36,7 @@ export interface ManagedSchedule {
   memo: { managedBy: typeof MANAGED_BY; purpose: string };
 }
 
-/** The configuration the schedules are built from (the `temporal` and `refresh` sections of infra/config.ts). */
+/** The configuration the schedules are built from (the `temporal` and `refresh` sections of platform/config.ts). */
 export interface ScheduleConfig {
   temporal: { taskQueue: string };
   refresh: { interval: string; supplierConcurrency: number; pageActivities?: 'local' | 'task-queue' };

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants, mkdirSync } from 'node:fs';
-import { packagePath } from './package-root.ts';
+import { packagePath } from '../platform/package-root.ts';
 import { join } from 'node:path';
 
 /**

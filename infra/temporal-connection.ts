@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { Runtime, NativeConnection, DefaultLogger, type LogLevel, type LogMetadata } from '@temporalio/worker';
 import { Connection, Client } from '@temporalio/client';
-import type { Config } from './config.ts';
-import type { Logger } from './logger.ts';
+import type { Config } from '../platform/config.ts';
+import type { Logger } from '../platform/logger.ts';
 import { ConnectionFailedError, networkReason, temporalEndpoint, type Endpoint } from './connection-failure.ts';
 
 type TemporalConfig = NonNullable<Config['temporal']>;

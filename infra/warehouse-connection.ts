@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { openWarehouse, type Warehouse } from '../activities/warehouse/database.ts';
+import { openWarehouse, type Warehouse } from '../warehouse/database.ts';
 import { ConnectionFailedError, networkReason, warehouseEndpoint } from './connection-failure.ts';
 
 const CONNECT_TIMEOUT_MS = 10_000;

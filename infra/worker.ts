@@ -1,4 +1,4 @@
-import { packagePath } from './package-root.ts';
+import { packagePath } from '../platform/package-root.ts';
 import { existsSync } from 'node:fs';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import type { NativeConnection } from '@temporalio/worker';

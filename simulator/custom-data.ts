@@ -1,7 +1,7 @@
 // Validation of client-supplied customData per the contract's eight rules (pure).
 // The server-owned namespace (rule 6) is the client's documented assumption, imported from its
-// single source (activities/api/service-facts.ts), so simulator and client can never disagree.
-import { RESERVED_CUSTOM_DATA_KEY } from '../activities/api/service-facts.ts';
+// single source (schema/upstream/service-facts.ts), so simulator and client can never disagree.
+import { RESERVED_CUSTOM_DATA_KEY } from '../schema/upstream/service-facts.ts';
 
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, log, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { PdfActivities, PdfAttemptOutcome } from '../activities/pdfs/activities.ts';
-import { PDF_RUN_PROBLEM } from '../activities/pdfs/run-problem.ts';
+import { PDF_RUN_PROBLEM } from '../platform/run-problem.ts';
 
 /**
  * The scheduled survey-response PDF archive: takes the queued entries that are due, `batchSize`

@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { DesiredWebhook } from '../activities/webhooks/desired.ts';
+import type { DesiredWebhook } from '../schema/desired-webhooks.ts';
 import type { ReconcileResult, WebhookActivities } from '../activities/webhooks/activities.ts';
 
 /**

@@ -1,7 +1,7 @@
 import {
   CancellationScope, ContinueAsNew, ParentClosePolicy, continueAsNew, defineQuery, executeChild, setHandler, uuid4, workflowInfo,
 } from '@temporalio/workflow';
-import type { RunSummary } from '../activities/refresh/sweep.ts';
+import type { RunSummary } from '../warehouse/refresh/sweep.ts';
 import type { SupplierToRead } from '../activities/refresh/activities.ts';
 import { failureMessage } from './failure-message.ts';
 import { refreshActivities, type PageActivityMode, type RefreshTimeouts } from './refresh-activities.ts';

@@ -5,7 +5,7 @@ import {
 import type { SubmissionActivities, TransactionView } from '../activities/submission/activities.ts';
 import { failureMessage } from './failure-message.ts';
 // A pure module (no I/O): safe in the workflow bundle.
-import { EU_POLL_NOT_BEFORE_MS } from '../activities/api/service-facts.ts';
+import { EU_POLL_NOT_BEFORE_MS } from '../schema/upstream/service-facts.ts';
 
 /**
  * One shipment, from request to DDS reference: create the DRAFT (customId = key, exactly once),

@@ -2,18 +2,19 @@ import { constants } from 'node:fs';
 import { access, mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { UpstreamClient } from '../api/index.ts';
-import { CredentialsRefusedError, NotFoundError, UnprocessableError, UpstreamError } from '../api/index.ts';
-import type { Warehouse } from '../warehouse/database.ts';
-import type { Logger } from '../../infra/logger.ts';
+import type { UpstreamClient } from '../../upstream/index.ts';
+import { CredentialsRefusedError, NotFoundError, UnprocessableError, UpstreamError } from '../../upstream/index.ts';
+import type { Warehouse } from '../../warehouse/database.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { mapFailures } from '../failures.ts';
 import { keepAlive } from '../keep-alive.ts';
-import { NotAPdfError, removeStaleTempFiles, storePdf, type StoredPdf } from './archive.ts';
+import { NotAPdfError, removeStaleTempFiles, storePdf } from './archive.ts';
+import type { StoredPdf } from '../../warehouse/pdfs/queue.ts';
 import { TEMP_DIR } from './content-address.ts';
-import { PDF_RUN_PROBLEM } from './run-problem.ts';
-import { DEFAULT_PDF_ARCHIVE_DIR } from '../../infra/config.ts';
-import type { PdfBackoff } from './backoff.ts';
-import { claimDuePdfs, databaseNow, noteFailedTry, recordArchived, recordGone, recordRetryLater, renewLease } from './queue.ts';
+import { PDF_RUN_PROBLEM } from '../../platform/run-problem.ts';
+import { DEFAULT_PDF_ARCHIVE_DIR } from '../../platform/config.ts';
+import type { PdfBackoff } from '../../warehouse/pdfs/backoff.ts';
+import { claimDuePdfs, databaseNow, noteFailedTry, recordArchived, recordGone, recordRetryLater, renewLease } from '../../warehouse/pdfs/queue.ts';
 
 /**
  * The activities of the survey-response PDF archive. Each PDF is streamed from the service into the

@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import type { StoredPdf } from '../../warehouse/pdfs/queue.ts';
 import { TEMP_DIR, contentPath, describeHead, startsLikePdf } from './content-address.ts';
 
 /**
@@ -17,14 +18,6 @@ export class NotAPdfError extends Error {
   override name = 'NotAPdfError';
 }
 
-export interface StoredPdf {
-  sha256: string;
-  sizeBytes: number;
-  /** Relative to the archive directory, with forward slashes. */
-  storagePath: string;
-  /** The content was stored already (by another survey response, or an earlier attempt): nothing new was written. */
-  deduplicated: boolean;
-}
 
 export interface StoreOptions {
   /** The response's Content-Length, when it sent one: a body of another size is refused. */

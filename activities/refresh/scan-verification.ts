@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../schema/database.ts';
-import { hasMorePages, parseSupplierPlotsPage, type RawPlotPage } from '../api/index.ts';
-import { sourcePageHash } from './plot-fingerprint.ts';
-import { presentIds } from './plot-page.ts';
+import { hasMorePages, parseSupplierPlotsPage, type RawPlotPage } from '../../upstream/index.ts';
+import { sourcePageHash } from '../../warehouse/refresh/plot-fingerprint.ts';
+import { presentIds } from '../../warehouse/refresh/plot-page.ts';
 
 /**
  * Offset pages are not a snapshot. While a supplier's pages are read, the source may delete or insert

@@ -1,15 +1,15 @@
 import { ApplicationFailure, CancelledFailure, Context } from '@temporalio/activity';
 import type { Transaction } from '../../schema/upstream.ts';
-import type { UpstreamClient } from '../api/index.ts';
-import { ConflictError, NetworkError, UpstreamError, provesNotApplied, serviceFacts } from '../api/index.ts';
-import type { Warehouse } from '../warehouse/database.ts';
-import type { Logger } from '../../infra/logger.ts';
+import type { UpstreamClient } from '../../upstream/index.ts';
+import { ConflictError, NetworkError, UpstreamError, provesNotApplied, serviceFacts } from '../../upstream/index.ts';
+import type { Warehouse } from '../../warehouse/database.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { mapFailures } from '../failures.ts';
 import { keepAlive } from '../keep-alive.ts';
 import {
   batchStanding, beginCreateAttempt, cancelUnstarted, closeBatch, noteCreateSent, type BatchStanding, recordComponents, recordEnd, recordTransaction, requestsAfter,
   stateOf, transactionIdOf, withdrawCreateSent, type StatusSource, type TransactionState,
-} from './transaction-ledger.ts';
+} from '../../warehouse/submission/transaction-ledger.ts';
 import { trackStepFailures } from './step-failures.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
 import { sql } from 'kysely';
-import type { Warehouse } from '../warehouse/database.ts';
-import { scrubSecrets } from '../../infra/secrets.ts';
+import type { Warehouse } from '../../warehouse/database.ts';
+import { scrubSecrets } from '../../platform/secrets.ts';
 
 /**
  * A step of a submission that fails is retried without end: a transaction must never be lost to a

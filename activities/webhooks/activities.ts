@@ -1,11 +1,11 @@
 import { Context } from '@temporalio/activity';
-import type { UpstreamClient } from '../api/index.ts';
-import type { Warehouse } from '../warehouse/database.ts';
-import type { Logger } from '../../infra/logger.ts';
+import type { UpstreamClient } from '../../upstream/index.ts';
+import type { Warehouse } from '../../warehouse/database.ts';
+import type { Logger } from '../../platform/logger.ts';
 import { mapFailures } from '../failures.ts';
 import { keepAlive } from '../keep-alive.ts';
-import { describedAs, type DesiredWebhook } from './desired.ts';
-import { recordAttempts, recordStats, recordWebhooks } from './ledger.ts';
+import { describedAs, type DesiredWebhook } from '../../schema/desired-webhooks.ts';
+import { recordAttempts, recordStats, recordWebhooks } from '../../warehouse/webhooks/ledger.ts';
 import { planWebhooks, type WebhookAction } from './reconcile-plan.ts';
 
 /** Keeping the desired webhooks registered, and their attempts and stats in the warehouse. */

@@ -1,5 +1,5 @@
 import type { Webhook } from '../../schema/upstream.ts';
-import { describedAs, managedName, type DesiredWebhook } from './desired.ts';
+import { describedAs, managedName, type DesiredWebhook } from '../../schema/desired-webhooks.ts';
 
 /**
  * What reconciling the desired webhooks with the service's takes: create what is missing, patch what

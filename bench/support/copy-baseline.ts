@@ -12,11 +12,11 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { toPlotRows } from '../../activities/refresh/plot-rows.ts';
-import { storable } from '../../activities/refresh/json-recordset.ts';
-import type { PlotRow } from '../../activities/refresh/rows.ts';
-import { openWarehouse } from '../../activities/warehouse/database.ts';
-import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import { toPlotRows } from '../../warehouse/refresh/plot-rows.ts';
+import { storable } from '../../warehouse/refresh/json-recordset.ts';
+import type { PlotRow } from '../../warehouse/refresh/rows.ts';
+import { openWarehouse } from '../../warehouse/database.ts';
+import { migrateToLatest } from '../../warehouse/migrate.ts';
 import type { RunningPostgres } from '../../infra/embedded-postgres.ts';
 import { walkOwnPlots, walkSupplierPages, type PlotBatch, type WalkApi } from './plot-walk.ts';
 

@@ -1,8 +1,8 @@
 // Reading every plot a refresh reads, the way the refresh reads it, but with no database: the
 // supplier listing, each supplier's pages of 500 (suppliers `concurrency` at a time, a supplier's
 // pages one after another, as one child workflow reads them) and the own-plots stream.
-import type { UpstreamClient } from '../../activities/api/index.ts';
-import { toNetwork } from '../../activities/refresh/network-rows.ts';
+import type { UpstreamClient } from '../../upstream/index.ts';
+import { toNetwork } from '../../warehouse/refresh/network-rows.ts';
 import type { Plot } from '../../schema/upstream.ts';
 
 export type WalkApi = Pick<UpstreamClient, 'listSuppliers' | 'listBuyers' | 'getSupplierPlotsPage' | 'ownPlots'>;

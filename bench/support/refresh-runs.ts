@@ -1,11 +1,11 @@
 // The real thing: `ddsync worker` as a child process (its own CPU time and memory, measurable in
 // /proc), and refreshes started through a Temporal client and timed until they complete.
 import type { Client } from '@temporalio/client';
-import type { RunSummary } from '../../activities/refresh/sweep.ts';
+import type { RunSummary } from '../../warehouse/refresh/sweep.ts';
 import type { refreshWarehouse } from '../../workflows/refresh-warehouse.ts';
 import { sampleRss, spawnChild, type Child } from './children.ts';
 
-import { packagePath } from '../../infra/package-root.ts';
+import { packagePath } from '../../platform/package-root.ts';
 import { BUILT_CLI, BUILT_WORKFLOW_BUNDLE, WORKER_ENV } from '../../infra/production.ts';
 // Values of temporal.api.enums.v1.TaskQueueType (the proto package is not a direct dependency).
 const TASK_QUEUE_TYPES = { workflow: 1, activity: 2 } as const;

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../infra/embedded-postgres.ts';
 import { startTemporalDevServer, type RunningDevServer } from '../../infra/temporal-dev-server.ts';
-import { packagePath } from '../../infra/package-root.ts';
+import { packagePath } from '../../platform/package-root.ts';
 import { spawnChild, type Child } from './children.ts';
 import { UsageError } from '../../cli/usage.ts';
 

@@ -1,5 +1,5 @@
 import { parseFlags } from '../usage.ts';
-import { SETTINGS, loadConfig, ConfigError, type Section } from '../../infra/config.ts';
+import { SETTINGS, loadConfig, ConfigError, type Section } from '../../platform/config.ts';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { markdown: { type: 'boolean' } });

@@ -1,7 +1,7 @@
 import { parseFlags, UsageError } from '../usage.ts';
-import { loadConfig } from '../../infra/config.ts';
-import { createLogger } from '../../infra/logger.ts';
-import { ConflictError, NotImplementedError, ForbiddenError, NotFoundError, parseCustomDataJson, RequestValidationError } from '../../activities/api/index.ts';
+import { loadConfig } from '../../platform/config.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { ConflictError, NotImplementedError, ForbiddenError, NotFoundError, parseCustomDataJson, RequestValidationError } from '../../upstream/index.ts';
 import { connectUpstream } from '../upstream.ts';
 
 const MOVES = { accept: 'ACCEPTED', reject: 'REJECTED', cancel: 'CANCELLED' } as const;

@@ -1,7 +1,7 @@
 import { parseFlags } from '../usage.ts';
-import { loadConfig } from '../../infra/config.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
-import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import { migrateToLatest } from '../../warehouse/migrate.ts';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseFlags(argv, { json: { type: 'boolean' } });

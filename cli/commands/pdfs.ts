@@ -4,12 +4,12 @@ import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { parseFlags, UsageError } from '../usage.ts';
-import { loadConfig } from '../../infra/config.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
-import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { IdCollector, type IdList } from '../../activities/pdfs/ids.ts';
-import { enqueueSurveyPdfs, pdfArchiveStatus, type EnqueueResult, type PdfArchiveStatus } from '../../activities/pdfs/queue.ts';
+import { enqueueSurveyPdfs, pdfArchiveStatus, type EnqueueResult, type PdfArchiveStatus } from '../../warehouse/pdfs/queue.ts';
 import { archiveSurveyPdfs, pdfArchiveWorkflowId, type ArchivePdfsResult } from '../../workflows/archive-pdfs.ts';
 
 /** Ids per statement: any file size works, in bounded memory per round trip. */

@@ -1,10 +1,10 @@
 import { parseFlags } from '../usage.ts';
-import { loadConfig } from '../../infra/config.ts';
-import { createLogger } from '../../infra/logger.ts';
+import { loadConfig } from '../../platform/config.ts';
+import { createLogger } from '../../platform/logger.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { startReceiver } from '../../infra/receiver.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
-import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
 
 export async function run(argv: string[]): Promise<number> {

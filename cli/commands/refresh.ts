@@ -1,9 +1,9 @@
 import { parseFlags } from '../usage.ts';
-import { loadConfig } from '../../infra/config.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
-import { openWarehouse } from '../../activities/warehouse/database.ts';
+import { openWarehouse } from '../../warehouse/database.ts';
 import { checkWarehouse } from '../../infra/warehouse-connection.ts';
-import { readSummary, type RunSummary } from '../../activities/refresh/sweep.ts';
+import { readSummary, type RunSummary } from '../../warehouse/refresh/sweep.ts';
 import { followRefresh, startRefresh } from '../refresh-runner.ts';
 import { refreshInputFrom } from '../../infra/schedules.ts';
 import { formatRunSummary } from '../refresh-summary.ts';

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { parseFlags, UsageError } from '../usage.ts';
-import { loadConfig } from '../../infra/config.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import {
   applySchedules, ddsyncSchedules, describeSchedule, listSchedules, retireSchedules, type ScheduleConfig, type ScheduleListing,

@@ -1,12 +1,12 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { parseFlags, UsageError } from '../usage.ts';
-import { loadConfig } from '../../infra/config.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
-import { batchReport, recentBatches } from '../../activities/submission/batch-report.ts';
+import { batchReport, recentBatches } from '../../warehouse/submission/batch-report.ts';
 import { bulkProgressQuery, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
 import { batchExitCode, formatBatch } from '../submission-summary.ts';
-import { resubmittableKeys } from '../../activities/submission/resubmission.ts';
+import { resubmittableKeys } from '../../warehouse/submission/resubmission.ts';
 import { retryBatch } from '../submission-retry.ts';
 import { followBatch } from '../submission-runner.ts';
 

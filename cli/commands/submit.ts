@@ -1,18 +1,18 @@
 import { resolve } from 'node:path';
 import { sql } from 'kysely';
 import { parseFlags, UsageError } from '../usage.ts';
-import { loadConfig } from '../../infra/config.ts';
+import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
-import type { Warehouse } from '../../activities/warehouse/database.ts';
+import type { Warehouse } from '../../warehouse/database.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
-import { takeInShipments } from '../../activities/submission/intake.ts';
-import { FileFormatError } from '../../activities/submission/shipment-file.ts';
+import { migrateToLatest } from '../../warehouse/migrate.ts';
+import { takeInShipments } from '../../warehouse/submission/intake.ts';
+import { FileFormatError } from '../../warehouse/submission/shipment-file.ts';
 import { bulkSubmit, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
 import { followBatch } from '../submission-runner.ts';
 import { batchExitCode, formatBatch, formatIntake, nothingToSend } from '../submission-summary.ts';
-import { batchReport } from '../../activities/submission/batch-report.ts';
+import { batchReport } from '../../warehouse/submission/batch-report.ts';
 
 /** Earlier batches this file's duplicate keys belong to that are still open (not done, not cancelled). */
 async function unfinishedEarlierBatches(db: Warehouse, batchId: string): Promise<string[]> {

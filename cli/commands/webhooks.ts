@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { parseFlags, UsageError } from '../usage.ts';
-import { loadConfig } from '../../infra/config.ts';
-import { createLogger } from '../../infra/logger.ts';
+import { loadConfig } from '../../platform/config.ts';
+import { createLogger } from '../../platform/logger.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
-import { managedName, parseDesiredWebhooks } from '../../activities/webhooks/desired.ts';
+import { managedName, parseDesiredWebhooks } from '../../schema/desired-webhooks.ts';
 import { maintainWebhooks, maintainWebhooksWorkflowId } from '../../workflows/maintain-webhooks.ts';
 import { connectUpstream } from '../upstream.ts';
 

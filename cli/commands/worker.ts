@@ -1,17 +1,17 @@
 import { parseFlags } from '../usage.ts';
-import { loadConfig } from '../../infra/config.ts';
-import { createLogger } from '../../infra/logger.ts';
+import { loadConfig } from '../../platform/config.ts';
+import { createLogger } from '../../platform/logger.ts';
 import { connectWorker, installTemporalRuntime } from '../../infra/temporal-connection.ts';
 import { createDdsyncWorker } from '../../infra/worker.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
-import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { startReceiver, type RunningReceiver } from '../../infra/receiver.ts';
-import type { Config } from '../../infra/config.ts';
-import type { Logger } from '../../infra/logger.ts';
-import type { Warehouse } from '../../activities/warehouse/database.ts';
-import { CredentialsRefusedError, UpstreamError, type UpstreamClient } from '../../activities/api/index.ts';
+import type { Config } from '../../platform/config.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { Warehouse } from '../../warehouse/database.ts';
+import { CredentialsRefusedError, UpstreamError, type UpstreamClient } from '../../upstream/index.ts';
 
 /** DDSYNC_RECEIVER_IN_WORKER: the webhook receiver in this process (its own Temporal client to signal). */
 async function startReceiverInWorker(config: Config, db: Warehouse, api: UpstreamClient, log: Logger): Promise<RunningReceiver & { close(): Promise<void> }> {

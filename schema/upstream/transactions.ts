@@ -2,11 +2,11 @@ import { z } from 'zod';
 import { customDataResponse, dateTime, opt, openEnum, unsetAsNull, type CustomData, type DateTime, type Open } from './primitives.ts';
 import {
   ACTIVITY_TYPES, COMPONENT_UNITS, KNOWN_TRANSACTION_STATUSES, TRANSACTION_REFERENCE_FIELD, TRANSACTION_VERIFICATION_FIELD,
-} from '../../activities/api/service-facts.ts';
+} from './service-facts.ts';
 
 /**
  * Transactions and components. The contract shows concepts only; field names come from
- * upstream-facts.md (see activities/api/service-facts.ts for which are assumed). A status the
+ * upstream-facts.md (see schema/upstream/service-facts.ts for which are assumed). A status the
  * client does not know is kept as text: it must be stored and shown, never crash a workflow.
  */
 

@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
-import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
+import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand, lastJsonLine } from '../support/processes.ts';
 import { connectTemporal, type TemporalForTest } from '../support/temporal.ts';

@@ -5,8 +5,8 @@ import { createTestDatabase } from '../support/databases.ts';
 import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand, lastJsonLine } from '../support/processes.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
-import { openWarehouse } from '../../activities/warehouse/database.ts';
-import { takeInShipments } from '../../activities/submission/intake.ts';
+import { openWarehouse } from '../../warehouse/database.ts';
+import { takeInShipments } from '../../warehouse/submission/intake.ts';
 import { sql } from 'kysely';
 
 describe('ddsync submit and submissions', () => {

@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { startHarness, rejectionOf, type Harness } from './harness.ts';
-import { CredentialsRefusedError } from '../../activities/api/index.ts';
+import { CredentialsRefusedError } from '../../upstream/index.ts';
 
 function memoryLogger() {
   const lines: string[] = [];

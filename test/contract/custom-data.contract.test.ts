@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startHarness, rejectionOf, type Harness } from './harness.ts';
-import { RequestValidationError, serviceFacts } from '../../activities/api/index.ts';
+import { RequestValidationError, serviceFacts } from '../../upstream/index.ts';
 import type { Plot } from '../../schema/upstream.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startHarness, rejectionOf, type Harness } from './harness.ts';
-import { NetworkError, RateLimitedError, ServerError, type UpstreamClient } from '../../activities/api/index.ts';
+import { NetworkError, RateLimitedError, ServerError, type UpstreamClient } from '../../upstream/index.ts';
 import type { FaultProfile } from '../../simulator/index.ts';
 
 type Kind = 'http500' | 'http503' | 'http429' | 'http429NoRetryAfter' | 'reset' | 'truncate';

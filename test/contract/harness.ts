@@ -1,5 +1,5 @@
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/index.ts';
-import { createUpstreamClient, type UpstreamClient, type UpstreamClientOptions } from '../../activities/api/index.ts';
+import { createUpstreamClient, type UpstreamClient, type UpstreamClientOptions } from '../../upstream/index.ts';
 
 export interface Harness {
   sim: Simulator;

@@ -3,7 +3,7 @@ import { startHarness, rejectionOf, type Harness } from './harness.ts';
 import { recordingFetch } from './recording-fetch.ts';
 import {
   ConflictError, ForbiddenError, NotFoundError, NotImplementedError, RequestValidationError, UnprocessableError,
-} from '../../activities/api/index.ts';
+} from '../../upstream/index.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-00000000dead';
 

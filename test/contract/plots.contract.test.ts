@@ -1,6 +1,6 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startHarness, rejectionOf, type Harness } from './harness.ts';
-import { RequestValidationError, ForbiddenError, NotFoundError, emptyStats } from '../../activities/api/index.ts';
+import { RequestValidationError, ForbiddenError, NotFoundError, emptyStats } from '../../upstream/index.ts';
 
 describe('contract: plots and business connections', () => {
   let h: Harness;

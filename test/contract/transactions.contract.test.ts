@@ -3,7 +3,7 @@ import { startHarness, rejectionOf, type Harness } from './harness.ts';
 import { recordingFetch } from './recording-fetch.ts';
 import {
   BadRequestError, ConflictError, NotEntitledError, NotFoundError, RequestValidationError, type UpstreamClient,
-} from '../../activities/api/index.ts';
+} from '../../upstream/index.ts';
 import type { ComponentInput, CreateTransactionInput, Transaction } from '../../schema/upstream.ts';
 
 const REFERENCE = /^\d{2}[A-Z]{2}[A-Z0-9]{10}$/;

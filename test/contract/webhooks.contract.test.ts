@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { Webhook as SvixWebhook } from 'svix';
 import { startHarness, rejectionOf, type Harness } from './harness.ts';
 import { recordingFetch } from './recording-fetch.ts';
-import { BadRequestError, NotFoundError, RequestValidationError, type UpstreamClient } from '../../activities/api/index.ts';
+import { BadRequestError, NotFoundError, RequestValidationError, type UpstreamClient } from '../../upstream/index.ts';
 import type { WebhookAttempt } from '../../schema/upstream.ts';
 
 interface Received { path: string; headers: http.IncomingHttpHeaders; body: string }

@@ -1,8 +1,8 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
 import { readFile } from 'node:fs/promises';
-import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
-import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
+import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { createTestDatabase } from '../support/databases.ts';
 
 // A small network written by hand, so every figure of the views is known:

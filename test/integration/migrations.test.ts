@@ -4,8 +4,8 @@ import pg from 'pg';
 import { readdirSync } from 'node:fs';
 import { copyFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
-import { MIGRATIONS_DIR, migrateToLatest } from '../../activities/warehouse/migrate.ts';
+import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
+import { MIGRATIONS_DIR, migrateToLatest } from '../../warehouse/migrate.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { scratchDir } from '../support/scratch.ts';
 
@@ -23,7 +23,7 @@ describe('migrations', () => {
     try {
       const [a, b] = await Promise.all([migrateToLatest(db), migrateToLatest(other)]);
       // Each migration ran exactly once, by whichever worker held the lock.
-      const all = readdirSync(new URL('../../sql/migrations/', import.meta.url)).filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, '')).sort();
+      const all = readdirSync(new URL('../../sql/migrations', import.meta.url)).filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, '')).sort();
       expect(all.slice(0, 8)).toEqual(['0001_warehouse', '0002_bi_views', '0003_transactions', '0004_webhooks', '0005_survey_pdfs', '0006_webhook_dispatch', '0007_create_sent_at', '0008_refresh_page_reuse']);
       expect([...a.applied, ...b.applied].sort()).toEqual(all);
       expect([a.current, b.current]).toEqual([all.at(-1), all.at(-1)]);

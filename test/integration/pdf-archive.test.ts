@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { waitUntil } from '../support/wait.ts';
-import { claimDuePdfs, databaseNow, enqueueSurveyPdfs, recordRetryLater, renewLease } from '../../activities/pdfs/queue.ts';
+import { claimDuePdfs, databaseNow, enqueueSurveyPdfs, recordRetryLater, renewLease } from '../../warehouse/pdfs/queue.ts';
 import { archiveSurveyPdfs, pdfArchiveWorkflowId, type ArchivePdfsInput } from '../../workflows/archive-pdfs.ts';
 
 interface Row {

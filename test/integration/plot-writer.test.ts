@@ -1,11 +1,11 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
-import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
-import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
-import { storePlotBatch, type PlotBatch } from '../../activities/refresh/plot-batch.ts';
-import { mapPlots } from '../../activities/refresh/plot-page.ts';
-import { beginRun } from '../../activities/refresh/run-ledger.ts';
-import { normalisePlotsSkippingInvalid } from '../../activities/api/index.ts';
+import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
+import { migrateToLatest } from '../../warehouse/migrate.ts';
+import { storePlotBatch, type PlotBatch } from '../../warehouse/refresh/plot-batch.ts';
+import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
+import { beginRun } from '../../warehouse/refresh/run-ledger.ts';
+import { normalisePlotsSkippingInvalid } from '../../upstream/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { rowVersions } from '../support/warehouse-facts.ts';
 import { samplePage } from '../unit/api/samples.ts';

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { startWorkerHarness, FAST_TIMING, type WorkerHarness } from '../support/worker-harness.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
-import { takeInShipments } from '../../activities/submission/intake.ts';
+import { takeInShipments } from '../../warehouse/submission/intake.ts';
 import { bulkSubmit, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
 import { transactionWorkflowId } from '../../workflows/submit-transaction.ts';
 

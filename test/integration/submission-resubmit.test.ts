@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
 import { startWorkerHarness, FAST_TIMING, type WorkerHarness } from '../support/worker-harness.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
-import { batchReport } from '../../activities/submission/batch-report.ts';
+import { batchReport } from '../../warehouse/submission/batch-report.ts';
 import { retryBatch } from '../../cli/submission-retry.ts';
 import type { CreateTransactionInput } from '../../schema/upstream.ts';
 

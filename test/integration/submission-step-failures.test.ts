@@ -6,11 +6,11 @@ import { startWorkerHarness, FAST_TIMING, type WorkerHarness } from '../support/
 import { ddsyncEnv, runDdsync } from '../support/processes.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
-import { takeInShipments } from '../../activities/submission/intake.ts';
-import { batchReport } from '../../activities/submission/batch-report.ts';
+import { takeInShipments } from '../../warehouse/submission/intake.ts';
+import { batchReport } from '../../warehouse/submission/batch-report.ts';
 import { createSubmissionActivities } from '../../activities/submission/activities.ts';
-import { createLogger } from '../../infra/logger.ts';
-import type { Warehouse } from '../../activities/warehouse/database.ts';
+import { createLogger } from '../../platform/logger.ts';
+import type { Warehouse } from '../../warehouse/database.ts';
 import { bulkSubmit, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
 
 const RUN = Math.random().toString(36).slice(2, 8);

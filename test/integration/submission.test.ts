@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { transactionWorkflowId } from '../../workflows/submit-transaction.ts';
-import { batchReport } from '../../activities/submission/batch-report.ts';
+import { batchReport } from '../../warehouse/submission/batch-report.ts';
 
 /** Keys unique to this run: the simulator and the warehouse are fresh, the Temporal server is shared. */
 const RUN = Math.random().toString(36).slice(2, 8);

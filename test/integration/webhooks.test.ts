@@ -7,10 +7,10 @@ import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
 import { freePort } from '../../infra/ports.ts';
 import { startReceiver, type RunningReceiver } from '../../infra/receiver.ts';
-import { createLogger } from '../../infra/logger.ts';
-import { marker, type DesiredWebhook } from '../../activities/webhooks/desired.ts';
-import { DISPATCH_MAX_ATTEMPTS, pendingEvents, storeEvent } from '../../activities/webhooks/ledger.ts';
-import { dispatchEvent } from '../../activities/webhooks/dispatch.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { marker, type DesiredWebhook } from '../../schema/desired-webhooks.ts';
+import { DISPATCH_MAX_ATTEMPTS, pendingEvents, storeEvent } from '../../warehouse/webhooks/ledger.ts';
+import { dispatchEvent } from '../../infra/webhook-dispatch.ts';
 import type { Client } from '@temporalio/client';
 import { maintainWebhooks, maintainWebhooksWorkflowId } from '../../workflows/maintain-webhooks.ts';
 

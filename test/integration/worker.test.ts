@@ -1,10 +1,10 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
-import { createUpstreamClient } from '../../activities/api/index.ts';
-import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
+import { createUpstreamClient } from '../../upstream/index.ts';
+import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { createDdsyncWorker } from '../../infra/worker.ts';
-import { createLogger } from '../../infra/logger.ts';
+import { createLogger } from '../../platform/logger.ts';
 import { healthCheckWorkflowId } from '../../workflows/health-check.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { connectTemporal, workflowBundle, type TemporalForTest } from '../support/temporal.ts';

@@ -4,7 +4,7 @@ import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
 import { WORKFLOWS_PATH } from '../../infra/worker.ts';
 import { installTemporalRuntime } from '../../infra/temporal-connection.ts';
-import { createLogger } from '../../infra/logger.ts';
+import { createLogger } from '../../platform/logger.ts';
 
 let bundle: Promise<{ code: string }> | undefined;
 

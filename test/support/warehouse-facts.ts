@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Simulator } from '../../simulator/index.ts';
-import type { Warehouse } from '../../activities/warehouse/database.ts';
+import type { Warehouse } from '../../warehouse/database.ts';
 
 /**
  * The same facts about every current plot, read once from the simulator's own data and once from

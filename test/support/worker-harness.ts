@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Worker } from '@temporalio/worker';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../simulator/index.ts';
-import { createUpstreamClient, type UpstreamClient } from '../../activities/api/index.ts';
-import { openWarehouse, type Warehouse } from '../../activities/warehouse/database.ts';
-import { migrateToLatest } from '../../activities/warehouse/migrate.ts';
-import type { RunSummary } from '../../activities/refresh/sweep.ts';
+import { createUpstreamClient, type UpstreamClient } from '../../upstream/index.ts';
+import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
+import { migrateToLatest } from '../../warehouse/migrate.ts';
+import type { RunSummary } from '../../warehouse/refresh/sweep.ts';
 import { createDdsyncWorker } from '../../infra/worker.ts';
-import { createLogger } from '../../infra/logger.ts';
+import { createLogger } from '../../platform/logger.ts';
 import { refreshWarehouse, refreshWorkflowId, type RefreshInput } from '../../workflows/refresh-warehouse.ts';
 import { createTestDatabase } from './databases.ts';
 import { ddsyncEnv, runDdsync, type RunningCommand } from './processes.ts';
-import { takeInShipments, type IntakeSummary } from '../../activities/submission/intake.ts';
+import { takeInShipments, type IntakeSummary } from '../../warehouse/submission/intake.ts';
 import { bulkSubmit, bulkSubmitWorkflowId, type BulkProgress, type BulkSubmitInput } from '../../workflows/bulk-submit.ts';
 import type { TransactionTiming } from '../../workflows/submit-transaction.ts';
 

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TokenManager, refreshMarginMs } from '../../../activities/api/auth.ts';
-import { createUpstreamClient } from '../../../activities/api/client.ts';
-import { BadRequestError, CredentialsRefusedError, UnauthorizedError } from '../../../activities/api/errors.ts';
+import { TokenManager, refreshMarginMs } from '../../../upstream/auth.ts';
+import { createUpstreamClient } from '../../../upstream/client.ts';
+import { BadRequestError, CredentialsRefusedError, UnauthorizedError } from '../../../upstream/errors.ts';
 import { fakeJwt, json, startServer, tokenRoute, type LocalServer } from './local-server.ts';
 
 const SECRET = 'client-secret-value-42';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { backoffCeiling, backoffDelay, nextDelay } from '../../../activities/api/backoff.ts';
-import { parseRetryAfter } from '../../../activities/api/retry-after.ts';
+import { backoffCeiling, backoffDelay, nextDelay } from '../../../platform/backoff.ts';
+import { parseRetryAfter } from '../../../upstream/retry-after.ts';
 
 const opts = { baseMs: 250, maxMs: 30_000 };
 

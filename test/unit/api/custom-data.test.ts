@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkCustomData, parseCustomDataJson, prepareCustomData } from '../../../activities/api/custom-data.ts';
-import { RequestValidationError } from '../../../activities/api/errors.ts';
+import { checkCustomData, parseCustomDataJson, prepareCustomData } from '../../../upstream/custom-data.ts';
+import { RequestValidationError } from '../../../upstream/errors.ts';
 
 const messages = (input: unknown) => checkCustomData(input).issues.map((i) => `${i.path}: ${i.message}`);
 

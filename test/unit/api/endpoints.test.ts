@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createUpstreamClient, type UpstreamClient } from '../../../activities/api/client.ts';
-import { RequestValidationError, UnprocessableError, NetworkError } from '../../../activities/api/errors.ts';
+import { createUpstreamClient, type UpstreamClient } from '../../../upstream/client.ts';
+import { RequestValidationError, UnprocessableError, NetworkError } from '../../../upstream/errors.ts';
 import { fakeJwt, json, startServer, tokenRoute, type Handler, type LocalServer, type RecordedRequest } from './local-server.ts';
 
 let server: LocalServer | undefined;

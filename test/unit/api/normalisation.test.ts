@@ -3,9 +3,9 @@ import { z } from 'zod';
 import {
   BusinessInvitationSchema, PlotSchema, TransactionSchema, UserSchema, WebhookSchema, type Plot,
 } from '../../../schema/upstream.ts';
-import { normalisePlot, normalisePlots } from '../../../activities/api/plot-validator.ts';
-import { parseResponse } from '../../../activities/api/validate.ts';
-import { ResponseValidationError } from '../../../activities/api/errors.ts';
+import { normalisePlot, normalisePlots } from '../../../upstream/plot-validator.ts';
+import { parseResponse } from '../../../upstream/validate.ts';
+import { ResponseValidationError } from '../../../upstream/errors.ts';
 import { samplePlot, samplePage } from './samples.ts';
 
 const E = 'GET /businesses/{businessId}/plots';

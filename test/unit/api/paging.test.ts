@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createUpstreamClient } from '../../../activities/api/client.ts';
-import { RequestValidationError, ResponseValidationError } from '../../../activities/api/errors.ts';
-import { hasMorePages, isRepeatedPage } from '../../../activities/api/page-rule.ts';
+import { createUpstreamClient } from '../../../upstream/client.ts';
+import { RequestValidationError, ResponseValidationError } from '../../../upstream/errors.ts';
+import { hasMorePages, isRepeatedPage } from '../../../upstream/page-rule.ts';
 import { fakeJwt, json, startServer, tokenRoute, type LocalServer } from './local-server.ts';
 import { samplePage } from './samples.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildPlotQuery, effectiveLimit, type PlotQuery } from '../../../activities/api/plot-query.ts';
-import { RequestValidationError } from '../../../activities/api/errors.ts';
+import { buildPlotQuery, effectiveLimit, type PlotQuery } from '../../../upstream/plot-query.ts';
+import { RequestValidationError } from '../../../upstream/errors.ts';
 
 function refused(query: unknown, page?: unknown, limit?: unknown): RequestValidationError {
   try {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createUpstreamClient } from '../../../activities/api/client.ts';
-import { NetworkError, ResponseValidationError } from '../../../activities/api/errors.ts';
+import { createUpstreamClient } from '../../../upstream/client.ts';
+import { NetworkError, ResponseValidationError } from '../../../upstream/errors.ts';
 import { fakeJwt, startServer, tokenRoute, type Handler, type LocalServer } from './local-server.ts';
 import { samplePlot } from './samples.ts';
 

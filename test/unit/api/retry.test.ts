@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createUpstreamClient, type UpstreamClient } from '../../../activities/api/client.ts';
+import { createUpstreamClient, type UpstreamClient } from '../../../upstream/client.ts';
 import {
   BadRequestError, ConflictError, ForbiddenError, NetworkError, NotEntitledError, NotFoundError, NotImplementedError,
   RateLimitedError, ServerError, UnprocessableError, UpstreamError,
-} from '../../../activities/api/errors.ts';
-import { provesNotApplied } from '../../../activities/api/retry-policy.ts';
-import { emptyStats } from '../../../activities/api/stats.ts';
+} from '../../../upstream/errors.ts';
+import { provesNotApplied } from '../../../upstream/retry-policy.ts';
+import { emptyStats } from '../../../upstream/stats.ts';
 import { fakeJwt, json, recordingSleep, startServer, tokenRoute, type Handler, type LocalServer } from './local-server.ts';
 
 const servers: LocalServer[] = [];

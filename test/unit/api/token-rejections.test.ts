@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
-import { createUpstreamClient } from '../../../activities/api/client.ts';
-import type { UpstreamClientOptions } from '../../../activities/api/client-core.ts';
-import { CredentialsRefusedError, UnauthorizedError } from '../../../activities/api/errors.ts';
+import { createUpstreamClient } from '../../../upstream/client.ts';
+import type { UpstreamClientOptions } from '../../../upstream/client-core.ts';
+import { CredentialsRefusedError, UnauthorizedError } from '../../../upstream/errors.ts';
 import { toActivityFailure } from '../../../activities/failures.ts';
 import { fakeJwt, json, recordingSleep, startServer, tokenRoute, type LocalServer, type RecordedRequest } from './local-server.ts';
 
-/** The 401 policy of the client (activities/api/token-rejections.ts) against a local server. */
+/** The 401 policy of the client (upstream/token-rejections.ts) against a local server. */
 
 const servers: LocalServer[] = [];
 afterEach(async () => {

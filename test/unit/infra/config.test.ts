@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { loadConfig, ConfigError, SETTINGS } from '../../../infra/config.ts';
+import { loadConfig, ConfigError, SETTINGS } from '../../../platform/config.ts';
 
 const ALL = ['upstream', 'database', 'temporal', 'worker', 'refresh', 'submission', 'webhooks', 'pdfs', 'logging'] as const;
 const valid = {

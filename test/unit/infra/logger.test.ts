@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../../infra/logger.ts';
-import { registerSecret } from '../../../infra/secrets.ts';
+import { createLogger } from '../../../platform/logger.ts';
+import { registerSecret } from '../../../platform/secrets.ts';
 
 function capture() {
   const lines: string[] = [];

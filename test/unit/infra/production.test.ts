@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { packagePath } from '../../../infra/package-root.ts';
+import { packagePath } from '../../../platform/package-root.ts';
 import { BUILT_CLI, BUILT_WORKFLOW_BUNDLE, WORKER_ENV, WORKER_NODE_FLAGS } from '../../../infra/production.ts';
 
 describe('production worker settings', () => {

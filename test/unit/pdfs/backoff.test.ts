@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { pdfRetryDelayMs } from '../../../activities/pdfs/backoff.ts';
+import { pdfRetryDelayMs } from '../../../warehouse/pdfs/backoff.ts';
 import { PDF_ARCHIVE_DEFAULTS } from '../../../workflows/archive-pdfs.ts';
 
 describe('PDF retry backoff', () => {

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { addCounts, emptyCounts, mergeReplayCounts, rowsWritten } from '../../../activities/refresh/counts.ts';
-import { storable, toJsonRecordset } from '../../../activities/refresh/json-recordset.ts';
-import { callerOf, toNetwork } from '../../../activities/refresh/network-rows.ts';
+import { addCounts, emptyCounts, mergeReplayCounts, rowsWritten } from '../../../warehouse/refresh/counts.ts';
+import { storable, toJsonRecordset } from '../../../warehouse/refresh/json-recordset.ts';
+import { callerOf, toNetwork } from '../../../warehouse/refresh/network-rows.ts';
 import { clock, progressLine } from '../../../cli/progress.ts';
 import type { BusinessConnection } from '../../../schema/upstream.ts';
 
@@ -66,7 +66,7 @@ describe('progress line', () => {
 
 describe('values', () => {
   it('passes canonical UTC timestamps through and normalises or refuses the rest', async () => {
-    const { timestampOrNull } = await import('../../../activities/refresh/values.ts');
+    const { timestampOrNull } = await import('../../../warehouse/refresh/values.ts');
     const issues: Array<{ field: string; rule: string }> = [];
     expect(timestampOrNull('2024-02-29T10:11:12.345Z', 'a', issues)).toBe('2024-02-29T10:11:12.345Z');
     expect(timestampOrNull('2024-01-02T03:04:05+02:00', 'b', issues)).toBe('2024-01-02T01:04:05.000Z');

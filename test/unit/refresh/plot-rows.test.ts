@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { toPlotRows } from '../../../activities/refresh/plot-rows.ts';
-import { assessGeometry } from '../../../activities/refresh/geometry-quality.ts';
-import { normalisePlot } from '../../../activities/api/index.ts';
+import { toPlotRows } from '../../../warehouse/refresh/plot-rows.ts';
+import { assessGeometry } from '../../../warehouse/refresh/geometry-quality.ts';
+import { normalisePlot } from '../../../upstream/index.ts';
 import { samplePlot } from '../api/samples.ts';
 import type { Plot } from '../../../schema/upstream.ts';
 

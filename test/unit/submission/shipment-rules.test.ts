@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { checkShipmentRow } from '../../../activities/submission/shipment-rules.ts';
+import { checkShipmentRow } from '../../../warehouse/submission/shipment-rules.ts';
 
 const supplierComponent = { hsn: '18010000', quantity: 1200.5, unit: 'KGM', supplierBusinessId: 'b-1', plotIds: ['p-1'] };
 const ddsComponent = { hsn: '1801', quantity: 3, unit: 'TNE', ddsReferences: [{ id: '24DKYIGLPU3439', verificationNumber: '4NAB3QYM' }] };

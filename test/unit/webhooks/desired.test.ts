@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { DesiredWebhooksError, describedAs, managedName, parseDesiredWebhooks } from '../../../activities/webhooks/desired.ts';
+import { DesiredWebhooksError, describedAs, managedName, parseDesiredWebhooks } from '../../../schema/desired-webhooks.ts';
 import { planWebhooks } from '../../../activities/webhooks/reconcile-plan.ts';
-import { ConfigError } from '../../../infra/config.ts';
+import { ConfigError } from '../../../platform/config.ts';
 
 const problems = (text: string): string[] => {
   try {

@@ -1,0 +1,60 @@
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Warehouse } from '../warehouse/database.ts';
+import type { Logger } from '../platform/logger.ts';
+import { transactionUpdatedSignal, transactionWorkflowId } from '../workflows/submit-transaction.ts';
+import { markHandled, noteDispatchFailure, pendingEvents, transactionKeyOf } from '../warehouse/webhooks/ledger.ts';
+
+/**
+ * What an accepted event leads to: `transaction.updated` wakes the transaction's workflow (signal
+ * `transactionUpdated`), which reads the transaction and records its new status. An event for a
+ * transaction ddsync did not submit, or of another kind, is kept and marked, never an error.
+ */
+export const TRANSACTION_UPDATED = 'transaction.updated';
+
+export interface StoredEvent {
+  msg_id: string;
+  event_type: string | null;
+  transaction_id: string | null;
+  payload: unknown;
+}
+
+function statusOf(payload: unknown): string | undefined {
+  const data = (payload as { data?: { status?: unknown } } | null)?.data;
+  return typeof data?.status === 'string' ? data.status : undefined;
+}
+
+export async function dispatchEvent(db: Warehouse, temporal: Client, event: StoredEvent, log: Logger): Promise<string> {
+  if (event.event_type !== TRANSACTION_UPDATED) {
+    await markHandled(db, event.msg_id, 'ignored');
+    return 'ignored';
+  }
+  const key = event.transaction_id ? await transactionKeyOf(db, event.transaction_id) : undefined;
+  if (!key) {
+    await markHandled(db, event.msg_id, 'no_transaction');
+    return 'no_transaction';
+  }
+  const status = statusOf(event.payload);
+  try {
+    await temporal.workflow.getHandle(transactionWorkflowId(key)).signal(transactionUpdatedSignal, status ? { status } : {});
+    await markHandled(db, event.msg_id, 'signalled');
+    return 'signalled';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) {
+      await markHandled(db, event.msg_id, 'workflow_closed');
+      return 'workflow_closed';
+    }
+    log.warn({ msgId: event.msg_id, err: error }, 'could not signal the transaction workflow; will retry');
+    await noteDispatchFailure(db, event.msg_id, error instanceof Error ? error.message : String(error)).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** Events accepted but not yet dispatched (the receiver stopped in between): dispatched now. */
+export async function dispatchPending(db: Warehouse, temporal: Client, log: Logger): Promise<number> {
+  let n = 0;
+  for (const event of await pendingEvents(db)) {
+    await dispatchEvent(db, temporal, event, log).then(() => n++, () => undefined);
+  }
+  return n;
+}

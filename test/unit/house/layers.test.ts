@@ -1,0 +1,43 @@
+import { describe, it, expect } from 'vitest';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { LAYERS, circles, importsOf, layerViolations, sourceFiles, type ImportEdge } from '../../support/import-graph.ts';
+
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+
+describe('the house: layers that point one way', () => {
+  const files = sourceFiles(ROOT, LAYERS);
+  const edges = files.flatMap((f) => importsOf(ROOT, f));
+
+  it('reads the imports of every source folder, and each import names a file that exists', () => {
+    expect(files.length).toBeGreaterThan(150);
+    expect(edges.length).toBeGreaterThan(400);
+    expect(edges.filter((e) => !existsSync(`${ROOT}/${e.to}`)).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
+  });
+
+  it('has no import against the order cli → infra → workflows → activities → upstream | warehouse → schema → platform', () => {
+    expect(layerViolations(edges)).toEqual([]);
+  });
+
+  it('has no import circles', () => {
+    expect(circles(edges)).toEqual([]);
+  });
+
+  it('would notice an upward import, a workflow importing an activity, siblings importing each other, a circle', () => {
+    const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({ from, to, typeOnly });
+    expect(layerViolations([
+      edge('schema/a.ts', 'upstream/b.ts'),
+      edge('workflows/w.ts', 'activities/x.ts'),
+      edge('workflows/w.ts', 'activities/x.ts', true),
+      edge('warehouse/w.ts', 'upstream/u.ts', true),
+      edge('simulator/s.ts', 'upstream/u.ts'),
+      edge('activities/a.ts', 'warehouse/w.ts'),
+    ])).toEqual([
+      'schema/a.ts -> upstream/b.ts',
+      'workflows/w.ts -> activities/x.ts',
+      'warehouse/w.ts -> upstream/u.ts (type only)',
+      'simulator/s.ts -> upstream/u.ts',
+    ]);
+    expect(circles([edge('a.ts', 'b.ts'), edge('b.ts', 'c.ts'), edge('c.ts', 'a.ts'), edge('c.ts', 'd.ts')])).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+  });
+});

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import {
+  BusinessConnectionSchema, BusinessInvitationSchema, type BusinessConnection, type BusinessInvitation,
+} from '../../schema/upstream.ts';
+import { type CallOptions, type UpstreamHttp, endpointName } from '../client-core.ts';
+import { RequestValidationError } from '../errors.ts';
+import { CreateInvitationSchema, UpdateInvitationSchema, checkRequest } from '../request-checks.ts';
+import { prepareCustomData } from '../custom-data.ts';
+import { INVITATION_STATUSES, PATHS } from '../../schema/upstream/service-facts.ts';
+import { jsonBody } from '../transport.ts';
+import { parseResponse } from '../validate.ts';
+
+/** Business connections (suppliers, buyers) and business invitations. */
+
+export interface UpdateInvitationInput {
+  status?: (typeof INVITATION_STATUSES)[number];
+  customData?: Record<string, string | number | boolean>;
+}
+
+export function networkEndpoints(http: UpstreamHttp) {
+  const E = {
+    suppliers: endpointName('GET', PATHS.suppliers),
+    buyers: endpointName('GET', PATHS.buyers),
+    patchConnection: endpointName('PATCH', PATHS.connection),
+    listInvitations: endpointName('GET', PATHS.invitations),
+    createInvitation: endpointName('POST', PATHS.invitations),
+    patchInvitation: endpointName('PATCH', PATHS.invitation),
+  };
+  const connections = z.array(BusinessConnectionSchema);
+
+  return {
+    /** The caller's direct suppliers; the supplier is the side of the connection that is not the caller. */
+    async listSuppliers(opts: CallOptions = {}): Promise<BusinessConnection[]> {
+      const res = await http.request({ method: 'GET', template: PATHS.suppliers }, jsonBody, opts);
+      return parseResponse(connections, res, E.suppliers);
+    },
+
+    async listBuyers(opts: CallOptions = {}): Promise<BusinessConnection[]> {
+      const res = await http.request({ method: 'GET', template: PATHS.buyers }, jsonBody, opts);
+      return parseResponse(connections, res, E.buyers);
+    },
+
+    /** Sets customData on a connection (only the buyer side may). */
+    async updateConnectionCustomData(id: string, customData: Record<string, string | number | boolean>, opts: CallOptions = {}): Promise<BusinessConnection> {
+      const body = { customData: prepareCustomData(customData, E.patchConnection) };
+      const res = await http.request({ method: 'PATCH', template: PATHS.connection, params: { id }, body }, jsonBody, opts);
+      return parseResponse(BusinessConnectionSchema, res, E.patchConnection);
+    },
+
+    /** Invitations received by the business. */
+    async listBusinessInvitations(opts: CallOptions = {}): Promise<BusinessInvitation[]> {
+      const res = await http.request({ method: 'GET', template: PATHS.invitations }, jsonBody, opts);
+      return parseResponse(z.array(BusinessInvitationSchema), res, E.listInvitations);
+    },
+
+    async createBusinessInvitation(input: { email: string; customData?: Record<string, string | number | boolean> }, opts: CallOptions = {}): Promise<BusinessInvitation> {
+      const body = checkRequest(CreateInvitationSchema, input, E.createInvitation);
+      const res = await http.request({ method: 'POST', template: PATHS.invitations, body }, jsonBody, opts);
+      return parseResponse(BusinessInvitationSchema, res, E.createInvitation);
+    },
+
+    /** Accept, reject, cancel, or set customData. 409: the connection already exists; 501: not enabled. */
+    async updateBusinessInvitation(id: string, patch: UpdateInvitationInput, opts: CallOptions = {}): Promise<BusinessInvitation> {
+      if (patch.status === undefined && patch.customData === undefined) {
+        throw new RequestValidationError(E.patchInvitation, [{ path: '', message: 'give status or customData (nothing to update)' }]);
+      }
+      const body = checkRequest(UpdateInvitationSchema, patch, E.patchInvitation);
+      const res = await http.request({ method: 'PATCH', template: PATHS.invitation, params: { id }, body }, jsonBody, opts);
+      return parseResponse(BusinessInvitationSchema, res, E.patchInvitation);
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import type { Plot } from '../schema/upstream.ts';
+import { type CallOptions, type UpstreamHttp, endpointName } from './client-core.ts';
+import { NetworkError, ResponseValidationError } from './errors.ts';
+import { hasMorePages, isRepeatedPage } from './page-rule.ts';
+import { normalisePlots, normalisePlotsSkippingInvalid, type InvalidRecord } from './plot-validator.ts';
+import { buildPlotQuery, effectiveLimit, type PlotQuery } from './plot-query.ts';
+import { PATHS, PLOT_PAGE_DEFAULT_LIMIT } from '../schema/upstream/service-facts.ts';
+import { textBody } from './transport.ts';
+
+/**
+ * GET /businesses/{businessId}/plots, one page at a time or as an async iterator. The client
+ * owns `page` (a positive integer, never anything the service would serve as page 1) and stops
+ * by the page-size rule (page-rule.ts) against the limit the service actually applies.
+ */
+
+export interface PlotPageOptions extends CallOptions, PlotQuery {
+  /** Items per page; the service serves at most 500 (default 500 for ddsync). */
+  limit?: number;
+  /** Leave out plots that do not match (reported in `invalid`) instead of failing the page. */
+  skipInvalid?: boolean;
+}
+
+export interface PlotPage {
+  page: number;
+  /** The limit the service applied: min(requested, 500). */
+  limit: number;
+  plots: Plot[];
+  /** Plots left out because they did not match (only with `skipInvalid`). */
+  invalid: InvalidRecord[];
+  /** Whether a next page may hold more plots. */
+  more: boolean;
+}
+
+const ENDPOINT = endpointName('GET', PATHS.supplierPlots);
+
+function callOptions(o: PlotPageOptions): CallOptions {
+  return { ...(o.signal ? { signal: o.signal } : {}), ...(o.stats ? { stats: o.stats } : {}), ...(o.repeatable !== undefined ? { repeatable: o.repeatable } : {}) };
+}
+
+/** A page as the service sent it, before parsing: callers may compare it with a page read before. */
+export interface RawPlotPage {
+  page: number;
+  /** The limit the service applied: min(requested, 500). */
+  limit: number;
+  text: string;
+}
+
+export async function getSupplierPlotsPageText(http: UpstreamHttp, businessId: string, page: number, opts: PlotPageOptions = {}): Promise<RawPlotPage> {
+  const requested = opts.limit ?? PLOT_PAGE_DEFAULT_LIMIT;
+  // Validates page, limit, filter, select and includes before anything is sent.
+  const query = buildPlotQuery(opts, page, requested);
+  const { text } = await http.request({ method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query }, textBody, callOptions(opts));
+  return { page, limit: effectiveLimit(requested), text };
+}
+
+/** Parses and validates a page read as text (see getSupplierPlotsPage for `skipInvalid`). */
+export function parseSupplierPlotsPage(raw: RawPlotPage, opts: Pick<PlotPageOptions, 'skipInvalid'> = {}): PlotPage {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.text) as unknown;
+  } catch (e) {
+    // A complete response that is not JSON: asking again is the only remedy.
+    throw new NetworkError(ENDPOINT, `response body is not JSON (${(e as Error).message})`, { cause: e, status: 200 });
+  }
+  if (opts.skipInvalid) {
+    const { plots, invalid, received } = normalisePlotsSkippingInvalid(body, ENDPOINT, 200);
+    // The stop rule counts what the service sent, valid or not.
+    return { page: raw.page, limit: raw.limit, plots, invalid, more: hasMorePages(received, raw.limit) };
+  }
+  const plots = normalisePlots(body, ENDPOINT, 200);
+  return { page: raw.page, limit: raw.limit, plots, invalid: [], more: hasMorePages(plots.length, raw.limit) };
+}
+
+export async function getSupplierPlotsPage(http: UpstreamHttp, businessId: string, page: number, opts: PlotPageOptions = {}): Promise<PlotPage> {
+  return parseSupplierPlotsPage(await getSupplierPlotsPageText(http, businessId, page, opts), opts);
+}
+
+/** Every page from `startPage` on, until the stop rule says done. */
+export async function* supplierPlotPages(http: UpstreamHttp, businessId: string, opts: PlotPageOptions & { startPage?: number } = {}): AsyncGenerator<PlotPage> {
+  let previous: Plot[] | undefined;
+  for (let page = opts.startPage ?? 1; ; page++) {
+    const result = await getSupplierPlotsPage(http, businessId, page, opts);
+    if (isRepeatedPage(previous, result.plots)) {
+      throw new ResponseValidationError(ENDPOINT, [{ path: `page ${page}`, message: `repeats page ${page - 1}: the service ignored the page parameter` }]);
+    }
+    yield result;
+    if (!result.more) return;
+    previous = result.plots;
+  }
+}
+
+/** Every plot of a supplier and its upstream businesses, page by page. */
+export async function* supplierPlots(http: UpstreamHttp, businessId: string, opts: PlotPageOptions = {}): AsyncGenerator<Plot> {
+  for await (const page of supplierPlotPages(http, businessId, opts)) yield* page.plots;
+}
