@@ -1,15 +1,48 @@
 import { defineConfig } from 'vitest/config';
 
+/** Options both projects share (a project does not inherit the root's test options). */
+const shared = {
+  // Native modules (Temporal's core, embedded Postgres) and worker threads do not mix well.
+  pool: 'forks',
+} as const;
+
+/** The unit project's files; every other test file is the integration project's (test/unit/house/projects.test.ts). */
+export const UNIT = [
+  'test/unit/**/*.test.ts', 'test/simulator/**/*.test.ts', 'test/contract/**/*.test.ts',
+  // A CLI test that needs only the simulator: ddsync child processes, no stack.
+  'test/cli/invitations.test.ts',
+];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // One embedded Postgres and one Temporal dev server for the whole run (see test/support/global-setup.ts).
-    globalSetup: ['test/support/global-setup.ts'],
-    pool: 'forks',
+    // Every run's scratch space, whichever projects run (test/support/scratch-setup.ts).
+    globalSetup: ['test/support/scratch-setup.ts'],
     // Two cores: integration files each start Workers; running two files at once is the most this machine takes.
     maxWorkers: 2,
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
-    reporters: process.env.CI ? ['default'] : ['default'],
+    projects: [
+      {
+        test: {
+          ...shared,
+          // Pure logic, the simulator and the contract over in-process HTTP, child processes that start
+          // nothing else: no Postgres, no Temporal (embeddedStack() throws here). `npm run test:unit`.
+          name: 'unit',
+          include: UNIT,
+          testTimeout: 20_000,
+        },
+      },
+      {
+        test: {
+          ...shared,
+          // Everything that needs the embedded stack: one Postgres and one Temporal dev server for the
+          // run, started only when files of this project run (test/support/stack-setup.ts).
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts', 'test/cli/**/*.test.ts'],
+          exclude: UNIT,
+          globalSetup: ['test/support/stack-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
   },
 });

@@ -1,6 +1,7 @@
-import { describe, it, expect, beforeAll, inject } from 'vitest';
+import { describe, it, expect, beforeAll } from 'vitest';
 import { freePort } from '../../infra/ports.ts';
 import { runDdsync } from '../support/processes.ts';
+import { embeddedStack } from '../support/stack.ts';
 
 /** What a person reads: the output without the JSON log lines. */
 async function said(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; lines: string[]; output: string }> {
@@ -33,7 +34,7 @@ describe('a command that cannot connect says what it tried to reach and what to 
   });
 
   it('migrate with a wrong password: the warehouse answered and refused, which is not "is it running?"', async () => {
-    const url = new URL(inject('postgresUrlTemplate').replace('{database}', 'postgres'));
+    const url = new URL(embeddedStack().postgresUrlTemplate.replace('{database}', 'postgres'));
     url.password = 'not-the-password-2718';
     const { code, lines, output } = await said(['migrate'], { DATABASE_URL: url.href });
     expect(code).toBe(1);

@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import { inject } from 'vitest';
 import pg from 'pg';
 import { Connection } from '@temporalio/client';
 import { createTestDatabase } from '../support/databases.ts';
+import { embeddedStack } from '../support/stack.ts';
 import { findTemporalCli, startTemporalDevServer, INSTALL_HELP } from '../../infra/temporal-dev-server.ts';
 
 describe('embedded stack', () => {
@@ -22,10 +22,10 @@ describe('embedded stack', () => {
   });
 
   it('serves a real Temporal frontend for the run', async () => {
-    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    const connection = await Connection.connect({ address: embeddedStack().temporalAddress });
     try {
-      const info = await connection.workflowService.describeNamespace({ namespace: inject('temporalNamespace') });
-      expect(info.namespaceInfo?.name).toBe(inject('temporalNamespace'));
+      const info = await connection.workflowService.describeNamespace({ namespace: embeddedStack().temporalNamespace });
+      expect(info.namespaceInfo?.name).toBe(embeddedStack().temporalNamespace);
     } finally {
       await connection.close();
     }

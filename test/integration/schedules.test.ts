@@ -1,4 +1,4 @@
-import { describe, it, expect, beforeAll, afterAll, afterEach, inject } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import {
@@ -7,6 +7,7 @@ import {
 import { connectTemporal, type TemporalForTest } from '../support/temporal.ts';
 import { runDdsync, lastJsonLine } from '../support/processes.ts';
 import { waitUntil } from '../support/wait.ts';
+import { embeddedStack } from '../support/stack.ts';
 
 const HOUR = 3_600_000;
 
@@ -162,8 +163,8 @@ describe('Temporal schedules', () => {
     const env = {
       PATH: process.env.PATH,
       HOME: process.env.HOME,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+      TEMPORAL_ADDRESS: embeddedStack().temporalAddress,
+      TEMPORAL_NAMESPACE: embeddedStack().temporalNamespace,
       TEMPORAL_TASK_QUEUE: taskQueue,
       DDSYNC_REFRESH_INTERVAL: '45m',
       DDSYNC_REFRESH_CONCURRENCY: '2',

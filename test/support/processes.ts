@@ -1,4 +1,4 @@
-import { inject } from 'vitest';
+import { embeddedStack } from './stack.ts';
 import { readdirSync, readFileSync } from 'node:fs';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -69,7 +69,7 @@ export function runDdsync(args: string[], env: NodeJS.ProcessEnv = process.env):
 export function ddsyncEnv(parts: { upstreamUrl: string; databaseUrl: string; taskQueue: string }, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH, HOME: process.env.HOME,
-    DATABASE_URL: parts.databaseUrl, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: inject('temporalNamespace'), TEMPORAL_TASK_QUEUE: parts.taskQueue,
+    DATABASE_URL: parts.databaseUrl, TEMPORAL_ADDRESS: embeddedStack().temporalAddress, TEMPORAL_NAMESPACE: embeddedStack().temporalNamespace, TEMPORAL_TASK_QUEUE: parts.taskQueue,
     DDSYNC_UPSTREAM_URL: parts.upstreamUrl, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret', DDSYNC_LOG_FORMAT: 'json',
     ...extra,
   };

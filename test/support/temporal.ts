@@ -1,4 +1,4 @@
-import { inject } from 'vitest';
+import { embeddedStack } from './stack.ts';
 import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
@@ -25,8 +25,8 @@ export interface TemporalForTest {
 export async function connectTemporal(): Promise<TemporalForTest> {
   // The runtime must be installed before the first native connection creates a default one.
   installTemporalRuntime(createLogger({ level: 'warn', format: 'json' }));
-  const address = inject('temporalAddress');
-  const namespace = inject('temporalNamespace');
+  const address = embeddedStack().temporalAddress;
+  const namespace = embeddedStack().temporalNamespace;
   const connection = await Connection.connect({ address });
   const workerConnection = await NativeConnection.connect({ address });
   return {
