@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import ms, { type StringValue } from 'ms';
 import { registerSecret } from './secrets.ts';
 
 /** Where survey-response PDFs are archived when DDSYNC_PDF_ARCHIVE_DIR is not set. */
@@ -25,10 +26,12 @@ const flag = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v
 const httpUrl = z.url({ protocol: /^https?$/ }).transform((v) => v.replace(/\/+$/, ''));
 const postgresUrl = z.url({ protocol: /^postgres(ql)?$/ });
 const hostPort = z.string().regex(/^[A-Za-z0-9.-]+:\d{1,5}$/);
+/** A whole number followed by ms, s, m, h or d: the one form of duration settings (ms for a fast simulator). */
+const DURATION = /^\d+(ms|[smhd])$/;
 /** A whole number of seconds, minutes, hours or days, at least a minute: Temporal's interval form. */
 const interval = z.string().regex(/^[1-9]\d*[smhd]$/).refine((v) => durationMs(v) >= 60_000);
-/** A whole number followed by ms, s, m, h or d: the waits of a transaction (ms for a fast simulator). */
-const duration = z.string().regex(/^\d+(ms|[smhd])$/);
+/** The waits of a transaction. */
+const duration = z.string().regex(DURATION);
 
 export const SETTINGS = {
   DDSYNC_UPSTREAM_URL: { section: 'upstream', rule: 'an http(s) URL, the service base address', schema: httpUrl, doc: 'Base URL of the due-diligence service (the simulator: http://127.0.0.1:4010).' },
@@ -167,10 +170,11 @@ function toConfig(v: Partial<Values>): Config {
   return config;
 }
 
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-
-/** Milliseconds of a duration like 200ms, 30m or 6h. */
+/**
+ * Milliseconds of a duration like 200ms, 30m or 6h, read by `ms`: the parser the Temporal SDK applies
+ * to the durations ddsync hands it (schedule intervals), so both read them alike. `ms` reads more
+ * ("1.5h", "6 hours", a bare "60" as milliseconds); the settings' rule is the narrower form, NaN otherwise.
+ */
 export function durationMs(text: string): number {
-  const m = /^(\d+)(ms|s|m|h|d)$/.exec(text);
-  return m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : Number.NaN;
+  return DURATION.test(text) ? ms(text as StringValue) : Number.NaN;
 }

@@ -35,6 +35,14 @@ describe('configuration', () => {
     }
   });
 
+  it('reads the waits of a transaction in ms, s, m, h or d and refuses other forms ms would read, naming the rule', () => {
+    const timing = loadConfig(['submission'], { DDSYNC_TX_FIRST_POLL: '60ms', DDSYNC_TX_EU_WAIT: '45m' }).submission?.timing;
+    expect(timing).toEqual({ firstPollMs: 60, maxPollMs: 3_600_000, euWaitMs: 2_700_000, deadlineMs: 7 * 86_400_000, createSettleMs: 120_000 });
+    for (const bad of ['60', '1.5h', '6 hours', '2w', '-1m']) {
+      expect(() => loadConfig(['submission'], { DDSYNC_TX_MAX_POLL: bad })).toThrow('DDSYNC_TX_MAX_POLL is malformed: expected a duration: a whole number followed by ms, s, m, h or d');
+    }
+  });
+
   it('reports every missing setting at once, by name, with what is expected', () => {
     const problems = problemsOf({});
     expect(problems).toEqual(expect.arrayContaining([
