@@ -99,27 +99,4 @@ describe('normalisation at the boundary', () => {
       if (viaZod.success) expect(focused).toEqual(viaZod.data);
     }
   });
-
-  it('measures validation + normalisation of a 500-plot page (printed, never asserted)', () => {
-    const text = JSON.stringify(samplePage(500));
-    const zodArray = z.array(PlotSchema);
-    const focused: number[] = [];
-    const viaZod: number[] = [];
-    const parse: number[] = [];
-    for (let i = 0; i < 40; i++) {
-      let t = performance.now();
-      const a = JSON.parse(text) as unknown;
-      parse.push(performance.now() - t);
-      t = performance.now();
-      normalisePlots(a, E);
-      focused.push(performance.now() - t);
-      const b = JSON.parse(text) as unknown;
-      t = performance.now();
-      zodArray.parse(b);
-      viaZod.push(performance.now() - t);
-    }
-    const median = (xs: number[]) => xs.sort((x, y) => x - y)[xs.length >> 1]!.toFixed(2);
-    console.log(`500-plot page, ${(text.length / 1e6).toFixed(2)} MB: JSON.parse ${median(parse)} ms, focused validator ${median(focused)} ms, zod PlotSchema ${median(viaZod)} ms (medians of 40, first runs cold)`);
-    expect(focused).toHaveLength(40);
-  });
 });
