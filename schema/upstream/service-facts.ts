@@ -140,6 +140,12 @@ export const EU_COUNTRY_CODES: ReadonlySet<string> = new Set([
  * it before sending is ASSUMED to match the service (which would otherwise reject or ignore it).
  */
 export const COMMODITY_HS_CHAPTERS: ReadonlySet<string> = new Set(['01', '02', '09', '12', '15', '18', '23', '40', '41', '44', '47', '48', '94']);
+/**
+ * An HS code as the service takes it: digits (KNOWN, e.g. `1801` or `18010000`), 4, 6, 8 or 10 of them
+ * (ASSUMED: the levels of the nomenclature, heading, subheading, CN and TARIC code; a 5-digit code is
+ * none of them). Checked with the chapter by hsCodeIssues (transaction-rules.ts).
+ */
+export const HS_CODE_FORMAT = /^(\d{4}|\d{6}|\d{8}|\d{10})$/;
 
 /** DDS reference: two-digit year, ISO country, 10 upper-case alphanumerics (KNOWN format, e.g. 24DKYIGLPU3439). */
 export const DDS_REFERENCE_FORMAT = /^\d{2}[A-Z]{2}[A-Z0-9]{10}$/;

@@ -1,6 +1,8 @@
 import type { ComponentInput, CreateTransactionInput } from '../../schema/upstream.ts';
 import { checkCustomData } from '../../schema/upstream/custom-data.ts';
+import { describeValue as describe, type RuleIssue } from '../../schema/upstream/rule-issue.ts';
 import * as serviceFacts from '../../schema/upstream/service-facts.ts';
+import { componentKindIssues, countryOfActivityIssues, hsCodeIssues, quantityIssues } from '../../schema/upstream/transaction-rules.ts';
 
 /**
  * One row of a shipments file → the body of the transaction to create, or every rule it breaks,
@@ -21,7 +23,7 @@ export interface RowError {
 
 export type RowResult = { ok: true; key: string; body: CreateTransactionInput } | { ok: false; key: string | null; errors: RowError[] };
 
-const { ACTIVITY_TYPES, COMPONENT_UNITS, EU_COUNTRY_CODES, COMMODITY_HS_CHAPTERS, DDS_REFERENCE_FORMAT, VERIFICATION_NUMBER_FORMAT, CUSTOM_ID_MAX_LENGTH } = serviceFacts;
+const { ACTIVITY_TYPES, COMPONENT_UNITS, DDS_REFERENCE_FORMAT, VERIFICATION_NUMBER_FORMAT, CUSTOM_ID_MAX_LENGTH } = serviceFacts;
 
 const ROW_FIELDS = ['key', 'activityType', 'countryOfActivity', 'legalEntityId', 'isGeoLocationConfidential', 'customData', 'components'];
 const COMPONENT_FIELDS = ['hsn', 'quantity', 'unit', 'description', 'namePairs', 'dateOfProduction', 'endDateOfProduction', 'supplierBusinessId', 'supplierBusinessIds', 'plotIds', 'ddsReferences'];
@@ -34,17 +36,16 @@ const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.t
 // eslint-disable-next-line no-control-regex -- a key is an identifier: control characters are refused
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  return typeof v === 'string' ? `"${v.length > 40 ? `${v.slice(0, 40)}…` : v}"` : typeof v === 'object' ? 'an object' : String(v);
-}
-
 function calendarDate(v: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
   if (!m) return false;
   const d = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   return d.getUTCFullYear() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCDate() === Number(m[3]);
+}
+
+/** The contract's rules (schema/upstream/) report a path and a message; a row reports field and rule. */
+function report(issues: readonly RuleIssue[], errors: RowError[]): void {
+  for (const i of issues) errors.push({ field: i.path, rule: i.message });
 }
 
 function unknownFields(o: Obj, known: readonly string[], at: string, errors: RowError[]): void {
@@ -67,9 +68,7 @@ export function checkShipmentRow(row: unknown): RowResult {
     errors.push({ field: 'activityType', rule: `${activityType === undefined ? 'required: ' : ''}one of ${ACTIVITY_TYPES.join(', ')}${activityType === undefined ? '' : `, got ${describe(activityType)}`}` });
   }
   const country = row['countryOfActivity'];
-  if (typeof country !== 'string' || !EU_COUNTRY_CODES.has(country)) {
-    errors.push({ field: 'countryOfActivity', rule: `${country === undefined ? 'required: ' : ''}an EU country as an ISO 3166-1 alpha-2 code in upper case (e.g. DE, NL)${country === undefined ? '' : `, got ${describe(country)}`}` });
-  }
+  report(countryOfActivityIssues(country), errors);
   if (row['legalEntityId'] !== undefined && !nonEmptyString(row['legalEntityId'])) errors.push({ field: 'legalEntityId', rule: `a non-empty string when given, got ${describe(row['legalEntityId'])}` });
   if (row['isGeoLocationConfidential'] !== undefined && typeof row['isGeoLocationConfidential'] !== 'boolean') {
     errors.push({ field: 'isGeoLocationConfidential', rule: `true or false when given, got ${describe(row['isGeoLocationConfidential'])}` });
@@ -77,7 +76,7 @@ export function checkShipmentRow(row: unknown): RowResult {
   let customData: Record<string, string | number | boolean> | undefined;
   if (row['customData'] !== undefined) {
     const checked = checkCustomData(row['customData']);
-    for (const i of checked.issues) errors.push({ field: i.path, rule: i.message });
+    report(checked.issues, errors);
     customData = checked.data;
   }
 
@@ -114,18 +113,8 @@ function checkComponent(c: unknown, at: string, errors: RowError[]): ComponentIn
   }
   const before = errors.length;
   unknownFields(c, COMPONENT_FIELDS, at, errors);
-  const hsn = c['hsn'];
-  if (typeof hsn !== 'string') {
-    errors.push({ field: `${at}hsn`, rule: hsn === undefined ? 'required: an HS code as a string of digits (e.g. "1801")' : `must be a string of digits (leading zeros matter), got ${describe(hsn)}` });
-  } else if (!/^(\d{4}|\d{6}|\d{8}|\d{10})$/.test(hsn)) {
-    errors.push({ field: `${at}hsn`, rule: `an HS code of 4, 6, 8 or 10 digits, got ${describe(hsn)}` });
-  } else if (!COMMODITY_HS_CHAPTERS.has(hsn.slice(0, 2))) {
-    errors.push({ field: `${at}hsn`, rule: `HS chapter ${hsn.slice(0, 2)} is not a chapter of the regulated commodities (${[...COMMODITY_HS_CHAPTERS].join(', ')})` });
-  }
-  const quantity = c['quantity'];
-  if (typeof quantity !== 'number' || !Number.isFinite(quantity) || quantity <= 0) {
-    errors.push({ field: `${at}quantity`, rule: `${quantity === undefined ? 'required: ' : ''}a number greater than 0${quantity === undefined ? '' : `, got ${describe(quantity)}`}` });
-  }
+  report(hsCodeIssues(c['hsn'], `${at}hsn`), errors);
+  report(quantityIssues(c['quantity'], `${at}quantity`), errors);
   const unit = c['unit'];
   if (typeof unit !== 'string' || !(COMPONENT_UNITS as readonly string[]).includes(unit)) {
     errors.push({ field: `${at}unit`, rule: `${unit === undefined ? 'required: ' : ''}one of ${COMPONENT_UNITS.join(', ')}${unit === undefined ? '' : `, got ${describe(unit)}`}` });
@@ -161,17 +150,15 @@ function checkProductionDates(c: Obj, at: string, errors: RowError[]): void {
   }
 }
 
-/** Exactly one kind: goods of an internal supplier, or goods already declared (DDS references). */
+/** Exactly one kind (the contract's rule), then the fields of that kind. */
 function checkKind(c: Obj, at: string, errors: RowError[]): void {
   const one = c['supplierBusinessId'];
   const many = c['supplierBusinessIds'];
   const refs = c['ddsReferences'];
-  const supplier = one !== undefined || many !== undefined;
-  if (supplier === (refs !== undefined)) {
-    errors.push({ field: `${at.slice(0, -1)}`, rule: 'give either ddsReferences (goods already declared) or supplierBusinessId / supplierBusinessIds (goods of an internal supplier), not both, not neither' });
-    return;
-  }
-  if (supplier) {
+  const kind = componentKindIssues(c, at.slice(0, -1));
+  report(kind, errors);
+  if (kind.some((i) => i.rule === 'component.kind')) return;
+  if (one !== undefined || many !== undefined) {
     if (one !== undefined && many !== undefined) errors.push({ field: `${at}supplierBusinessIds`, rule: 'give supplierBusinessId or supplierBusinessIds, not both' });
     if (one !== undefined && !nonEmptyString(one)) errors.push({ field: `${at}supplierBusinessId`, rule: `a non-empty string, got ${describe(one)}` });
     if (many !== undefined && (!Array.isArray(many) || many.length === 0 || !many.every(nonEmptyString))) {
@@ -181,7 +168,6 @@ function checkKind(c: Obj, at: string, errors: RowError[]): void {
     if (plots !== undefined && (!Array.isArray(plots) || !plots.every(nonEmptyString))) errors.push({ field: `${at}plotIds`, rule: 'a list of non-empty strings when given' });
     return;
   }
-  if (c['plotIds'] !== undefined) errors.push({ field: `${at}plotIds`, rule: 'only for internal-supplier components (not with ddsReferences)' });
   if (!Array.isArray(refs) || refs.length === 0) {
     errors.push({ field: `${at}ddsReferences`, rule: 'a non-empty list of {id, verificationNumber}' });
     return;
