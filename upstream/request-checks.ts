@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import type { RuleIssue } from '../schema/upstream/rule-issue.ts';
 import {
-  ACTIVITY_TYPES, COMPONENT_UNITS, INVITATION_STATUSES, WEBHOOK_DESCRIPTION_MAX_LENGTH, WEBHOOK_URL_MAX_LENGTH,
+  ACTIVITY_TYPES, COMPONENT_UNITS, CUSTOM_ID_MAX_LENGTH, INVITATION_STATUSES, WEBHOOK_DESCRIPTION_MAX_LENGTH, WEBHOOK_URL_MAX_LENGTH,
 } from '../schema/upstream/service-facts.ts';
+import { componentKindIssues, countryOfActivityIssues, hsCodeIssues, quantityIssues } from '../schema/upstream/transaction-rules.ts';
 import { prepareCustomData } from './custom-data.ts';
 import { RequestValidationError } from './errors.ts';
 import { issuesFrom } from './validate.ts';
@@ -13,12 +15,19 @@ import { issuesFrom } from './validate.ts';
  */
 
 const nonEmpty = z.string().min(1);
+
+/** A rule of schema/upstream/ as a zod refinement: its issues at the value's own path (or below it). */
+function rule<T>(issuesOf: (value: T) => RuleIssue[]) {
+  return (value: T, ctx: z.core.$RefinementCtx<T>): void => {
+    for (const i of issuesOf(value)) ctx.addIssue({ code: 'custom', message: i.message, path: i.path === '' ? [] : i.path.split('.') });
+  };
+}
 const namePair = z.looseObject({ commonName: nonEmpty, scientificName: nonEmpty });
 const ddsReference = z.looseObject({ id: nonEmpty, verificationNumber: nonEmpty });
 
 const componentFields = {
-  hsn: z.string().regex(/^\d{4,10}$/, 'expected an HS code of 4 to 10 digits (e.g. 1801 or 18010000)'),
-  quantity: z.number().positive(),
+  hsn: z.string().superRefine(rule((v) => hsCodeIssues(v, ''))),
+  quantity: z.number().superRefine(rule((v) => quantityIssues(v, ''))),
   unit: z.enum(COMPONENT_UNITS),
   description: z.string().optional(),
   namePairs: z.array(namePair).optional(),
@@ -30,20 +39,13 @@ const componentFields = {
   ddsReferences: z.array(ddsReference).min(1).optional(),
 };
 
-/** A component is either a DDS reference component or an internal supplier component. */
-function oneKind(c: { supplierBusinessId?: unknown; supplierBusinessIds?: unknown; ddsReferences?: unknown }): boolean {
-  const supplier = c.supplierBusinessId !== undefined || c.supplierBusinessIds !== undefined;
-  return supplier !== (c.ddsReferences !== undefined);
-}
-const kindRule = { message: 'give either ddsReferences (already submitted goods) or supplierBusinessId(s) (internal supplier), not both, not neither' };
-
-export const ComponentInputSchema = z.looseObject(componentFields).refine(oneKind, kindRule);
-export const ComponentPatchSchema = z.looseObject(componentFields).partial();
+export const ComponentInputSchema = z.looseObject(componentFields).superRefine(rule((c) => componentKindIssues(c, '')));
+export const ComponentPatchSchema = z.looseObject(componentFields).partial().superRefine(rule((c) => componentKindIssues(c, '', true)));
 
 export const CreateTransactionSchema = z.looseObject({
-  customId: z.string().min(1).max(255).optional(),
+  customId: z.string().min(1).max(CUSTOM_ID_MAX_LENGTH).optional(),
   activityType: z.enum(ACTIVITY_TYPES),
-  countryOfActivity: z.string().regex(/^[A-Z]{2}$/, 'expected an ISO 3166 alpha-2 code in upper case'),
+  countryOfActivity: z.string().superRefine(rule((v) => countryOfActivityIssues(v, ''))),
   legalEntityId: nonEmpty.optional(),
   components: z.array(ComponentInputSchema).optional(),
   isGeoLocationConfidential: z.boolean().optional(),

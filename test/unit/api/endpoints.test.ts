@@ -51,10 +51,18 @@ describe('endpoint requests and responses', () => {
     const { client, calls } = await setup((_q, res) => json(res, 200, {}));
     const bad = async (input: unknown) => (await client.createTransaction(input as never).catch((e: unknown) => e)) as RequestValidationError;
     expect((await bad({ activityType: 'SMUGGLE', countryOfActivity: 'DE' })).message).toMatch(/^POST \/transactions: invalid request: activityType: /);
-    expect((await bad({ activityType: 'IMPORT', countryOfActivity: 'de' })).message).toMatch(/countryOfActivity: expected an ISO 3166 alpha-2 code/);
-    expect((await bad({ activityType: 'IMPORT', countryOfActivity: 'DE', components: [{ ...component, hsn: '18a' }] })).message).toMatch(/components\[0\]\.hsn: expected an HS code/);
+    expect((await bad({ activityType: 'IMPORT', countryOfActivity: 'de' })).message).toMatch(/countryOfActivity: an EU country as an ISO 3166-1 alpha-2 code/);
+    // The rules of schema/upstream/transaction-rules.ts, as the file intake and the simulator apply them.
+    expect((await bad({ activityType: 'IMPORT', countryOfActivity: 'US' })).message).toMatch(/countryOfActivity: an EU country .*, got "US"/);
+    expect((await bad({ activityType: 'IMPORT', countryOfActivity: 'DE', components: [{ ...component, hsn: '18a' }] })).message).toMatch(/components\[0\]\.hsn: an HS code of 4, 6, 8 or 10 digits/);
+    expect((await bad({ activityType: 'IMPORT', countryOfActivity: 'DE', components: [{ ...component, hsn: '18010' }] })).message).toMatch(/components\[0\]\.hsn: an HS code of 4, 6, 8 or 10 digits, got "18010"/);
+    expect((await bad({ activityType: 'IMPORT', countryOfActivity: 'DE', components: [{ ...component, hsn: '8471' }] })).message).toMatch(/components\[0\]\.hsn: HS chapter 84 is not a chapter of the regulated commodities/);
+    expect((await bad({ activityType: 'IMPORT', countryOfActivity: 'DE', components: [{ ...component, quantity: 0 }] })).message).toMatch(/components\[0\]\.quantity: a number greater than 0, got 0/);
     expect((await bad({ activityType: 'IMPORT', countryOfActivity: 'DE', components: [{ hsn: '1801', quantity: 1, unit: 'KGM' }] })).message).toMatch(/components\[0\]: give either ddsReferences/);
+    expect((await bad({ activityType: 'IMPORT', countryOfActivity: 'DE', components: [{ ...component, supplierBusinessId: undefined, ddsReferences: [{ id: 'r', verificationNumber: 'v' }], plotIds: ['p'] }] })).message)
+      .toMatch(/components\[0\]\.plotIds: only for internal-supplier components/);
     expect((await bad({ activityType: 'IMPORT', countryOfActivity: 'DE', customData: { nested: { a: 1 } } })).message).toMatch(/customData\.nested: rule 4/);
+    expect(await client.updateComponent('k1', { ...component, ddsReferences: [{ id: 'r', verificationNumber: 'v' }] }).catch((e: unknown) => (e as Error).message)).toMatch(/^PATCH \/components\/\{id\}: invalid request: give either ddsReferences/);
     expect(calls()).toHaveLength(0);
   });
 
