@@ -1,9 +1,13 @@
 // Validation of transaction and component bodies, class-validator style: every problem is
-// reported as "<field> <rule>", unknown fields are stripped (pure).
+// reported as "<field> <rule>", unknown fields are stripped (pure). The contract's rules are the
+// client's (schema/upstream/transaction-rules.ts): what the client refuses before sending, the
+// simulator refuses too, with the rule's own words ("<field>: <rule>").
+import type { RuleIssue } from '../schema/upstream/rule-issue.ts';
+import {
+  ACTIVITY_TYPES, COMPONENT_UNITS, CUSTOM_ID_MAX_LENGTH, VERIFICATION_NUMBER_FORMAT,
+} from '../schema/upstream/service-facts.ts';
+import { componentKindIssues, countryOfActivityIssues, hsCodeIssues, quantityIssues } from '../schema/upstream/transaction-rules.ts';
 import { validateCustomData } from './custom-data.ts';
-
-export const ACTIVITY_TYPES = ['IMPORT', 'EXPORT', 'TRADE', 'DOMESTIC'] as const;
-export const UNITS = ['LTR', 'MTR', 'MTRSQR', 'MTRCUBE', 'KGM', 'TNE', 'PCS', 'PR', 'SET', 'PKG'] as const;
 
 export interface ComponentInput {
   hsn: string;
@@ -32,6 +36,7 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isDate = (v: unknown): boolean => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v));
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string' && s.length > 0);
+const said = (issues: readonly RuleIssue[]): string[] => issues.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`));
 
 /**
  * Validates a component; `partial` for PATCH (absent fields unchanged). `isSupplier` decides
@@ -44,15 +49,17 @@ export function validateComponent(raw: unknown, prefix: string, isSupplier: (id:
   const f = (name: string): string => `${prefix}${name}`;
   const has = (k: string): boolean => raw[k] !== undefined;
   if (has('hsn') || !partial) {
-    if (typeof raw['hsn'] !== 'string' || !/^\d{4,10}$/.test(raw['hsn'])) m.push(`${f('hsn')} must be a string of 4 to 10 digits (HS code)`);
-    else value.hsn = raw['hsn'];
+    const issues = hsCodeIssues(raw['hsn'], f('hsn'));
+    if (issues.length > 0) m.push(...said(issues));
+    else value.hsn = raw['hsn'] as string;
   }
   if (has('quantity') || !partial) {
-    if (typeof raw['quantity'] !== 'number' || !Number.isFinite(raw['quantity']) || raw['quantity'] <= 0) m.push(`${f('quantity')} must be a number greater than 0`);
-    else value.quantity = raw['quantity'];
+    const issues = quantityIssues(raw['quantity'], f('quantity'));
+    if (issues.length > 0) m.push(...said(issues));
+    else value.quantity = raw['quantity'] as number;
   }
   if (has('unit') || !partial) {
-    if (typeof raw['unit'] !== 'string' || !(UNITS as readonly string[]).includes(raw['unit'])) m.push(`${f('unit')} must be one of the following values: ${UNITS.join(', ')}`);
+    if (typeof raw['unit'] !== 'string' || !(COMPONENT_UNITS as readonly string[]).includes(raw['unit'])) m.push(`${f('unit')} must be one of the following values: ${COMPONENT_UNITS.join(', ')}`);
     else value.unit = raw['unit'];
   }
   if (has('description')) {
@@ -88,14 +95,11 @@ export function validateComponent(raw: unknown, prefix: string, isSupplier: (id:
   if (has('ddsReferences')) {
     const refs = raw['ddsReferences'];
     if (!Array.isArray(refs) || refs.length === 0 || !refs.every((r) => isObj(r) && typeof r['id'] === 'string' && r['id'] !== ''
-      && typeof r['verificationNumber'] === 'string' && /^[A-Z0-9]{8}$/.test(r['verificationNumber']))) {
+      && typeof r['verificationNumber'] === 'string' && VERIFICATION_NUMBER_FORMAT.test(r['verificationNumber']))) {
       m.push(`${f('ddsReferences')} must be a non-empty array of {id, verificationNumber} (verificationNumber: 8 upper-case alphanumerics)`);
     } else value.ddsReferences = refs.map((r: Obj) => ({ id: String(r['id']), verificationNumber: String(r['verificationNumber']) }));
   }
-  const kinds = (has('supplierBusinessId') || has('supplierBusinessIds') ? 1 : 0) + (has('ddsReferences') ? 1 : 0);
-  if (kinds === 2) m.push(`${prefix || 'component '}must carry either supplierBusinessId(s) or ddsReferences, not both`);
-  if (kinds === 0 && !partial) m.push(`${prefix || 'component '}must carry either supplierBusinessId(s) or ddsReferences`);
-  if (has('plotIds') && !suppliers && !partial) m.push(`${f('plotIds')} is allowed only with supplierBusinessId(s)`);
+  m.push(...said(componentKindIssues(raw, prefix.replace(/\.$/, ''), partial)));
   return { value, messages: m };
 }
 
@@ -106,7 +110,7 @@ export function validateTransaction(raw: unknown, isSupplier: (id: string) => bo
   if (!isObj(raw)) return { value, messages: ['body must be a JSON object'] };
   const has = (k: string): boolean => raw[k] !== undefined;
   if (has('customId')) {
-    if (typeof raw['customId'] !== 'string' || raw['customId'].length === 0 || raw['customId'].length > 255) m.push('customId must be a string of 1 to 255 characters');
+    if (typeof raw['customId'] !== 'string' || raw['customId'].length === 0 || raw['customId'].length > CUSTOM_ID_MAX_LENGTH) m.push(`customId must be a string of 1 to ${CUSTOM_ID_MAX_LENGTH} characters`);
     else value.customId = raw['customId'];
   }
   if (has('activityType') || !partial) {
@@ -115,8 +119,9 @@ export function validateTransaction(raw: unknown, isSupplier: (id: string) => bo
     } else value.activityType = raw['activityType'];
   }
   if (has('countryOfActivity') || !partial) {
-    if (typeof raw['countryOfActivity'] !== 'string' || !/^[A-Z]{2}$/.test(raw['countryOfActivity'])) m.push('countryOfActivity must be an ISO 3166-1 alpha-2 country code (two upper-case letters)');
-    else value.countryOfActivity = raw['countryOfActivity'];
+    const issues = countryOfActivityIssues(raw['countryOfActivity']);
+    if (issues.length > 0) m.push(...said(issues));
+    else value.countryOfActivity = raw['countryOfActivity'] as string;
   }
   if (has('legalEntityId')) {
     if (typeof raw['legalEntityId'] !== 'string' || raw['legalEntityId'] === '') m.push('legalEntityId must be a non-empty string');

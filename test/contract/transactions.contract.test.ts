@@ -258,6 +258,41 @@ describe('contract: transactions', () => {
     expect(badPatch.message).toMatch(/endDateOfProduction/);
   });
 
+  it('the client and the service agree on the HS code, country and component-kind rules (one rule, schema/upstream/transaction-rules.ts)', async () => {
+    const token = await slow.sim.control.mintToken(3600);
+    const raw = async (body: unknown): Promise<{ status: number; message: string }> => {
+      const res = await fetch(`${slow.sim.url}/transactions`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const answer = (await res.json()) as { message?: string | string[] };
+      return { status: res.status, message: [answer.message ?? ''].flat().join('; ') };
+    };
+    const cases: Array<[string, Partial<CreateTransactionInput>, string | null]> = [
+      ['4-digit HS code', { components: [supplierComponent({ hsn: '1801' })] }, null],
+      ['10-digit HS code', { components: [supplierComponent({ hsn: '4403991000' })] }, null],
+      ['5-digit HS code', { components: [supplierComponent({ hsn: '18010' })] }, 'an HS code of 4, 6, 8 or 10 digits, got "18010"'],
+      ['9-digit HS code', { components: [supplierComponent({ hsn: '180100000' })] }, 'an HS code of 4, 6, 8 or 10 digits'],
+      ['chapter outside the regulated commodities', { components: [supplierComponent({ hsn: '8471' })] }, 'HS chapter 84 is not a chapter of the regulated commodities'],
+      ['Northern Ireland', { countryOfActivity: 'XI' }, null],
+      ['a country outside the EU', { countryOfActivity: 'US' }, 'an EU country as an ISO 3166-1 alpha-2 code in upper case (e.g. DE, NL), got "US"'],
+      ['plots with DDS references', { components: [{ hsn: '1801', quantity: 1, unit: 'KGM', ddsReferences: [DDS_REF], plotIds: ['p'] }] }, 'only for internal-supplier components'],
+    ];
+    for (const [name, over, rule] of cases) {
+      const body = draft(`agree-${name.replace(/\W+/g, '-')}`, over);
+      const before = slow.api.stats.requests;
+      const outcome = await slow.api.createTransaction(body).then(() => null, (e: unknown) => e);
+      const service = await raw({ ...body, customId: `${body.customId}-raw` });
+      if (rule === null) {
+        expect(outcome, name).toBeNull();
+        expect(service.status, name).toBe(201);
+      } else {
+        expect(outcome, name).toBeInstanceOf(RequestValidationError);
+        expect((outcome as Error).message, name).toContain(rule);
+        expect(slow.api.stats.requests, name).toBe(before); // refused before sending
+        expect(service.status, name).toBe(400);
+        expect(service.message, name).toContain(rule);
+      }
+    }
+  });
+
   it('refuses bad transaction input before sending, naming the field', async () => {
     const tx = await slow.api.createTransaction(draft('ship-validate-1'));
     const before = slow.api.stats.requests;

@@ -26,6 +26,21 @@ describe('transactions', () => {
     }
   });
 
+  it('answers 400 with the contract rule\'s own words (schema/upstream/transaction-rules.ts)', async () => {
+    const refused = async (body: Record<string, unknown>): Promise<string[]> => {
+      const res = await c.send('POST', '/transactions', { activityType: 'IMPORT', countryOfActivity: 'DE', components: [component()], ...body });
+      expect(res.status).toBe(400);
+      return ((await res.json()) as { message: string[] }).message;
+    };
+    expect(await refused({ components: [{ ...component(), hsn: '18010' }] })).toEqual(['components.0.hsn: an HS code of 4, 6, 8 or 10 digits, got "18010"']);
+    expect((await refused({ components: [{ ...component(), hsn: '8471' }] }))[0]).toMatch(/^components\.0\.hsn: HS chapter 84 is not a chapter of the regulated commodities/);
+    expect(await refused({ countryOfActivity: 'GB' })).toEqual(['countryOfActivity: an EU country as an ISO 3166-1 alpha-2 code in upper case (e.g. DE, NL), got "GB"']);
+    expect(await refused({ components: [{ ...component(), ddsReferences: [{ id: '24DKYIGLPU3439', verificationNumber: '4NAB3QYM' }] }] }))
+      .toEqual(['components.0: give either ddsReferences (goods already declared) or supplierBusinessId / supplierBusinessIds (goods of an internal supplier), not both, not neither']);
+    const ok = await c.send('POST', '/transactions', { activityType: 'IMPORT', countryOfActivity: 'XI', components: [{ ...component(), hsn: '4403991000' }] });
+    expect(ok.status).toBe(201);
+  });
+
   it('goes DRAFT → TO_SUBMIT → SUBMITTED → AVAILABLE, notifying a signed webhook at each change', async () => {
     const hookRes = await c.send('POST', '/webhooks', { url: 'https://hooks.ddsync.test/eudr', events: ['transaction.updated'] });
     const hook = (await hookRes.json()) as { id: string };
