@@ -3,6 +3,7 @@ import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/comm
 import { sql } from 'kysely';
 import type { Warehouse } from '../../warehouse/database.ts';
 import { scrubSecrets } from '../../platform/secrets.ts';
+import { toActivityFailure } from '../failures.ts';
 
 /**
  * A step of a submission that fails is retried without end: a transaction must never be lost to a
@@ -87,7 +88,11 @@ function quietly(error: unknown): unknown {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- activities of any signature
 type AnyActivity = (...args: any[]) => Promise<unknown>;
 
-/** Wraps every activity of the group (see above); the first argument names the transaction or batch. */
+/**
+ * Wraps every activity of the group (see above); the first argument names the transaction or batch.
+ * A wrapper of the submission factory rather than a worker interceptor: it is for steps that retry
+ * without end and whose input names a transaction or batch, which no other activity has.
+ */
 export function trackStepFailures<T extends Record<string, AnyActivity>>(db: Warehouse, activities: T): T {
   const wrapped: Record<string, AnyActivity> = {};
   for (const [step, fn] of Object.entries(activities)) {
@@ -96,7 +101,10 @@ export function trackStepFailures<T extends Record<string, AnyActivity>>(db: War
       let result: unknown;
       try {
         result = await fn(...args);
-      } catch (error) {
+      } catch (thrown) {
+        // Recorded and quietened as Temporal will get it: the worker's interceptor maps it the same
+        // way (mapping a mapped failure changes nothing), and a refusal must stay non-retryable.
+        const error = toActivityFailure(thrown);
         const context = Context.current();
         if (error instanceof CancelledFailure || context.cancellationSignal.aborted) throw error;
         const attempts = await within(recordFailure(db, subject, stepError(step, error)), RECORD_TIMEOUT_MS).catch(() => undefined);

@@ -8,7 +8,8 @@ import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
 import { takeInShipments } from '../../warehouse/submission/intake.ts';
 import { batchReport } from '../../warehouse/submission/batch-report.ts';
-import { createSubmissionActivities } from '../../activities/submission/activities.ts';
+import { createSubmissionActivities, type SubmissionApi } from '../../activities/submission/activities.ts';
+import { BadRequestError } from '../../upstream/index.ts';
 import { createLogger } from '../../platform/logger.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
 import { bulkSubmit, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
@@ -72,6 +73,29 @@ describe('a submission step that keeps failing', () => {
     expect(await rowOf(key)).toMatchObject({ state: 'submitted', last_error: null, failed_attempts: 0, last_failed_at: null });
     // Every attempt found the transaction the first one created: one at the service.
     expect(h.sim.control.transactionCountsByCustomId()[key]).toBe(1);
+  });
+
+  it('keeps a refusal of the service final at every attempt, those handed over quietly included', async () => {
+    const key = `step-refused-${RUN}`;
+    await takeInShipments(h.db, writeShipments([shipmentRow(key, supplier)]), '/dev/null');
+    const refusing = {
+      async findTransactionByCustomId() {
+        return undefined;
+      },
+      async createTransaction() {
+        throw new BadRequestError({ endpoint: 'POST /transactions', status: 400 });
+      },
+    } as unknown as SubmissionApi;
+    const steps = createSubmissionActivities({ db: h.db, api: refusing, log: createLogger({ level: 'silent' }) });
+    const env = new MockActivityEnvironment();
+    for (let n = 1; n <= 3; n++) {
+      // Mapped before it is recorded: quietened as a raw error, the third would have become a retryable benign failure.
+      const failure = (await env.run(steps.createAndSubmitTransaction, { key }).catch((error: unknown) => error)) as ApplicationFailure;
+      expect(failure).toBeInstanceOf(ApplicationFailure);
+      expect(failure).toMatchObject({ type: 'BadRequestError', nonRetryable: true });
+      expect(failure.category).not.toBe(ApplicationFailureCategory.BENIGN);
+    }
+    expect(await rowOf(key)).toMatchObject({ state: 'pending', failed_attempts: 3, last_error: 'createAndSubmitTransaction: POST /transactions: 400 bad request' });
   });
 
   it('of the batch itself is recorded on the batch, and cleared when the step succeeds', async () => {
