@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { UpstreamError } from '../upstream/errors.ts';
 
 /**
@@ -17,20 +18,18 @@ export function toActivityFailure(error: unknown): unknown {
   return ApplicationFailure.create({ message: error.message, type: error.name, nextRetryDelay: retryAfterMs });
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- activities of any signature
-type AnyActivity = (...args: any[]) => Promise<unknown>;
-
-/** Wraps every activity of a group so its errors are mapped by toActivityFailure. */
-export function mapFailures<T extends Record<string, AnyActivity>>(activities: T): T {
-  const wrapped: Record<string, AnyActivity> = {};
-  for (const [name, fn] of Object.entries(activities)) {
-    wrapped[name] = async (...args: unknown[]) => {
+/**
+ * The worker's activity interceptor that maps every activity's error by toActivityFailure, local
+ * activities included (infra/worker.ts registers it once, so no factory has to remember it).
+ */
+export const mapFailures: ActivityInterceptorsFactory = () => ({
+  inbound: {
+    async execute(input, next) {
       try {
-        return await fn(...args);
+        return await next(input);
       } catch (error) {
         throw toActivityFailure(error);
       }
-    };
-  }
-  return wrapped as T;
-}
+    },
+  },
+});

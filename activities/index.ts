@@ -5,6 +5,9 @@ import { createWebhookActivities, type WebhookApi } from './webhooks/activities.
 import { createPdfActivities, type PdfApi } from './pdfs/activities.ts';
 import type { Warehouse } from '../warehouse/database.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import { mapFailures } from './failures.ts';
+import { keepAlive } from './keep-alive.ts';
 
 export interface ActivityDeps {
   db: Warehouse;
@@ -27,3 +30,10 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+/**
+ * What every activity of the worker gets, local ones included, without its factory wrapping it:
+ * its errors mapped (failures.ts) and heartbeats when it has a heartbeat timeout (keep-alive.ts).
+ * The first is the outermost: a failure is mapped after everything inside has seen it.
+ */
+export const activityInterceptors: ActivityInterceptorsFactory[] = [mapFailures, keepAlive];

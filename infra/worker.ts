@@ -2,7 +2,7 @@ import { packagePath } from '../platform/package-root.ts';
 import { existsSync } from 'node:fs';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import type { NativeConnection } from '@temporalio/worker';
-import { createActivities, type ActivityDeps } from '../activities/index.ts';
+import { activityInterceptors, createActivities, type ActivityDeps } from '../activities/index.ts';
 
 export const WORKFLOWS_PATH = packagePath('workflows', 'index.ts');
 
@@ -34,6 +34,8 @@ export async function createDdsyncWorker(options: DdsyncWorkerOptions): Promise<
     taskQueue: options.taskQueue,
     ...bundle,
     activities: createActivities(options.deps),
+    // Registered here once, so every activity (a new one too) gets them, not only those a factory wraps.
+    interceptors: { activity: activityInterceptors },
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 16,
     ...(options.taskQueueActivitiesPerSecond ? { maxTaskQueueActivitiesPerSecond: options.taskQueueActivitiesPerSecond } : {}),
     shutdownGraceTime: '10 seconds',

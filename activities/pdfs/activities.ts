@@ -6,8 +6,6 @@ import type { UpstreamClient } from '../../upstream/index.ts';
 import { CredentialsRefusedError, NotFoundError, UnprocessableError, UpstreamError } from '../../upstream/index.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { mapFailures } from '../failures.ts';
-import { keepAlive } from '../keep-alive.ts';
 import { NotAPdfError, removeStaleTempFiles, storePdf } from './archive.ts';
 import type { StoredPdf } from '../../warehouse/pdfs/queue.ts';
 import { TEMP_DIR } from './content-address.ts';
@@ -75,7 +73,7 @@ function errorText(error: unknown): string {
 export function createPdfActivities({ db, api, log, pdfArchiveDir }: PdfDeps) {
   const archiveDir = resolve(pdfArchiveDir ?? DEFAULT_PDF_ARCHIVE_DIR);
 
-  return mapFailures(keepAlive({
+  return {
     /**
      * The next due entries, leased to this run. `cutoff` (the database's time at the run's first
      * claim) keeps a run from taking up again what it already tried and rescheduled.
@@ -129,7 +127,7 @@ export function createPdfActivities({ db, api, log, pdfArchiveDir }: PdfDeps) {
       log.info({ surveyResponseId: id, sha256: stored.sha256, sizeBytes: stored.sizeBytes, deduplicated: stored.deduplicated }, 'survey-response PDF archived');
       return { id, outcome: 'archived', sha256: stored.sha256, sizeBytes: stored.sizeBytes, deduplicated: stored.deduplicated };
     },
-  }));
+  };
 
   /** An attempt that did not store the PDF: what the answer means for the entry, recorded. */
   async function failedAttempt(input: ArchivePdfInput, error: unknown, responded: boolean, signal: AbortSignal, attempt: number): Promise<PdfAttemptOutcome> {

@@ -4,8 +4,6 @@ import { emptyStats, hasMorePages, parseSupplierPlotsPage, serviceFacts, Upstrea
 import type { InvalidRecord, PlotPage, RawPlotPage } from '../../upstream/index.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { mapFailures } from '../failures.ts';
-import { keepAlive } from '../keep-alive.ts';
 import { rowsWritten } from '../../warehouse/refresh/counts.ts';
 import { toInvitationRows, toNetwork } from '../../warehouse/refresh/network-rows.ts';
 import { INVITATIONS_SCOPE, NETWORK_SCOPE, writeInvitations, writeNetwork } from '../../warehouse/refresh/network-writer.ts';
@@ -79,7 +77,7 @@ function isFinal(error: unknown): error is UpstreamError {
 }
 
 export function createRefreshActivities({ db, api, log }: RefreshDeps) {
-  return mapFailures(keepAlive({
+  return {
     async beginRefresh(input: { runId: string }): Promise<void> {
       await beginRun(db, input.runId, Context.current().info.workflowExecution?.workflowId ?? null);
       log.info({ runId: input.runId }, 'refresh started');
@@ -213,7 +211,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       log.info({ runId: input.runId, status: summary.status, seconds: summary.seconds, pages: summary.pages, plots: summary.plotsSeen, rowsWritten: summary.rowsWritten }, 'refresh finished');
       return summary;
     },
-  }));
+  };
 }
 
 export type RefreshActivities = ReturnType<typeof createRefreshActivities>;

@@ -4,8 +4,6 @@ import type { UpstreamClient } from '../../upstream/index.ts';
 import { ConflictError, NetworkError, UpstreamError, provesNotApplied, serviceFacts } from '../../upstream/index.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { mapFailures } from '../failures.ts';
-import { keepAlive } from '../keep-alive.ts';
 import {
   batchStanding, beginCreateAttempt, cancelUnstarted, closeBatch, noteCreateSent, type BatchStanding, recordComponents, recordEnd, recordTransaction, requestsAfter,
   stateOf, transactionIdOf, withdrawCreateSent, type StatusSource, type TransactionState,
@@ -111,8 +109,9 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
     return view(submitted);
   };
 
-  // A step that keeps failing shows in the warehouse (step-failures.ts); each attempt's error is mapped first.
-  return trackStepFailures(db, mapFailures(keepAlive({
+  // A step that keeps failing shows in the warehouse (step-failures.ts). Failure mapping and
+  // heartbeats come from the worker's interceptors, as for every activity (activities/index.ts).
+  return trackStepFailures(db, {
     async nextRequestsOfBatch(input: { batchId: string; afterLine: number; limit: number; onlyPending?: boolean }): Promise<Array<{ key: string; line: number }>> {
       return requestsAfter(db, input.batchId, input.afterLine, input.limit, input.onlyPending ?? false);
     },
@@ -166,7 +165,7 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
       await closeBatch(db, input.batchId, input.cancelled ? 'cancelled' : 'done');
       return { unsent };
     },
-  })));
+  });
 }
 
 export type SubmissionActivities = ReturnType<typeof createSubmissionActivities>;

@@ -2,8 +2,6 @@ import { Context } from '@temporalio/activity';
 import type { UpstreamClient } from '../../upstream/index.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { mapFailures } from '../failures.ts';
-import { keepAlive } from '../keep-alive.ts';
 import { describedAs, type DesiredWebhook } from '../../schema/desired-webhooks.ts';
 import { recordAttempts, recordStats, recordWebhooks } from '../../warehouse/webhooks/ledger.ts';
 import { planWebhooks, type WebhookAction } from './reconcile-plan.ts';
@@ -26,7 +24,7 @@ export interface ReconcileResult {
 
 export function createWebhookActivities({ db, api, log }: WebhookDeps) {
   const signal = () => Context.current().cancellationSignal;
-  return mapFailures(keepAlive({
+  return {
     /** Creates, patches, re-activates, recreates or deletes ddsync's webhooks; never touches the others. */
     async reconcileWebhooks(input: { desired: DesiredWebhook[] }): Promise<ReconcileResult> {
       const plan = planWebhooks(input.desired, await api.listWebhooks({ signal: signal() }));
@@ -66,7 +64,7 @@ export function createWebhookActivities({ db, api, log }: WebhookDeps) {
       }
       return { webhooks: hooks.length, newAttempts };
     },
-  }));
+  };
 }
 
 export type WebhookActivities = ReturnType<typeof createWebhookActivities>;
