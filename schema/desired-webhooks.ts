@@ -1,4 +1,5 @@
 import * as serviceFacts from './upstream/service-facts.ts';
+import { webhookUrlIssues } from './upstream/webhook-rules.ts';
 import { ConfigError } from '../platform/config.ts';
 
 /**
@@ -45,15 +46,6 @@ export function managedName(description: unknown): string | null {
   return m ? m[1]! : null;
 }
 
-function validUrl(url: string): boolean {
-  try {
-    const u = new URL(url);
-    return (u.protocol === 'https:' || u.protocol === 'http:') && /\.[a-z]{2,}$/i.test(u.hostname);
-  } catch {
-    return false;
-  }
-}
-
 export function parseDesiredWebhooks(text: string): DesiredWebhook[] {
   let raw: unknown;
   try {
@@ -78,8 +70,9 @@ export function parseDesiredWebhooks(text: string): DesiredWebhook[] {
     else if (names.has(name)) problems.push(`${at}.name: "${name}" is used twice`);
     else names.add(name);
     const url = o['url'];
-    if (typeof url !== 'string' || !validUrl(url)) problems.push(`${at}.url: required, an http(s) URL whose host has a TLD (the service refuses e.g. http://127.0.0.1), got ${JSON.stringify(url)}`);
-    else if (url.length > serviceFacts.WEBHOOK_URL_MAX_LENGTH) problems.push(`${at}.url: at most ${serviceFacts.WEBHOOK_URL_MAX_LENGTH} characters`);
+    for (const i of webhookUrlIssues(url, `${at}.url`)) {
+      problems.push(i.rule === 'webhookUrl.length' ? `${i.path}: ${i.message}` : `${i.path}: required, ${i.message}, got ${JSON.stringify(url)}`);
+    }
     const events = o['events'] ?? DEFAULT_EVENTS;
     if (!Array.isArray(events) || events.length === 0 || !events.every((e) => typeof e === 'string' && e !== '')) problems.push(`${at}.events: a non-empty list of event kinds (e.g. ["transaction.updated"])`);
     const description = o['description'] ?? '';

@@ -1,4 +1,7 @@
-// Validation of webhook bodies (pure).
+// Validation of webhook bodies (pure). The url rule is the client's (schema/upstream/webhook-rules.ts);
+// the answers keep the live service's class-validator wording.
+import { WEBHOOK_DESCRIPTION_MAX_LENGTH, WEBHOOK_URL_MAX_LENGTH } from '../schema/upstream/service-facts.ts';
+import { webhookUrlIssues } from '../schema/upstream/webhook-rules.ts';
 
 export const EVENT_TYPES = ['transaction.updated'] as const;
 
@@ -9,21 +12,17 @@ export interface WebhookInput {
   events?: string[];
 }
 
-/** A URL the service accepts: http(s), parsable, and a host name with a top-level domain. */
+const URL_ANSWERS: Record<string, string> = {
+  'webhookUrl.format': 'url must be a URL address',
+  'webhookUrl.length': `url must be shorter than or equal to ${WEBHOOK_URL_MAX_LENGTH} characters`,
+  'webhookUrl.protocol': 'url must be a URL address (http or https)',
+  'webhookUrl.tld': 'url must be a URL address with a top-level domain (IP addresses and localhost are refused)',
+};
+
+/** Why the service refuses `raw` as a webhook url, in its words; undefined when it accepts it. */
 export function urlProblem(raw: unknown): string | undefined {
-  if (typeof raw !== 'string' || raw.length === 0) return 'url must be a URL address';
-  if (raw.length > 2048) return 'url must be shorter than or equal to 2048 characters';
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return 'url must be a URL address';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'url must be a URL address (http or https)';
-  const labels = url.hostname.split('.');
-  const tld = labels[labels.length - 1] ?? '';
-  if (labels.length < 2 || !/^[a-z]{2,63}$/i.test(tld)) return 'url must be a URL address with a top-level domain (IP addresses and localhost are refused)';
-  return undefined;
+  const [issue] = webhookUrlIssues(raw);
+  return issue ? (URL_ANSWERS[issue.rule] ?? `url ${issue.message}`) : undefined;
 }
 
 export function validateWebhook(raw: unknown, requireUrl: boolean): { value: WebhookInput; messages: string[] } {
@@ -38,7 +37,7 @@ export function validateWebhook(raw: unknown, requireUrl: boolean): { value: Web
   }
   if (body['description'] !== undefined) {
     if (typeof body['description'] !== 'string') m.push('description must be a string');
-    else if (body['description'].length > 1000) m.push('description must be shorter than or equal to 1000 characters');
+    else if (body['description'].length > WEBHOOK_DESCRIPTION_MAX_LENGTH) m.push(`description must be shorter than or equal to ${WEBHOOK_DESCRIPTION_MAX_LENGTH} characters`);
     else value.description = body['description'];
   }
   if (body['isActive'] !== undefined) {

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { RuleIssue } from '../schema/upstream/rule-issue.ts';
 import {
-  ACTIVITY_TYPES, COMPONENT_UNITS, CUSTOM_ID_MAX_LENGTH, INVITATION_STATUSES, WEBHOOK_DESCRIPTION_MAX_LENGTH, WEBHOOK_URL_MAX_LENGTH,
+  ACTIVITY_TYPES, COMPONENT_UNITS, CUSTOM_ID_MAX_LENGTH, INVITATION_STATUSES, WEBHOOK_DESCRIPTION_MAX_LENGTH,
 } from '../schema/upstream/service-facts.ts';
 import { componentKindIssues, countryOfActivityIssues, hsCodeIssues, quantityIssues } from '../schema/upstream/transaction-rules.ts';
+import { webhookUrlIssues } from '../schema/upstream/webhook-rules.ts';
 import { prepareCustomData } from './custom-data.ts';
 import { RequestValidationError } from './errors.ts';
 import { issuesFrom } from './validate.ts';
@@ -53,17 +54,8 @@ export const CreateTransactionSchema = z.looseObject({
 });
 export const UpdateTransactionSchema = CreateTransactionSchema.omit({ components: true }).partial();
 
-const webhookUrl = z.string().max(WEBHOOK_URL_MAX_LENGTH).refine((u) => {
-  try {
-    const url = new URL(u);
-    // The service wants a host with a TLD: http://127.0.0.1 and http://localhost are refused.
-    return (url.protocol === 'https:' || url.protocol === 'http:') && /\.[a-z]{2,}$/i.test(url.hostname);
-  } catch {
-    return false;
-  }
-}, 'expected a valid http(s) URL whose host has a TLD');
 export const CreateWebhookSchema = z.looseObject({
-  url: webhookUrl,
+  url: z.string().superRefine(rule((v) => webhookUrlIssues(v, ''))),
   description: z.string().max(WEBHOOK_DESCRIPTION_MAX_LENGTH).optional(),
   isActive: z.boolean().optional(),
   events: z.array(nonEmpty).optional(),

@@ -164,6 +164,30 @@ describe('contract: webhooks', () => {
     expect(await post({ url: 'https://hooks.ddsync.test/x', description: 'd'.repeat(1001) })).toMatchObject({ status: 400, message: expect.stringMatching(/1000/) });
   });
 
+  it('the client and the service agree on every webhook url (one rule, schema/upstream/webhook-rules.ts)', async () => {
+    const token = await h.sim.control.mintToken(3600);
+    const cases: Array<[string, boolean]> = [
+      ['https://hooks.ddsync.test/agree', true],
+      ['http://hooks.ddsync.test:8080/agree?x=1', true],
+      ['http://127.0.0.1:9/x', false],
+      ['http://localhost:9/x', false],
+      ['ftp://hooks.ddsync.test/x', false],
+      [`https://hooks.${'a'.repeat(64)}/x`, false], // longer than any TLD: the client used to accept it
+      [`https://hooks.ddsync.test/${'a'.repeat(2049 - 'https://hooks.ddsync.test/'.length)}`, false],
+    ];
+    for (const [url, ok] of cases) {
+      const client = await h.api.createWebhook({ url }).then((w) => w, (e: unknown) => e);
+      const res = await fetch(`${h.sim.url}/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+      expect(res.status, url).toBe(ok ? 201 : 400);
+      if (ok) {
+        await h.api.deleteWebhook((client as { id: string }).id);
+        await h.api.deleteWebhook(((await res.json()) as { id: string }).id);
+      } else {
+        expect(client, url).toBeInstanceOf(RequestValidationError);
+      }
+    }
+  });
+
   it('delivers a signed example message to a real endpoint, and attempts and stats reflect it', async () => {
     const hook = await h.api.createWebhook({ url: 'https://hooks.ddsync.test/hook', events: ['transaction.updated'] });
     const secret = await h.api.getWebhookSecret(hook.id);

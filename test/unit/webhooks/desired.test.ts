@@ -28,11 +28,12 @@ describe('desired webhooks', () => {
     expect(problems('[{"name": "Main", "url": "http://127.0.0.1:8080/x", "events": [], "colour": 1}]')).toEqual([
       '[0].colour: unknown field',
       '[0].name: required, lower-case letters, digits and dashes (at most 63), got "Main"',
-      '[0].url: required, an http(s) URL whose host has a TLD (the service refuses e.g. http://127.0.0.1), got "http://127.0.0.1:8080/x"',
+      '[0].url: required, expected a valid http(s) URL whose host has a TLD (the service refuses e.g. http://127.0.0.1 and http://localhost), got "http://127.0.0.1:8080/x"',
       '[0].events: a non-empty list of event kinds (e.g. ["transaction.updated"])',
     ]);
     expect(problems('[{"name": "a", "url": "https://x.example.com"}, {"name": "a", "url": "https://y.example.com"}]')).toEqual(['[1].name: "a" is used twice']);
     expect(problems(`[{"name": "a", "url": "https://x.example.com", "description": "${'d'.repeat(995)}"}]`)[0]).toMatch(/description: at most 989 characters/);
+    expect(problems(`[{"name": "a", "url": "https://x.example.com/${'u'.repeat(2027)}"}]`)).toEqual(['[0].url: at most 2048 characters, got 2049']);
   });
 
   it('marks ddsync\'s webhooks in their description and recognises only those', () => {
