@@ -1,0 +1,60 @@
+import { describe, it, expect, beforeAll } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Worker } from '@temporalio/worker';
+import { installTemporalRuntime } from '../../infra/temporal-connection.ts';
+import { createLogger } from '../../platform/logger.ts';
+import { workflowBundle } from '../support/temporal.ts';
+import { historyFromPlain } from '../replay/history-json.ts';
+import type { RecordedHistory } from '../replay/record-histories.ts';
+
+/**
+ * Histories recorded from running workflows (test/replay/record-histories.ts) replay on today's
+ * workflow code: a change to what a workflow commands, or in which order, would break workflows that
+ * are running when a new worker takes them over (patched() is how such a change is made).
+ */
+const recorded = (name: string): RecordedHistory[] => JSON.parse(readFileSync(resolve(import.meta.dirname, '../replay/histories', `${name}.json`), 'utf8')) as RecordedHistory[];
+
+async function replay(histories: RecordedHistory[]): Promise<string[]> {
+  const failures: string[] = [];
+  const results = Worker.runReplayHistories(
+    { workflowBundle: await workflowBundle() },
+    histories.map((h) => ({ workflowId: h.workflowId, history: historyFromPlain(h.history) })),
+  );
+  let replayed = 0;
+  for await (const result of results) {
+    replayed++;
+    if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+  }
+  expect(replayed).toBe(histories.length);
+  return failures;
+}
+
+describe('recorded workflow histories replay on the current workflow code', () => {
+  beforeAll(() => installTemporalRuntime(createLogger({ level: 'warn', format: 'json' })));
+
+  it.each([
+    // Supplier children in a window of two, pages read ahead, a child continuing as new.
+    ['refresh', 8],
+    // Transactions started two at a time, each followed on the poll backoff.
+    ['bulk-submit', 6],
+    // PDFs claimed three at a time, downloaded two at once.
+    ['archive-pdfs', 1],
+  ])('%s', async (name, runs) => {
+    const histories = recorded(name);
+    expect(histories).toHaveLength(runs);
+    expect(await replay(histories)).toEqual([]);
+  });
+
+  it('notices a history whose commands the code no longer makes', async () => {
+    const [parent] = recorded('refresh');
+    // The refresh's first command, the beginRefresh activity, recorded under another name.
+    const scheduled = parent!.history.events.find((e) => (e as { activityTaskScheduledEventAttributes?: unknown }).activityTaskScheduledEventAttributes) as
+      { activityTaskScheduledEventAttributes: { activityType: { name: string } } };
+    expect(scheduled.activityTaskScheduledEventAttributes.activityType.name).toBe('beginRefresh');
+    scheduled.activityTaskScheduledEventAttributes.activityType.name = 'somethingElse';
+    const failures = await replay([parent!]);
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(/nondetermin/i);
+  });
+});
