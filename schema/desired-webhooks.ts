@@ -28,7 +28,18 @@ export class DesiredWebhooksError extends ConfigError {
   }
 }
 
-const NAME = /^[a-z0-9][a-z0-9-]{0,62}$/;
+/**
+ * A webhook's name: lower-case letters, digits and dashes, at most 63, not starting with a dash. The
+ * one pattern of the name in DDSYNC_WEBHOOKS, in the marker, and in the receiver's path /hooks/<name>
+ * (a regular-expression source, for those to build on).
+ */
+export const WEBHOOK_NAME_PATTERN = '[a-z0-9][a-z0-9-]{0,62}';
+const NAME = new RegExp(`^${WEBHOOK_NAME_PATTERN}$`);
+const MARKED = new RegExp(`\\[ddsync:(${WEBHOOK_NAME_PATTERN})\\]\\s*$`);
+
+export function isWebhookName(name: unknown): name is string {
+  return typeof name === 'string' && NAME.test(name);
+}
 
 export function marker(name: string): string {
   return `[ddsync:${name}]`;
@@ -42,7 +53,7 @@ export function describedAs(w: DesiredWebhook): string {
 /** The name in a description's marker, or null for a webhook ddsync does not manage. */
 export function managedName(description: unknown): string | null {
   if (typeof description !== 'string') return null;
-  const m = /\[ddsync:([a-z0-9][a-z0-9-]{0,62})\]\s*$/.exec(description);
+  const m = MARKED.exec(description);
   return m ? m[1]! : null;
 }
 
@@ -66,7 +77,7 @@ export function parseDesiredWebhooks(text: string): DesiredWebhook[] {
     const o = item as Record<string, unknown>;
     for (const key of Object.keys(o)) if (!['name', 'url', 'events', 'description', 'active'].includes(key)) problems.push(`${at}.${key}: unknown field`);
     const name = o['name'];
-    if (typeof name !== 'string' || !NAME.test(name)) problems.push(`${at}.name: required, lower-case letters, digits and dashes (at most 63), got ${JSON.stringify(name)}`);
+    if (!isWebhookName(name)) problems.push(`${at}.name: required, lower-case letters, digits and dashes (at most 63), got ${JSON.stringify(name)}`);
     else if (names.has(name)) problems.push(`${at}.name: "${name}" is used twice`);
     else names.add(name);
     const url = o['url'];

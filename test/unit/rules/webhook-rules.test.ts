@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { webhookUrlIssues } from '../../../schema/upstream/webhook-rules.ts';
+import { WEBHOOK_NAME_PATTERN, isWebhookName, managedName } from '../../../schema/desired-webhooks.ts';
 
 describe('the webhook url rule: an http(s) URL whose host has a TLD, at most 2048 characters', () => {
   const base = 'https://hooks.example.com/';
@@ -32,5 +33,27 @@ describe('the webhook url rule: an http(s) URL whose host has a TLD, at most 204
       message: 'expected a valid http(s) URL whose host has a TLD (the service refuses e.g. http://127.0.0.1 and http://localhost)',
     }]);
     expect(webhookUrlIssues(`${base}${'a'.repeat(3000)}`)[0]!.message).toBe(`at most 2048 characters, got ${base.length + 3000}`);
+  });
+});
+
+describe('the webhook name: lower-case letters, digits and dashes, at most 63, in DDSYNC_WEBHOOKS and in the marker', () => {
+  const cases: Array<[unknown, boolean]> = [
+    ['main', true], ['a', true], ['0', true], ['eu-2', true], ['a-', true], [`a${'b'.repeat(62)}`, true],
+    [`a${'b'.repeat(63)}`, false], ['', false], ['-a', false], ['Main', false], ['a_b', false], ['a.b', false], ['a b', false], ['é', false],
+    [7, false], [null, false],
+  ];
+  it.each(cases)('%j → %j', (name, ok) => {
+    expect(isWebhookName(name)).toBe(ok);
+    // A name is ddsync's in a description exactly when it is a valid name.
+    if (typeof name === 'string') expect(managedName(`ours [ddsync:${name}]`)).toBe(ok ? name : null);
+  });
+
+  it('reads the marker only at the end of a description, and builds the receiver path on the same pattern', () => {
+    expect(managedName('[ddsync:main]')).toBe('main');
+    expect(managedName('text [ddsync:main]  ')).toBe('main');
+    expect(managedName('[ddsync:main] then more')).toBeNull();
+    expect(managedName('[ddsync:]')).toBeNull();
+    expect(managedName({})).toBeNull();
+    expect(new RegExp(`^/hooks/(${WEBHOOK_NAME_PATTERN})/?$`).exec('/hooks/eu-2/')?.[1]).toBe('eu-2');
   });
 });
