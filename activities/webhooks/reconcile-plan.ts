@@ -1,5 +1,6 @@
 import type { Webhook } from '../../schema/upstream.ts';
 import { describedAs, managedName, type DesiredWebhook } from '../../schema/desired-webhooks.ts';
+import { oldestFirst } from '../../schema/upstream/order.ts';
 
 /**
  * What reconciling the desired webhooks with the service's takes: create what is missing, patch what
@@ -28,7 +29,7 @@ export function planWebhooks(desired: readonly DesiredWebhook[], actual: readonl
   }
   const actions: WebhookAction[] = [];
   for (const d of desired) {
-    const found = [...(ours.get(d.name) ?? [])].sort((a, b) => String(a.createdAt ?? '').localeCompare(String(b.createdAt ?? '')) || a.id.localeCompare(b.id));
+    const found = [...(ours.get(d.name) ?? [])].sort(oldestFirst);
     ours.delete(d.name);
     const [keep, ...extra] = found;
     for (const w of extra) actions.push({ kind: 'delete', name: d.name, id: w.id, reason: 'a second webhook with the same name' });

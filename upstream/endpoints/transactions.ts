@@ -9,6 +9,7 @@ import {
   ComponentInputSchema, ComponentPatchSchema, CreateTransactionSchema, UpdateTransactionSchema, checkRequest,
 } from '../request-checks.ts';
 import { PATHS, TRANSACTION_INCLUDES } from '../../schema/upstream/service-facts.ts';
+import { oldestFirst } from '../../schema/upstream/order.ts';
 import { jsonBody, noBody } from '../transport.ts';
 import { parseResponse } from '../validate.ts';
 
@@ -57,8 +58,7 @@ export function transactionEndpoints(http: UpstreamHttp) {
     async findTransactionByCustomId(customId: string, opts: CallOptions = {}): Promise<Transaction | undefined> {
       const all = await this.listTransactions(opts);
       // Should two ever share the customId, always the same one (the oldest), whoever asks.
-      return all.filter((t) => t.customId === customId)
-        .sort((a, b) => String(a.createdAt ?? '').localeCompare(String(b.createdAt ?? '')) || a.id.localeCompare(b.id))[0];
+      return all.filter((t) => t.customId === customId).sort(oldestFirst)[0];
     },
 
     async getTransaction(id: string, opts: CallOptions = {}): Promise<Transaction> {

@@ -3,6 +3,7 @@ import type { Webhook, WebhookAttempt, WebhookStats } from '../../schema/upstrea
 import type { Warehouse } from '../database.ts';
 import { toJsonRecordset } from '../refresh/json-recordset.ts';
 import { managedName } from '../../schema/desired-webhooks.ts';
+import { oldestFirst } from '../../schema/upstream/order.ts';
 
 /** webhooks, webhook_attempts, webhook_stats and webhook_events in the warehouse. Idempotent writes. */
 
@@ -16,7 +17,7 @@ const RESPONSE_KEPT = 2_000;
  */
 export async function recordWebhooks(db: Warehouse, hooks: readonly Webhook[]): Promise<void> {
   const holder = new Map<string, Webhook>();
-  for (const w of [...hooks].sort((a, b) => String(a.createdAt ?? '').localeCompare(String(b.createdAt ?? '')) || a.id.localeCompare(b.id))) {
+  for (const w of [...hooks].sort(oldestFirst)) {
     const name = managedName(w.description);
     if (name !== null && !holder.has(name)) holder.set(name, w);
   }
