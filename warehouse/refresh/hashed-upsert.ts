@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../schema/database.ts';
-import { toJsonRecordset } from './json-recordset.ts';
+import { jsonColumnsOf, recordsetDefinition, toJsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import { addCounts, type TableCounts } from './counts.ts';
 
 /**
@@ -9,22 +9,15 @@ import { addCounts, type TableCounts } from './counts.ts';
  * version, no WAL). The batch travels as one JSON parameter, sorted by id so concurrent writers lock
  * shared rows in the same order.
  */
-export interface HashedTable {
+export interface HashedTable<Row extends Hashed> {
   table: 'plots' | 'analyses' | 'businesses' | 'business_connections' | 'business_invitations';
-  /** The written columns as a json_to_recordset column list: "id text, name text, ...". */
-  columns: string;
-  /** Columns whose values are already JSON text (spliced in raw). */
-  rawJson?: readonly string[];
+  /** The written columns, each with its Postgres type; json and jsonb values are JSON text (spliced in raw). */
+  columns: RecordsetColumns<Row>;
 }
 
 interface Hashed {
   id: string;
   content_hash: string;
-}
-
-/** Column names of a json_to_recordset column list. */
-export function fieldsOf(columns: string): string[] {
-  return columns.split(',').map((c) => c.trim().split(/\s+/)[0]!);
 }
 
 /** The last row per id wins, in id order. */
@@ -35,7 +28,7 @@ export function uniqueSortedById<T>(rows: readonly T[], idOf: (row: T) => string
 }
 
 /** Of `rows`, those that are new, changed, or soft-deleted in the warehouse: one indexed read. */
-export async function changedOnly<T extends Hashed>(db: Kysely<Database>, table: HashedTable['table'], rows: readonly T[]): Promise<T[]> {
+export async function changedOnly<T extends Hashed>(db: Kysely<Database>, table: HashedTable<T>['table'], rows: readonly T[]): Promise<T[]> {
   if (rows.length === 0) return [];
   const stored = await sql<{ id: string; content_hash: string; deleted: boolean }>`
     select id, content_hash, deleted_at is not null as deleted from ${sql.table(table)} where id = any(${rows.map((r) => r.id)}::text[])`.execute(db);
@@ -50,15 +43,15 @@ export async function changedOnly<T extends Hashed>(db: Kysely<Database>, table:
  * Upserts `rows` (unique ids) and returns the ids written, each with whether it was inserted.
  * The WHERE repeats the hash test: a concurrent writer may have stored the same content meanwhile.
  */
-export async function upsertChanged<T extends Hashed>(db: Kysely<Database>, spec: HashedTable, rows: readonly T[]): Promise<Map<string, boolean>> {
+export async function upsertChanged<T extends Hashed>(db: Kysely<Database>, spec: HashedTable<T>, rows: readonly T[]): Promise<Map<string, boolean>> {
   if (rows.length === 0) return new Map();
-  const fields = fieldsOf(spec.columns);
+  const fields = Object.keys(spec.columns);
   const updates = fields.filter((f) => f !== 'id').map((f) => `${f} = excluded.${f}`).join(', ');
-  const batch = toJsonRecordset(rows, (spec.rawJson ?? []) as Array<keyof T & string>);
+  const batch = toJsonRecordset(rows, jsonColumnsOf(spec.columns));
   const result = await sql<{ id: string; inserted: boolean }>`
     insert into ${sql.table(spec.table)} (${sql.raw(fields.join(', '))}, first_seen_at, changed_at, deleted_at)
     select ${sql.raw(fields.map((f) => `r.${f}`).join(', '))}, now(), now(), null
-    from json_to_recordset(${batch}::json) as r(${sql.raw(spec.columns)})
+    from json_to_recordset(${batch}::json) as r(${sql.raw(recordsetDefinition(spec.columns))})
     order by r.id
     on conflict (id) do update set ${sql.raw(updates)}, changed_at = now(), deleted_at = null
       where ${sql.raw(spec.table)}.content_hash is distinct from excluded.content_hash or ${sql.raw(spec.table)}.deleted_at is not null
@@ -70,7 +63,7 @@ export async function upsertChanged<T extends Hashed>(db: Kysely<Database>, spec
  * Upserts `rows` (unique ids) and counts under the table's name: inserted, updated, and the rest of
  * the `seen` rows unchanged.
  */
-export async function upsertCounted<T extends Hashed>(db: Kysely<Database>, spec: HashedTable, rows: readonly T[], counts: TableCounts, seen: number): Promise<Map<string, boolean>> {
+export async function upsertCounted<T extends Hashed>(db: Kysely<Database>, spec: HashedTable<T>, rows: readonly T[], counts: TableCounts, seen: number): Promise<Map<string, boolean>> {
   const written = await upsertChanged(db, spec, rows);
   let inserted = 0;
   for (const isNew of written.values()) if (isNew) inserted++;
@@ -79,7 +72,7 @@ export async function upsertCounted<T extends Hashed>(db: Kysely<Database>, spec
 }
 
 /** Writes what changed among `rows` and counts inserted / updated / unchanged under the table's name. */
-export async function writeChanged<T extends Hashed>(db: Kysely<Database>, spec: HashedTable, rows: readonly T[], counts: TableCounts): Promise<Map<string, boolean>> {
+export async function writeChanged<T extends Hashed>(db: Kysely<Database>, spec: HashedTable<T>, rows: readonly T[], counts: TableCounts): Promise<Map<string, boolean>> {
   const unique = uniqueSortedById(rows, (r) => r.id);
   return upsertCounted(db, spec, await changedOnly(db, spec.table, unique), counts, unique.length);
 }

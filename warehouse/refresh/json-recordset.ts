@@ -25,6 +25,30 @@ export function toJsonRecordset<T extends object>(rows: readonly T[], rawJsonCol
   return storable(`[${parts.join(',')}]`);
 }
 
+/** The Postgres types a recordset column may take, by the value the writers send in it. */
+type RecordsetType<Value> = [NonNullable<Value>] extends [boolean] ? 'boolean'
+  : [NonNullable<Value>] extends [number] ? 'int2' | 'int4' | 'int8' | 'float8'
+  : [NonNullable<Value>] extends [readonly string[]] ? 'text[]'
+  : [NonNullable<Value>] extends [string] ? 'text' | 'uuid' | 'date' | 'timestamptz' | 'json' | 'jsonb'
+  : never;
+
+/**
+ * The column list of `json_to_recordset(...) as r(...)` for rows of type `Row`, one entry per field
+ * in order: `{ id: 'text', ... }`. Typed from the row, so the list names exactly the row's fields
+ * (and through rows.ts the table's generated columns).
+ */
+export type RecordsetColumns<Row> = { readonly [Field in keyof Row]-?: RecordsetType<Row[Field]> };
+
+/** `id text, name text, ...` */
+export function recordsetDefinition<Row>(columns: RecordsetColumns<Row>): string {
+  return Object.entries(columns).map(([name, type]) => `${name} ${type as string}`).join(', ');
+}
+
+/** The json and jsonb columns: the mapping made their JSON text, so toJsonRecordset splices them raw. */
+export function jsonColumnsOf<Row>(columns: RecordsetColumns<Row>): Array<keyof Row & string> {
+  return Object.entries(columns).filter(([, type]) => type === 'json' || type === 'jsonb').map(([name]) => name as keyof Row & string);
+}
+
 // An escape preceded by an even number of backslashes is a real escape, not escaped text.
 const NUL_ESCAPE = /(?<!\\)((?:\\\\)*)\\u0000/g;
 const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/gi;

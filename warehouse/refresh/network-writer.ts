@@ -5,7 +5,7 @@ import { writeChanged, type HashedTable } from './hashed-upsert.ts';
 import { recordIssues } from './issues.ts';
 import type { Network } from './network-rows.ts';
 import { recordPage, type RequestCounts } from './page-ledger.ts';
-import type { InvitationRow } from './rows.ts';
+import type { BusinessRow, ConnectionRow, InvitationRow } from './rows.ts';
 import type { RecordIssue } from './issues.ts';
 
 /** Businesses, connections and invitations: written when changed, their ids recorded for the sweep. */
@@ -13,24 +13,28 @@ import type { RecordIssue } from './issues.ts';
 export const NETWORK_SCOPE = 'network';
 export const INVITATIONS_SCOPE = 'invitations';
 
-const BUSINESSES: HashedTable = {
+const BUSINESSES: HashedTable<BusinessRow> = {
   table: 'businesses',
-  columns: `id text, name text, email text, username text, address_street text, address_zip text, address_postcode text,
-    address_area text, address_city text, address_country_code text, address_country text, address_line1 text, address_line2 text,
-    eori text, vat text, system_environment text, initial_locale text, units text, created_at timestamptz, updated_at timestamptz,
-    is_caller boolean, content_hash text`,
+  columns: {
+    id: 'text', name: 'text', email: 'text', username: 'text', address_street: 'text', address_zip: 'text', address_postcode: 'text',
+    address_area: 'text', address_city: 'text', address_country_code: 'text', address_country: 'text', address_line1: 'text', address_line2: 'text',
+    eori: 'text', vat: 'text', system_environment: 'text', initial_locale: 'text', units: 'text', created_at: 'timestamptz', updated_at: 'timestamptz',
+    is_caller: 'boolean', content_hash: 'text',
+  },
 };
-const CONNECTIONS: HashedTable = {
+const CONNECTIONS: HashedTable<ConnectionRow> = {
   table: 'business_connections',
-  columns: `id text, source_business_id text, target_business_id text, partner_business_id text, role text, plots_count int4,
-    plots_commodities text[], custom_data jsonb, created_at timestamptz, updated_at timestamptz, content_hash text`,
-  rawJson: ['custom_data'],
+  columns: {
+    id: 'text', source_business_id: 'text', target_business_id: 'text', partner_business_id: 'text', role: 'text', plots_count: 'int4',
+    plots_commodities: 'text[]', custom_data: 'jsonb', created_at: 'timestamptz', updated_at: 'timestamptz', content_hash: 'text',
+  },
 };
-const INVITATIONS: HashedTable = {
+const INVITATIONS: HashedTable<InvitationRow> = {
   table: 'business_invitations',
-  columns: `id text, status text, email text, sender_business_id text, business_id text, source_is_invitee boolean, custom_data jsonb,
-    created_at timestamptz, updated_at timestamptz, content_hash text`,
-  rawJson: ['custom_data'],
+  columns: {
+    id: 'text', status: 'text', email: 'text', sender_business_id: 'text', business_id: 'text', source_is_invitee: 'boolean', custom_data: 'jsonb',
+    created_at: 'timestamptz', updated_at: 'timestamptz', content_hash: 'text',
+  },
 };
 
 export async function writeNetwork(db: Kysely<Database>, runId: string, network: Network, requests: RequestCounts): Promise<TableCounts> {

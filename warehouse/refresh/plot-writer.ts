@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../../schema/database.ts';
-import type { PlotRows } from './rows.ts';
-import { toJsonRecordset } from './json-recordset.ts';
+import type { AnalysisRow, HistoryRow, PlotRow, PlotRows, SpeciesRow } from './rows.ts';
+import { recordsetDefinition, toJsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import { addCounts, emptyCounts, mergeReplayCounts, type TableCounts } from './counts.ts';
 import { uniqueSortedById, upsertCounted, type HashedTable } from './hashed-upsert.ts';
 import { recordIssues, type RecordIssue } from './issues.ts';
@@ -87,25 +87,30 @@ export interface PageOutcome {
 
 type Tx = Transaction<Database>;
 
-const PLOTS: HashedTable = {
+const PLOTS: HashedTable<PlotRow> = {
   table: 'plots',
-  columns: `id text, owner_id text, name text, description text, country_code text, commodities text[],
-    surface_area_m2 float8, area_ha float8, bbox_min_lon float8, bbox_min_lat float8, bbox_max_lon float8, bbox_max_lat float8,
-    geometry json, geometry_valid boolean, geometry_issue text, risk_assessment_status text, risk_level text,
-    production_date_start date, production_date_end date, filename text, custom_data jsonb,
-    most_recent_analysis_id text, euforobs_analysis_id text, precision_analysis_id text, is_own boolean,
-    created_at timestamptz, updated_at timestamptz, content_hash text, history_hash text`,
-  rawJson: ['geometry', 'custom_data'],
+  columns: {
+    id: 'text', owner_id: 'text', name: 'text', description: 'text', country_code: 'text', commodities: 'text[]',
+    surface_area_m2: 'float8', area_ha: 'float8', bbox_min_lon: 'float8', bbox_min_lat: 'float8', bbox_max_lon: 'float8', bbox_max_lat: 'float8',
+    geometry: 'json', geometry_valid: 'boolean', geometry_issue: 'text', risk_assessment_status: 'text', risk_level: 'text',
+    production_date_start: 'date', production_date_end: 'date', filename: 'text', custom_data: 'jsonb',
+    most_recent_analysis_id: 'text', euforobs_analysis_id: 'text', precision_analysis_id: 'text', is_own: 'boolean',
+    created_at: 'timestamptz', updated_at: 'timestamptz', content_hash: 'text', history_hash: 'text',
+  },
 };
-const ANALYSES: HashedTable = {
+const ANALYSES: HashedTable<AnalysisRow> = {
   table: 'analyses',
-  columns: `id text, plot_id text, type text, status text, name text, version text, analysed_at timestamptz,
-    deforested_area_m2 float8, deforested_geometry json, risk_of_deforestation float8, custom_data jsonb,
-    created_at timestamptz, updated_at timestamptz, is_most_recent boolean, is_most_recent_of_type boolean, content_hash text`,
-  rawJson: ['deforested_geometry', 'custom_data'],
+  columns: {
+    id: 'text', plot_id: 'text', type: 'text', status: 'text', name: 'text', version: 'text', analysed_at: 'timestamptz',
+    deforested_area_m2: 'float8', deforested_geometry: 'json', risk_of_deforestation: 'float8', custom_data: 'jsonb',
+    created_at: 'timestamptz', updated_at: 'timestamptz', is_most_recent: 'boolean', is_most_recent_of_type: 'boolean', content_hash: 'text',
+  },
 };
-const HISTORY_COLUMNS = `plot_id text, history_hash text, risk_assessment_status text, risk_level text, geometry_hash text,
-  commodities text[], most_recent_analysis_id text, euforobs_analysis_id text, precision_analysis_id text`;
+const SPECIES: RecordsetColumns<SpeciesRow> = { plot_id: 'text', position: 'int2', scientific_name: 'text', common_name: 'text' };
+const HISTORY: RecordsetColumns<HistoryRow> = {
+  plot_id: 'text', history_hash: 'text', risk_assessment_status: 'text', risk_level: 'text', geometry_hash: 'text',
+  commodities: 'text[]', most_recent_analysis_id: 'text', euforobs_analysis_id: 'text', precision_analysis_id: 'text',
+};
 
 export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): Promise<PageOutcome> {
   const rows = uniqueSortedById(page.rows, (r) => r.plot.id);
@@ -151,10 +156,11 @@ async function replaceSpecies(trx: Tx, rows: PlotRows[], replaced: PlotRows[], c
   const species = rows.flatMap((r) => r.species);
   let added = 0;
   if (species.length > 0) {
+    const columns = sql.raw(Object.keys(SPECIES).join(', '));
     const result = await sql`
-      insert into plot_species (plot_id, position, scientific_name, common_name)
-      select plot_id, position, scientific_name, common_name
-      from json_to_recordset(${toJsonRecordset(species)}::json) as r(plot_id text, position int2, scientific_name text, common_name text)`.execute(trx);
+      insert into plot_species (${columns})
+      select ${columns}
+      from json_to_recordset(${toJsonRecordset(species)}::json) as r(${sql.raw(recordsetDefinition(SPECIES))})`.execute(trx);
     added = Number(result.numAffectedRows ?? 0);
   }
   // A changed plot's species list is rewritten: its old rows count as deleted, its new ones as inserted.
@@ -178,7 +184,7 @@ async function upsertAnalyses(trx: Tx, rows: PlotRows[], replaced: PlotRows[], c
 
 /** SCD type 2: close the current row when the tracked attributes changed, then open one where none is current. */
 async function advanceHistory(trx: Tx, runId: string, rows: PlotRows[], replaced: PlotRows[], counts: TableCounts): Promise<void> {
-  const history = toJsonRecordset(rows.map((r) => ({ plot_id: r.plot.id, history_hash: r.plot.history_hash, ...r.history })));
+  const history = toJsonRecordset(rows.map((r): HistoryRow => ({ plot_id: r.plot.id, history_hash: r.plot.history_hash, ...r.history })));
   let closed = 0;
   if (replaced.length > 0) {
     const changed = toJsonRecordset(replaced.map((r) => ({ plot_id: r.plot.id, history_hash: r.plot.history_hash })));
@@ -193,7 +199,7 @@ async function advanceHistory(trx: Tx, runId: string, rows: PlotRows[], replaced
       most_recent_analysis_id, euforobs_analysis_id, precision_analysis_id, history_hash, run_id)
     select c.plot_id, now(), true, c.risk_assessment_status, c.risk_level, c.geometry_hash, coalesce(c.commodities, '{}'),
       c.most_recent_analysis_id, c.euforobs_analysis_id, c.precision_analysis_id, c.history_hash, ${runId}::uuid
-    from json_to_recordset(${history}::json) as c(${sql.raw(HISTORY_COLUMNS)})
+    from json_to_recordset(${history}::json) as c(${sql.raw(recordsetDefinition(HISTORY))})
     where not exists (select 1 from plot_history h where h.plot_id = c.plot_id and h.is_current)
     on conflict (plot_id, valid_from) do nothing`.execute(trx);
   const opens = Number(opened.numAffectedRows ?? 0);

@@ -1,80 +1,57 @@
+import type { Insertable } from 'kysely';
+import type { Database, JsonObject } from '../../schema/database.ts';
+
 /**
  * Rows as the refresh writes them: the output of the pure mapping (plot-rows.ts, network-rows.ts)
- * and the input of the SQL writers (plot-writer.ts, network-writer.ts). JSON columns are already
- * serialised (text) so Postgres parses them once; timestamps and dates are ISO strings or null.
+ * and the input of the SQL writers (plot-writer.ts, network-writer.ts). Each is made from the
+ * table's generated type (schema/database.ts), so a column renamed or dropped in SQL, or a new
+ * column an insert needs, breaks the mapping and the writers at compile time. JSON columns are
+ * already serialised (text) so Postgres parses them once; timestamps and dates are ISO strings
+ * (dates YYYY-MM-DD) or null.
  */
 
-export interface PlotRow {
-  id: string;
-  owner_id: string | null;
-  name: string | null;
-  description: string | null;
-  country_code: string | null;
-  commodities: string[];
-  surface_area_m2: number | null;
-  area_ha: number | null;
-  bbox_min_lon: number | null;
-  bbox_min_lat: number | null;
-  bbox_max_lon: number | null;
-  bbox_max_lat: number | null;
-  geometry: string | null;
-  geometry_valid: boolean;
-  geometry_issue: string | null;
-  risk_assessment_status: string | null;
-  risk_level: string | null;
-  /** YYYY-MM-DD, or null when unset or not a date. */
-  production_date_start: string | null;
-  production_date_end: string | null;
-  filename: string | null;
-  custom_data: string | null;
-  most_recent_analysis_id: string | null;
-  euforobs_analysis_id: string | null;
-  precision_analysis_id: string | null;
-  is_own: boolean;
-  created_at: string | null;
-  updated_at: string | null;
-  /** The plot's fingerprint as the service sent it (plot-fingerprint.ts): equal means nothing to write. */
-  content_hash: string;
-  /** Hash of the tracked attributes (risk status, risk level, geometry, commodities, most recent analyses). */
-  history_hash: string;
-}
+/** A column's value as the writers send it: JSON as its text, a timestamp or date as ISO text, always present. */
+type Sent<Insert> = JsonObject extends NonNullable<Insert> ? string | Extract<Insert, null> : Exclude<Insert, Date | undefined>;
 
-export interface SpeciesRow {
-  plot_id: string;
-  position: number;
-  scientific_name: string | null;
-  common_name: string | null;
-}
+/** Some columns of a table, as the writers send them. */
+export type ColumnValues<Table extends keyof Database, Column extends keyof Insertable<Database[Table]>> = {
+  [C in Column]-?: Sent<Insertable<Database[Table]>[C]>;
+};
 
-export interface AnalysisRow {
-  id: string;
-  plot_id: string;
-  type: string | null;
-  status: string | null;
-  name: string | null;
-  version: string | null;
-  analysed_at: string | null;
-  deforested_area_m2: number | null;
-  deforested_geometry: string | null;
-  risk_of_deforestation: number | null;
-  custom_data: string | null;
-  created_at: string | null;
-  updated_at: string | null;
-  is_most_recent: boolean;
-  is_most_recent_of_type: boolean;
-  content_hash: string;
-}
+/** The columns an insert into the table must name: not null and without a default. */
+type RequiredColumns<Table extends keyof Database> = {
+  [C in keyof Insertable<Database[Table]>]-?: undefined extends Insertable<Database[Table]>[C] ? never : C;
+}[keyof Insertable<Database[Table]>];
+
+/** A row the writers insert: `Column` must include every column an insert needs, or the type names those missing. */
+export type InsertedRow<Table extends keyof Database, Column extends keyof Insertable<Database[Table]>> =
+  [Exclude<RequiredColumns<Table>, Column>] extends [never] ? ColumnValues<Table, Column> : { missingColumns: Exclude<RequiredColumns<Table>, Column> };
+
+/**
+ * A plot: every column but the bookkeeping the writer sets (first_seen_at, changed_at, deleted_at).
+ * content_hash is the plot's fingerprint as the service sent it (plot-fingerprint.ts): equal means
+ * nothing to write; history_hash hashes the tracked attributes (risk status, risk level, geometry,
+ * commodities, most recent analyses). production_date_* are YYYY-MM-DD, or null when unset or not a date.
+ */
+export type PlotRow = InsertedRow<'plots',
+  | 'id' | 'owner_id' | 'name' | 'description' | 'country_code' | 'commodities' | 'surface_area_m2' | 'area_ha'
+  | 'bbox_min_lon' | 'bbox_min_lat' | 'bbox_max_lon' | 'bbox_max_lat' | 'geometry' | 'geometry_valid' | 'geometry_issue'
+  | 'risk_assessment_status' | 'risk_level' | 'production_date_start' | 'production_date_end' | 'filename' | 'custom_data'
+  | 'most_recent_analysis_id' | 'euforobs_analysis_id' | 'precision_analysis_id' | 'is_own' | 'created_at' | 'updated_at'
+  | 'content_hash' | 'history_hash'>;
+
+export type SpeciesRow = InsertedRow<'plot_species', 'plot_id' | 'position' | 'scientific_name' | 'common_name'>;
+
+export type AnalysisRow = InsertedRow<'analyses',
+  | 'id' | 'plot_id' | 'type' | 'status' | 'name' | 'version' | 'analysed_at' | 'deforested_area_m2' | 'deforested_geometry'
+  | 'risk_of_deforestation' | 'custom_data' | 'created_at' | 'updated_at' | 'is_most_recent' | 'is_most_recent_of_type' | 'content_hash'>;
 
 /** The tracked attributes of one SCD-2 history row. */
-export interface HistoryAttributes {
-  risk_assessment_status: string | null;
-  risk_level: string | null;
-  geometry_hash: string | null;
-  commodities: string[];
-  most_recent_analysis_id: string | null;
-  euforobs_analysis_id: string | null;
-  precision_analysis_id: string | null;
-}
+export type HistoryAttributes = ColumnValues<'plot_history',
+  'risk_assessment_status' | 'risk_level' | 'geometry_hash' | 'commodities' | 'most_recent_analysis_id' | 'euforobs_analysis_id' | 'precision_analysis_id'>;
+
+/** A history row as the writer sends it: the plot, its history hash and the tracked attributes (the SQL adds valid_from, is_current, run_id). */
+export type HistoryRow = ColumnValues<'plot_history', 'plot_id' | 'history_hash' | keyof HistoryAttributes>;
 
 export interface PlotRows {
   plot: PlotRow;
@@ -83,57 +60,18 @@ export interface PlotRows {
   history: HistoryAttributes;
 }
 
-export interface BusinessRow {
-  id: string;
-  name: string | null;
-  email: string | null;
-  username: string | null;
-  address_street: string | null;
-  address_zip: string | null;
-  address_postcode: string | null;
-  address_area: string | null;
-  address_city: string | null;
-  address_country_code: string | null;
-  address_country: string | null;
-  address_line1: string | null;
-  address_line2: string | null;
-  eori: string | null;
-  vat: string | null;
-  system_environment: string | null;
-  initial_locale: string | null;
-  units: string | null;
-  created_at: string | null;
-  updated_at: string | null;
-  is_caller: boolean;
-  content_hash: string;
-}
+export type BusinessRow = InsertedRow<'businesses',
+  | 'id' | 'name' | 'email' | 'username' | 'address_street' | 'address_zip' | 'address_postcode' | 'address_area' | 'address_city'
+  | 'address_country_code' | 'address_country' | 'address_line1' | 'address_line2' | 'eori' | 'vat' | 'system_environment'
+  | 'initial_locale' | 'units' | 'created_at' | 'updated_at' | 'is_caller' | 'content_hash'>;
 
-export interface ConnectionRow {
-  id: string;
-  source_business_id: string;
-  target_business_id: string;
-  partner_business_id: string;
-  role: 'supplier' | 'buyer';
-  plots_count: number | null;
-  plots_commodities: string[];
-  custom_data: string | null;
-  created_at: string | null;
-  updated_at: string | null;
-  content_hash: string;
-}
+export type ConnectionRow = InsertedRow<'business_connections',
+  | 'id' | 'source_business_id' | 'target_business_id' | 'partner_business_id' | 'role' | 'plots_count' | 'plots_commodities'
+  | 'custom_data' | 'created_at' | 'updated_at' | 'content_hash'>;
 
-export interface InvitationRow {
-  id: string;
-  status: string | null;
-  email: string | null;
-  sender_business_id: string | null;
-  business_id: string | null;
-  source_is_invitee: boolean | null;
-  custom_data: string | null;
-  created_at: string | null;
-  updated_at: string | null;
-  content_hash: string;
-}
+export type InvitationRow = InsertedRow<'business_invitations',
+  | 'id' | 'status' | 'email' | 'sender_business_id' | 'business_id' | 'source_is_invitee' | 'custom_data' | 'created_at'
+  | 'updated_at' | 'content_hash'>;
 
 /** A record that could not be mapped: kept out of the page, reported with the field and the rule. */
 export interface RejectedRecord {
