@@ -1,27 +1,21 @@
-// The node:http front: routing, body parsing, authentication, fault injection, response writing.
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+// The HTTP front: routing and the body limit (Hono), authentication, fault injection, response writing.
+import type http from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from '../platform/body-limit.ts';
 import { decideFault, type FaultDecision } from './faults.ts';
 import { HttpError } from './http-errors.ts';
-import { compile, match, type Reply, type Route } from './router.ts';
+import type { Reply, Route } from './router.ts';
 import type { SimState } from './state.ts';
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024;
 const TOKEN_PATH = '/auth/machine-to-machine-clients/token';
+const JSON_TYPE = 'application/json; charset=utf-8';
 
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) reject(new HttpError(413, 'Request body too large'));
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
-}
+type Env = { Bindings: HttpBindings; Variables: { raw: Buffer; decision: FaultDecision } };
 
 function parseJson(raw: Buffer): unknown {
   if (raw.length === 0) return undefined;
@@ -36,37 +30,57 @@ function errorReply(error: HttpError): Reply {
   return { status: error.statusCode, json: error.body(), headers: error.headers };
 }
 
-/** Writes a reply; `truncate` sends a Content-Length larger than what is written, then destroys the socket. */
-async function writeReply(res: ServerResponse, reply: Reply, truncate: boolean): Promise<void> {
-  const headers: Record<string, string> = { ...reply.headers };
+function bodyOf(reply: Reply): Buffer | undefined {
+  if (reply.bytes) return reply.bytes;
+  return reply.json === undefined ? undefined : Buffer.from(JSON.stringify(reply.json));
+}
+
+async function* encoded(chunks: Iterable<string> | AsyncIterable<string>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of chunks) yield Buffer.from(chunk);
+}
+
+function toResponse(reply: Reply): Response {
   if (reply.stream) {
-    res.writeHead(reply.status, { 'content-type': reply.contentType ?? 'application/json; charset=utf-8', ...headers });
-    let chunks = 0;
-    await reply.stream(async (chunk) => {
-      if (res.destroyed) return false;
-      if (truncate && chunks++ > 0) {
-        res.destroy();
-        return false;
-      }
-      if (!res.write(chunk)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
-      return !res.destroyed;
-    });
-    if (!res.destroyed) res.end();
-    return;
+    // ReadableStream.from pulls the next chunk only when the socket takes more, and cancelling it
+    // (the client went away) ends the generator.
+    const body = ReadableStream.from(encoded(reply.stream()));
+    return new Response(body, { status: reply.status, headers: { 'content-type': reply.contentType ?? JSON_TYPE, ...reply.headers } });
   }
-  let body: Buffer | undefined;
-  if (reply.bytes) body = reply.bytes;
-  else if (reply.json !== undefined) body = Buffer.from(JSON.stringify(reply.json));
-  if (body) headers['content-type'] = reply.contentType ?? 'application/json; charset=utf-8';
-  headers['content-length'] = String(body?.length ?? 0);
+  const body = bodyOf(reply);
+  const headers: Record<string, string> = { ...reply.headers };
+  if (body) headers['content-type'] = reply.contentType ?? JSON_TYPE;
+  return new Response(body ?? null, { status: reply.status, headers });
+}
+
+/** The connection is cut without an answer (written straight to the socket: no Response can say that). */
+function reset(c: Context<Env>): Response {
+  c.env.incoming.socket.destroy();
+  return RESPONSE_ALREADY_SENT;
+}
+
+/**
+ * The truncate fault, written to the raw response: the Content-Length of the whole body, half of
+ * it (a stream: its first chunk), then the socket destroyed once that much is out.
+ */
+async function truncated(c: Context<Env>, reply: Reply): Promise<Response> {
+  const res: ServerResponse = c.env.outgoing;
+  const cut = (): void => void res.destroy();
+  if (reply.stream) {
+    res.writeHead(reply.status, { 'content-type': reply.contentType ?? JSON_TYPE, ...reply.headers });
+    for await (const chunk of reply.stream()) {
+      res.write(chunk, cut);
+      return RESPONSE_ALREADY_SENT;
+    }
+    cut();
+    return RESPONSE_ALREADY_SENT;
+  }
+  const body = bodyOf(reply);
+  const headers: Record<string, string> = { ...reply.headers, 'content-length': String(body?.length ?? 0) };
+  if (body) headers['content-type'] = reply.contentType ?? JSON_TYPE;
   res.writeHead(reply.status, headers);
-  if (truncate && body && body.length > 1) {
-    res.write(body.subarray(0, Math.floor(body.length / 2)));
-    // Let the partial body reach the client before the connection is cut.
-    setImmediate(() => res.destroy());
-    return;
-  }
-  res.end(body);
+  if (body && body.length > 1) res.write(body.subarray(0, Math.floor(body.length / 2)), cut);
+  else res.end(body);
+  return RESPONSE_ALREADY_SENT;
 }
 
 /** Applies the exclusive fault, if any; returns a reply to send instead, 'reset', or undefined. */
@@ -86,58 +100,66 @@ function faultReply(state: SimState, decision: FaultDecision, authenticated: boo
 }
 
 export function createHttpServer(state: SimState, routes: Route[]): http.Server {
-  const compiled = compile(routes);
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://simulator');
-    const method = req.method ?? 'GET';
-    const raw = await readBody(req);
-    const found = match(compiled, method, url.pathname);
-    const isControl = url.pathname.startsWith('/_sim/');
-    const isToken = url.pathname === TOKEN_PATH;
+  const app = new Hono<Env>({ strict: false });
+  const isControl = (path: string): boolean => path.startsWith('/_sim/');
+
+  // A declared length over the limit is refused unread, a chunked body once it passes it; the
+  // connection closes after the answer (the rest of the body is never read).
+  app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new HttpError(413, 'Request body too large', { connection: 'close' }); } }));
+  // Every request but control ones draws its fault (unknown paths too, so the sequence of decisions
+  // depends on the request count only); only matched routes apply the exclusive kinds.
+  app.use(async (c, next) => {
+    c.set('raw', Buffer.from(await c.req.arrayBuffer()));
     let decision: FaultDecision = { latencyMs: 0, dropCreateResponse: false };
-    if (!isControl) decision = decideFault(state.settings.faults, state.seed, state.requestCounter++, isToken);
+    if (!isControl(c.req.path)) decision = decideFault(state.settings.faults, state.seed, state.requestCounter++, c.req.path === TOKEN_PATH);
     if (decision.latencyMs > 0) await state.timers.sleep(decision.latencyMs);
-    const injected = found && !isControl ? faultReply(state, decision, !found.route.public, req.headers.authorization) : undefined;
-    if (injected === 'reset') {
-      req.socket.destroy();
-      return;
-    }
-    let reply: Reply;
-    if (injected) reply = injected;
-    else if (!found) reply = errorReply(new HttpError(404, `Cannot ${method} ${url.pathname}`));
-    else {
-      try {
-        if (!found.route.public) {
-          await state.auth.verify(req.headers.authorization);
-          if (!state.settings.entitlements.canAccessApi) throw new HttpError(403, 'The business is not entitled to API access');
-        }
-        reply = await found.route.handler({ req, method, path: url.pathname, query: url.searchParams, params: found.params, body: parseJson(raw) });
-      } catch (error) {
-        if (error instanceof HttpError) reply = errorReply(error);
-        else {
-          state.opts.log(`simulator: ${method} ${url.pathname} failed: ${(error as Error).stack ?? String(error)}`);
-          reply = errorReply(new HttpError(500, 'Internal server error'));
-        }
-      }
-    }
-    // "Apply the write, drop the response": the transaction exists, the client never hears of it.
-    if (decision.dropCreateResponse && method === 'POST' && url.pathname.replace(/\/$/, '') === '/transactions' && reply.status === 201) {
-      req.socket.destroy();
-      return;
-    }
-    await writeReply(res, reply, decision.kind === 'truncate' && !isControl && !isToken);
-  };
-  const server = http.createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (error instanceof HttpError && !res.headersSent) {
-        void writeReply(res, errorReply(error), false);
-        return;
-      }
-      state.opts.log(`simulator: request failed: ${String(error)}`);
-      if (!res.headersSent) res.writeHead(500).end();
-      else res.destroy();
-    });
+    c.set('decision', decision);
+    await next();
   });
+
+  for (const route of routes) {
+    const names = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
+    app.on(route.method, route.path, async (c) => {
+      const method = c.req.method;
+      const path = c.req.path;
+      const decision = c.get('decision');
+      const authorization = c.req.header('authorization');
+      const injected = isControl(path) ? undefined : faultReply(state, decision, !route.public, authorization);
+      if (injected === 'reset') return reset(c);
+      let reply: Reply;
+      if (injected) reply = injected;
+      else {
+        try {
+          if (!route.public) {
+            await state.auth.verify(authorization);
+            if (!state.settings.entitlements.canAccessApi) throw new HttpError(403, 'The business is not entitled to API access');
+          }
+          const params = names.map((n) => c.req.param(n) ?? '');
+          reply = await route.handler({ method, path, query: new URL(c.req.url).searchParams, params, body: parseJson(c.get('raw')) });
+        } catch (error) {
+          if (error instanceof HttpError) reply = errorReply(error);
+          else {
+            state.opts.log(`simulator: ${method} ${path} failed: ${(error as Error).stack ?? String(error)}`);
+            reply = errorReply(new HttpError(500, 'Internal server error'));
+          }
+        }
+      }
+      // "Apply the write, drop the response": the transaction exists, the client never hears of it.
+      if (decision.dropCreateResponse && route.method === 'POST' && route.path === '/transactions' && reply.status === 201) return reset(c);
+      if (decision.kind === 'truncate' && !isControl(path) && path !== TOKEN_PATH) return truncated(c, reply);
+      return toResponse(reply);
+    });
+  }
+
+  app.notFound((c) => toResponse(errorReply(new HttpError(404, `Cannot ${c.req.method} ${c.req.path}`))));
+  app.onError((error, c) => {
+    if (error instanceof HttpError) return toResponse(errorReply(error));
+    state.opts.log(`simulator: ${c.req.method} ${c.req.path} failed: ${String(error)}`);
+    return toResponse(errorReply(new HttpError(500, 'Internal server error')));
+  });
+
+  // The globals stay Node's own: the simulator often shares its process with ddsync's fetch.
+  const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false }) as http.Server;
   server.keepAliveTimeout = 5_000;
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {

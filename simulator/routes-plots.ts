@@ -46,23 +46,19 @@ export function plotRoutes(state: SimState): Route[] {
       // Own plots may be many: the body is streamed in chunks, never built as one string.
       handler: () => ({
         status: 200,
-        stream: async (write) => {
-          if (!(await write('['))) return;
+        *stream() {
+          yield '[';
           let first = true;
           let batch: string[] = [];
-          const flush = async (): Promise<boolean> => {
-            if (batch.length === 0) return true;
-            const text = (first ? '' : ',') + batch.join(',');
-            first = false;
-            batch = [];
-            return write(text);
-          };
           for (const plot of state.plots.ofBusiness(CALLER)) {
             batch.push(JSON.stringify(plotForCaller(state, plot)));
-            if (batch.length >= OWN_PLOTS_CHUNK && !(await flush())) return;
+            if (batch.length < OWN_PLOTS_CHUNK) continue;
+            yield (first ? '' : ',') + batch.join(',');
+            first = false;
+            batch = [];
           }
-          if (!(await flush())) return;
-          await write(']');
+          if (batch.length > 0) yield (first ? '' : ',') + batch.join(',');
+          yield ']';
         },
       }),
     },
