@@ -1,7 +1,11 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createAdaptorServer, type HttpBindings } from '@hono/node-server';
+import { Hono } from 'hono';
 import type { Client } from '@temporalio/client';
 import type { Warehouse } from '../warehouse/database.ts';
+import { bodyLimit } from '../platform/body-limit.ts';
+import { WEBHOOK_NAME_PATTERN } from '../schema/desired-webhooks.ts';
 import type { Logger } from '../platform/logger.ts';
 import { DeliveryVerifier, VerificationFailure, missingSignatureHeaders, type SecretApi } from '../upstream/webhook-verifier.ts';
 import { NotFoundError } from '../upstream/errors.ts';
@@ -33,48 +37,10 @@ export interface RunningReceiver {
   close(): Promise<void>;
 }
 
-const ROUTE = /^\/hooks\/([a-z0-9][a-z0-9-]{0,62})\/?$/;
 const NAME_CACHE_MS = 30_000;
 const SWEEP_EVERY_MS = 30_000;
 
-class BodyTooLarge extends Error {}
-
-function readBody(req: IncomingMessage, max: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > max) {
-        reject(new BodyTooLarge());
-        req.pause();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function answer(res: ServerResponse, status: number, body: Record<string, unknown>): void {
-  if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
-}
-
-/** 413, then the connection closes once the answer is out (not before: the sender must read it). */
-function refuseTooLarge(req: IncomingMessage, res: ServerResponse, max: number): void {
-  if (res.headersSent) return;
-  res.writeHead(413, { 'content-type': 'application/json', connection: 'close' });
-  res.end(JSON.stringify({ error: `body larger than ${max} bytes` }), () => req.destroy());
-}
-
-function headerMap(req: IncomingMessage): Record<string, string | undefined> {
-  const out: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(req.headers)) out[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
-  return out;
-}
+type Env = { Bindings: HttpBindings };
 
 export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver> {
   const verifier = new DeliveryVerifier(o.api, o.secretRefetchMinIntervalMs !== undefined ? { refetchAtMostEveryMs: o.secretRefetchMinIntervalMs } : {});
@@ -88,28 +54,22 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     return id;
   };
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = new URL(req.url ?? '/', 'http://receiver').pathname;
-    if (req.method === 'GET' && path === '/healthz') return answer(res, 200, { ok: true });
-    const route = ROUTE.exec(path);
-    if (!route) return answer(res, 404, { error: `no such endpoint: ${path} (deliveries go to /hooks/<webhook name>)` });
-    if (req.method !== 'POST') return answer(res, 405, { error: 'deliveries are POST requests' });
-    const declared = Number(req.headers['content-length'] ?? '0');
-    if (declared > o.maxBodyBytes) return refuseTooLarge(req, res, o.maxBodyBytes);
-    let raw: string;
-    try {
-      raw = await readBody(req, o.maxBodyBytes);
-    } catch (error) {
-      if (!(error instanceof BodyTooLarge)) throw error;
-      return refuseTooLarge(req, res, o.maxBodyBytes);
-    }
-    const name = route[1]!;
-    const headers = headerMap(req);
+  const app = new Hono<Env>({ strict: false });
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  const hook = `/hooks/:name{${WEBHOOK_NAME_PATTERN}}`;
+  // 413 before the rest of the body is read; the connection then closes once the answer is out
+  // (not before: the sender must read it).
+  const tooLarge = bodyLimit({ maxSize: o.maxBodyBytes, onError: (c) => c.json({ error: `body larger than ${o.maxBodyBytes} bytes` }, 413, { connection: 'close' }) });
+  app.post(hook, tooLarge, async (c) => {
+    // Bytes as sent, decoded as they are signed (Request.text() would drop a leading BOM).
+    const raw = Buffer.from(await c.req.arrayBuffer()).toString('utf8');
+    const name = c.req.param('name');
+    const headers = c.req.header();
     // Unsigned requests are refused before any lookup: they cost neither a query nor a cache entry.
     const missing = missingSignatureHeaders(headers);
-    if (missing) return answer(res, 400, { error: missing });
+    if (missing) return c.json({ error: missing }, 400);
     let webhookId = await webhookIdOf(name);
-    if (!webhookId) return answer(res, 404, { error: `ddsync manages no webhook named "${name}"` });
+    if (!webhookId) return c.json({ error: `ddsync manages no webhook named "${name}"` }, 404);
     let payload: unknown;
     try {
       try {
@@ -122,7 +82,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
         verifier.forget(webhookId);
         const current = await webhookIdOf(name);
         if (!current || current === webhookId) {
-          return answer(res, 503, { error: `webhook "${name}" is unknown at the service; ddsync's list of webhooks is updated by the next reconciliation` });
+          return c.json({ error: `webhook "${name}" is unknown at the service; ddsync's list of webhooks is updated by the next reconciliation` }, 503);
         }
         webhookId = current;
         payload = await verifier.verify(webhookId, raw, headers);
@@ -130,7 +90,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     } catch (error) {
       if (!(error instanceof VerificationFailure)) throw error;
       o.log.warn({ webhook: name, status: error.status, reason: error.message }, 'webhook delivery refused');
-      return answer(res, error.status, { error: error.message });
+      return c.json({ error: error.message }, error.status);
     }
     const msgId = (headers['svix-id'] ?? headers['webhook-id'])!;
     const timestamp = Number(headers['svix-timestamp'] ?? headers['webhook-timestamp']);
@@ -138,19 +98,21 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     const eventType = typeof p.event === 'string' ? p.event : typeof p.eventType === 'string' ? p.eventType : null;
     const transactionId = typeof p.data?.id === 'string' ? p.data.id : null;
     const first = await storeEvent(o.db, { msgId, webhookName: name, eventType, payload, sentAt: Number.isFinite(timestamp) ? new Date(timestamp * 1000) : null, transactionId });
-    answer(res, 200, { received: true, duplicate: !first });
     if (first) {
-      // After answering: the service only needs to know it arrived.
+      // Not awaited: the answer goes out at once; the service only needs to know it arrived.
       void dispatchEvent(o.db, o.temporal, { msg_id: msgId, event_type: eventType, transaction_id: transactionId, payload }, o.log).catch(() => undefined);
     }
-  };
-
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      o.log.error({ err: error }, 'webhook receiver failed on a request');
-      answer(res, 500, { error: 'internal error' });
-    });
+    return c.json({ received: true, duplicate: !first });
   });
+  app.all(hook, (c) => c.json({ error: 'deliveries are POST requests' }, 405));
+  app.notFound((c) => c.json({ error: `no such endpoint: ${c.req.path} (deliveries go to /hooks/<webhook name>)` }, 404));
+  app.onError((error, c) => {
+    o.log.error({ err: error }, 'webhook receiver failed on a request');
+    return c.json({ error: 'internal error' }, 500);
+  });
+
+  // The globals stay Node's own: the receiver may share its process with the worker's fetch.
+  const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false }) as Server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(o.port, o.host, () => {

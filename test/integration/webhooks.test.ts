@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { startWorkerHarness, FAST_TIMING, type WorkerHarness } from '../support/worker-harness.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
+import { rawExchange } from '../support/raw-http.ts';
 import { freePort } from '../../infra/ports.ts';
 import { startReceiver, type RunningReceiver } from '../../infra/receiver.ts';
 import { createLogger } from '../../platform/logger.ts';
@@ -99,6 +100,30 @@ describe('webhooks: desired state, deliveries and the receiver', () => {
       expect((await post(big, await signed(`msg_${randomUUID()}`, big, new Date()))).status).toBe(413);
       expect((await post(body, good, '/hooks/nobody')).status).toBe(404);
       expect((await fetch(`${receiver.url}/healthz`)).status).toBe(200);
+    });
+
+    it('refuses an oversized body before reading it all and answers before closing; a chunked delivery is read like any other; only POST', async () => {
+      const msgId = `msg_${randomUUID()}`;
+      const head = (framing: string, headers: Record<string, string>) =>
+        `POST /hooks/main HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${framing}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+      const svix = await signed(msgId, body, new Date());
+      // A declared length over the limit, its body never sent: refused unread.
+      const declared = await rawExchange(receiver.port, head('Content-Length: 1000000', svix), '{"pad":"');
+      expect(declared.status).toBe(413);
+      expect(declared.head).toMatch(/^connection: close$/im);
+      expect(JSON.parse(declared.body)).toEqual({ error: 'body larger than 4096 bytes' });
+      // Chunked, past the limit and never finished: refused once it passes the limit.
+      const chunk = `400\r\n${'x'.repeat(0x400)}\r\n`;
+      const chunked = await rawExchange(receiver.port, head('Transfer-Encoding: chunked', svix), chunk.repeat(5));
+      expect(chunked.status).toBe(413);
+      expect(JSON.parse(chunked.body)).toEqual({ error: 'body larger than 4096 bytes' });
+      // Chunked within the limit: verified over the same bytes.
+      const stream = new ReadableStream({ start(c) { c.enqueue(new TextEncoder().encode(body.slice(0, 20))); c.enqueue(new TextEncoder().encode(body.slice(20))); c.close(); } });
+      const streamed = await fetch(`${receiver.url}/hooks/main`, { method: 'POST', body: stream, headers: { 'content-type': 'application/json', ...svix }, duplex: 'half' } as RequestInit);
+      expect(streamed.status).toBe(200);
+      expect((await events()).some((e) => e.msg_id === msgId)).toBe(true);
+      expect((await fetch(`${receiver.url}/hooks/main`)).status).toBe(405);
+      expect((await post(body, svix, '/elsewhere')).status).toBe(404);
     });
 
     it('accepts the webhook-* header prefix and stores a message once however often it is delivered', async () => {
