@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import { Readable, pipeline } from 'node:stream';
 import { parser } from 'stream-json';
 import { streamArray } from 'stream-json/streamers/stream-array.js';
 import type { Plot } from '../schema/upstream.ts';
@@ -25,13 +25,11 @@ export interface OwnPlotsOptions extends CallOptions {
 export async function* ownPlots(http: UpstreamHttp, opts: OwnPlotsOptions = {}): AsyncGenerator<Plot> {
   const { body } = await http.request({ method: 'GET', template: PATHS.ownPlots }, streamBody, opts);
   const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
-  // Packed values only: streamArray assembles from packed tokens, and skipping chunk tokens is much faster.
-  const tokens = parser.asStream({ streamValues: false });
-  const items = source.pipe(tokens).pipe(streamArray.asStream());
-  // Errors of the source and the parser do not travel down pipe(): forward them to the end.
-  const forward = (e: unknown) => items.destroy(e instanceof Error ? e : new Error(String(e)));
-  source.on('error', forward);
-  tokens.on('error', forward);
+  // pipeline: an error of any stage (a cut body, not JSON) destroys them all and reaches the loop
+  // below through `items`; leaving the loop early destroys them all too (the body is cancelled).
+  // Its callback has nothing left to do. Packed values only: streamArray assembles from packed
+  // tokens, and skipping chunk tokens is much faster.
+  const items = pipeline(source, parser.asStream({ streamValues: false }), streamArray.asStream(), () => undefined);
   try {
     for await (const item of items as AsyncIterable<{ key: number; value: unknown }>) {
       if (!opts.onInvalid) {
@@ -46,8 +44,5 @@ export async function* ownPlots(http: UpstreamHttp, opts: OwnPlotsOptions = {}):
     if (e instanceof UpstreamError) throw e;
     if (opts.signal?.aborted) throw opts.signal.reason;
     throw new NetworkError(ENDPOINT, `plot stream truncated or not a JSON array (${http.scrub(String((e as Error)?.message ?? e))})`, { cause: e, status: 200 });
-  } finally {
-    source.destroy();
-    tokens.destroy();
   }
 }

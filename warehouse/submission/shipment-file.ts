@@ -1,6 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
+import { pipeline } from 'node:stream';
 import { parser } from 'stream-json';
 import { streamArray } from 'stream-json/streamers/stream-array.js';
 
@@ -63,13 +64,10 @@ async function* readNdjson(path: string): AsyncGenerator<FileRow> {
 }
 
 async function* readJsonArray(path: string): AsyncGenerator<FileRow> {
-  const source = createReadStream(path);
-  const tokens = parser.asStream();
-  const items = source.pipe(tokens).pipe(streamArray.asStream());
-  // Errors of the source and the parser do not travel down pipe(): forward them to the end.
-  const forward = (e: unknown) => items.destroy(e instanceof Error ? e : new Error(String(e)));
-  source.on('error', forward);
-  tokens.on('error', forward);
+  // pipeline: an error of any stage (the file, the parser) destroys them all and reaches the loop
+  // below through `items`; leaving the loop early destroys them all too. Its callback has nothing
+  // left to do.
+  const items = pipeline(createReadStream(path), parser.asStream(), streamArray.asStream(), () => undefined);
   let line = 0;
   try {
     for await (const item of items as AsyncIterable<{ key: number; value: unknown }>) {
@@ -78,8 +76,5 @@ async function* readJsonArray(path: string): AsyncGenerator<FileRow> {
     }
   } catch (e) {
     throw new FileFormatError(`the JSON array breaks off after item ${line}: ${(e as Error).message}`);
-  } finally {
-    source.destroy();
-    tokens.destroy();
   }
 }
