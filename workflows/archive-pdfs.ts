@@ -1,6 +1,8 @@
 import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, log, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { PdfActivities, PdfAttemptOutcome } from '../activities/pdfs/activities.ts';
 import { PDF_RUN_PROBLEM } from '../platform/run-problem.ts';
+import { forEachInWindow } from './scheduling/sliding-window.ts';
+import { historyFull } from './scheduling/continue-as-new.ts';
 
 /**
  * The scheduled survey-response PDF archive: takes the queued entries that are due, `batchSize`
@@ -49,9 +51,6 @@ const QUICK_ATTEMPTS = 3;
  * 10 minutes each); a run that ends early (cancelled, failed) frees it when this passes.
  */
 const LEASE_MS = 3_600_000;
-/** Continue as new past this many history events (Temporal's limit is 51,200). */
-const HISTORY_LIMIT = 10_000;
-
 const { claimDueSurveyPdfs, sweepPdfTempFiles } = proxyLocalActivities<PdfActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
@@ -92,7 +91,7 @@ export async function archiveSurveyPdfs(input: ArchivePdfsInput = {}): Promise<A
     const claim = await claimDueSurveyPdfs({ limit: batchSize, cutoff, leaseMs: LEASE_MS, owner });
     cutoff = claim.cutoff;
     if (claim.ids.length === 0) return counts;
-    await forEachLimited(claim.ids, concurrency, async (id) => {
+    await forEachInWindow(claim.ids, { limit: concurrency }, async (id) => {
       try {
         tally(counts, await archiveSurveyPdf({ id, owner, leaseMs: LEASE_MS, backoff, quickAttempts: QUICK_ATTEMPTS }));
       } catch (error) {
@@ -103,8 +102,7 @@ export async function archiveSurveyPdfs(input: ArchivePdfsInput = {}): Promise<A
         log.warn('survey-response PDF attempt failed', { surveyResponseId: id, error: String(error) });
       }
     });
-    const info = workflowInfo();
-    if (info.historyLength > HISTORY_LIMIT || info.continueAsNewSuggested) {
+    if (historyFull(workflowInfo())) {
       return continueAsNew<typeof archiveSurveyPdfs>({ ...input, carried: { cutoff, counts } });
     }
   }
@@ -124,13 +122,4 @@ function tally(counts: ArchivePdfsResult, result: PdfAttemptOutcome): void {
   else if (result.outcome === 'gone') counts.gone++;
   else if (result.outcome === 'skipped') counts.skipped++;
   else counts.failed++;
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight (a sliding window, not fixed groups). */
-async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) await fn(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
 }

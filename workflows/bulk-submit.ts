@@ -5,6 +5,8 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { SubmissionActivities } from '../activities/submission/activities.ts';
 import { submitTransaction, transactionWorkflowId, type TransactionTiming } from './submit-transaction.ts';
+import { batchCheckMs, batchStep } from './scheduling/batch-window.ts';
+import { historyFull } from './scheduling/continue-as-new.ts';
 
 /**
  * A batch of accepted shipments: one `submitTransaction` workflow per key, started in file order
@@ -27,6 +29,8 @@ export interface BulkSubmitInput {
    * earlier one created, found by customId).
    */
   restart?: boolean;
+  /** Continue as new past this many history events (default 10,000; Temporal's limit is 51,200). */
+  historyLimit?: number;
   /** Carried across continue-as-new. */
   state?: BulkState;
 }
@@ -62,11 +66,6 @@ const { nextRequestsOfBatch, batchStanding, closeSubmissionBatch } = proxyLocalA
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
-/** How often the batch is read while transactions are being started, and while they are followed. */
-const STARTING_CHECK_MS = 250;
-const FOLLOWING_CHECK_MS = 2_000;
-/** Continue as new past this many history events (Temporal's limit is 51,200). */
-const HISTORY_LIMIT = 10_000;
 /** A cursor past every line (the largest int4): a restarted batch, once all started, answers for all its keys. */
 const PAST_LAST_LINE = 2_147_483_647;
 
@@ -86,10 +85,10 @@ export async function bulkSubmit(input: BulkSubmitInput): Promise<BulkProgress> 
         available: standing.states['available'] ?? 0, error: standing.states['error'] ?? 0, failed: (standing.states['failed'] ?? 0) + (standing.states['timed_out'] ?? 0),
         alreadyStarted: s.alreadyStarted, allStarted: s.allStarted,
       };
-      if (s.allStarted && progress.pending === 0) break;
-      const free = concurrency - holding.length;
-      if (!s.allStarted && free > 0) {
-        const next = await nextRequestsOfBatch({ batchId: input.batchId, afterLine: s.cursor, limit: free, ...(input.restart ? { onlyPending: true } : {}) });
+      const step = batchStep({ allStarted: s.allStarted, pending: progress.pending, holding: holding.length, concurrency });
+      if (step.kind === 'close') break;
+      if (step.kind === 'start') {
+        const next = await nextRequestsOfBatch({ batchId: input.batchId, afterLine: s.cursor, limit: step.limit, ...(input.restart ? { onlyPending: true } : {}) });
         if (next.length === 0) s.allStarted = true;
         // A restart skips keys that are not pending, some of them perhaps still followed: from now on they count too.
         if (next.length === 0 && input.restart) s.cursor = PAST_LAST_LINE;
@@ -99,10 +98,10 @@ export async function bulkSubmit(input: BulkSubmitInput): Promise<BulkProgress> 
         if (next.length > 0) s.cursor = next[next.length - 1]!.line;
         if (next.length > 0) continue;
       }
-      if (workflowInfo().historyLength > HISTORY_LIMIT || workflowInfo().continueAsNewSuggested) {
+      if (historyFull(workflowInfo(), input.historyLimit)) {
         return await continueAsNew<typeof bulkSubmit>({ ...input, state: s });
       }
-      await sleep(s.allStarted ? FOLLOWING_CHECK_MS : STARTING_CHECK_MS);
+      await sleep(batchCheckMs(s.allStarted));
     }
     await closeSubmissionBatch({ batchId: input.batchId, cancelled: false });
     return progress;

@@ -6,6 +6,8 @@ import type { SupplierToRead } from '../activities/refresh/activities.ts';
 import { failureMessage } from './failure-message.ts';
 import { refreshActivities, type PageActivityMode, type RefreshTimeouts } from './refresh-activities.ts';
 import { supplierPlotsWorkflowId, syncSupplierPlots } from './sync-supplier-plots.ts';
+import { forEachInWindow } from './scheduling/sliding-window.ts';
+import { CHILDREN_PER_RUN, mayStartChild } from './scheduling/continue-as-new.ts';
 
 /**
  * A warehouse refresh: the supplier network, then every supplier's plots (one child workflow per
@@ -22,6 +24,8 @@ export interface RefreshInput {
   pagesPerRun?: number;
   /** Pages of one supplier read at once (default 2). */
   pageWindow?: number;
+  /** Supplier children started per workflow run before it continues as new (default 500: keeps history far below its limits). */
+  childrenPerRun?: number;
   /** `task-queue` when a task-queue rate limit must cover page loads (see refresh-activities.ts). */
   pageActivities?: PageActivityMode;
   timeouts?: RefreshTimeouts;
@@ -40,9 +44,6 @@ export interface RefreshProgress {
 export const refreshProgressQuery = defineQuery<RefreshProgress>('progress');
 
 export const refreshWorkflowId = (runId: string) => `refresh/${runId}`;
-
-/** Children finished per workflow run before continuing as new (keeps history far below its limits). */
-const CHILDREN_PER_RUN = 500;
 
 export async function refreshWarehouse(input: RefreshInput = {}): Promise<RunSummary> {
   const runId = input.runId ?? uuid4();
@@ -81,7 +82,7 @@ export async function refreshWarehouse(input: RefreshInput = {}): Promise<RunSum
 
 /**
  * A sliding window of supplier children. Returns the state to continue as new with once this run
- * has finished CHILDREN_PER_RUN children (in-flight ones are awaited first), or undefined when done.
+ * has started `childrenPerRun` children (in-flight ones are awaited first), or undefined when done.
  */
 async function readSuppliers(
   runId: string,
@@ -91,40 +92,27 @@ async function readSuppliers(
 ): Promise<RefreshInput['progress'] | undefined> {
   const { suppliers } = state;
   const { pagesPerRun, pageWindow, pageActivities, timeouts } = options.input;
+  const childrenPerRun = options.input.childrenPerRun ?? CHILDREN_PER_RUN;
   progress.suppliersTotal = suppliers.length;
   progress.suppliersDone = state.next - state.failed;
-  let next = state.next;
   let failed = state.failed;
-  let finishedHere = 0;
-  const inFlight = new Set<Promise<void>>();
-  const start = (supplier: SupplierToRead) => {
-    const child: Promise<void> = executeChild(syncSupplierPlots, {
-      workflowId: supplierPlotsWorkflowId(runId, supplier.id),
-      args: [{ runId, supplierId: supplier.id, expectedPages: supplier.expectedPages, pagesPerRun, pageWindow, pageActivities, timeouts }],
-      parentClosePolicy: ParentClosePolicy.TERMINATE,
-      // Page loads run as local activities, which keep a workflow task open until they resolve or the
-      // task nears its timeout (at 80 %, then a new task takes over). At the default 10 s a steady stream
-      // of pages held each task 8 s: the SDK warns past 5 s (TMPRL1104), and page results reach history,
-      // and a crash, a cancel or a signal is noticed, only at a task's end. 5 s: every 4 s at most.
-      workflowTaskTimeout: '5 seconds',
-    }).then(
-      () => { progress.suppliersDone++; },
-      () => { failed++; progress.suppliersFailed++; },
-    ).finally(() => {
-      finishedHere++;
-      inFlight.delete(child);
-    });
-    inFlight.add(child);
-  };
-  while (next < suppliers.length) {
-    const stop = finishedHere + inFlight.size >= CHILDREN_PER_RUN || workflowInfo().continueAsNewSuggested;
-    if (stop) break;
-    if (inFlight.size >= options.concurrency) {
-      await Promise.race(inFlight);
-      continue;
-    }
-    start(suppliers[next++]!);
-  }
-  await Promise.all(inFlight);
+  const next = await forEachInWindow(suppliers, {
+    limit: options.concurrency,
+    from: state.next,
+    mayStart: (startedHere) => mayStartChild(startedHere, workflowInfo(), childrenPerRun),
+  }, (supplier) => executeChild(syncSupplierPlots, {
+    workflowId: supplierPlotsWorkflowId(runId, supplier.id),
+    args: [{ runId, supplierId: supplier.id, expectedPages: supplier.expectedPages, pagesPerRun, pageWindow, pageActivities, timeouts }],
+    parentClosePolicy: ParentClosePolicy.TERMINATE,
+    // Page loads run as local activities, which keep a workflow task open until they resolve or the
+    // task nears its timeout (at 80 %, then a new task takes over). At the default 10 s a steady stream
+    // of pages held each task 8 s: the SDK warns past 5 s (TMPRL1104), and page results reach history,
+    // and a crash, a cancel or a signal is noticed, only at a task's end. 5 s: every 4 s at most.
+    workflowTaskTimeout: '5 seconds',
+  }).then(
+    () => { progress.suppliersDone++; },
+    // A failed supplier is recorded by its own workflow; the run goes on without it (and ends partial).
+    () => { failed++; progress.suppliersFailed++; },
+  ));
   return next < suppliers.length ? { suppliers, next, failed } : undefined;
 }

@@ -6,6 +6,7 @@ import type { SubmissionActivities, TransactionView } from '../activities/submis
 import { failureMessage } from './failure-message.ts';
 // A pure module (no I/O): safe in the workflow bundle.
 import { EU_POLL_NOT_BEFORE_MS } from '../schema/upstream/service-facts.ts';
+import { nextPollDelay, nextPollWait } from './scheduling/poll-backoff.ts';
 
 /**
  * One shipment, from request to DDS reference: create the DRAFT (customId = key, exactly once),
@@ -134,11 +135,8 @@ async function followShipment(input: SubmitTransactionInput): Promise<SubmitTran
     let submittedSeenAt = current.status === 'SUBMITTED' ? startedAt : undefined;
     let delay = timing.firstPollMs;
     while (!current.final) {
-      const now = Date.now();
-      if (now - startedAt >= timing.deadlineMs) return end('timed_out', `no final status within ${Math.round(timing.deadlineMs / 60_000)} minutes (last: ${current.status})`);
-      let wait = delay;
-      if (submittedSeenAt !== undefined) wait = Math.max(wait, submittedSeenAt + timing.euWaitMs - now);
-      wait = Math.min(wait, startedAt + timing.deadlineMs - now);
+      const wait = nextPollWait(timing, { startedAt, submittedSeenAt, delay }, Date.now());
+      if (wait === null) return end('timed_out', `no final status within ${Math.round(timing.deadlineMs / 60_000)} minutes (last: ${current.status})`);
       const signalled = await condition(() => woken, wait);
       // Reset before reading: an update that arrives while reading wakes the next wait.
       woken = false;
@@ -153,7 +151,7 @@ async function followShipment(input: SubmitTransactionInput): Promise<SubmitTran
       if (next.status === 'SUBMITTED' && current.status !== 'SUBMITTED') submittedSeenAt = Date.now();
       current = next;
       state.status = current.status;
-      delay = Math.min(delay * 2, timing.maxPollMs);
+      delay = nextPollDelay(delay, timing);
     }
     return end(current.state as TransactionOutcome, null);
   });

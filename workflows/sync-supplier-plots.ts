@@ -2,6 +2,7 @@ import { ApplicationFailure, CancellationScope, continueAsNew, patched, workflow
 import type { PlotPageResult } from '../activities/refresh/activities.ts';
 import { refreshActivities, type PageActivityMode, type RefreshTimeouts } from './refresh-activities.ts';
 import { failureMessage } from './failure-message.ts';
+import { afterPage, pagesToStart } from './scheduling/page-read-ahead.ts';
 
 /**
  * Every page of one supplier's plots (its own and its upstream businesses'), one activity per page
@@ -12,7 +13,7 @@ import { failureMessage } from './failure-message.ts';
  *
  * Within the pages the connection's plotsCount predicts, up to `pageWindow` pages are read at once;
  * past them pages go one by one until the first that is not full (lists have no total: a full page
- * means "ask again"), so a stale plotsCount costs nothing but speed.
+ * means "ask again"), so a stale plotsCount costs nothing but speed (scheduling/page-read-ahead.ts).
  */
 export interface SyncSupplierPlotsInput {
   runId: string;
@@ -54,13 +55,12 @@ export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<
     let launch = first;
     let collect = first;
     let ended = false;
+    // What workflowInfo() says now: read at each step, as Temporal updates it between activations.
+    const limits = () => ({ expected, window, pagesPerRun, continueAsNewSuggested: workflowInfo().continueAsNewSuggested });
     for (;;) {
-      // Read ahead only within the expected pages; past them, one page at a time.
-      const limit = collect <= expected ? window : 1;
-      const mayLaunch = () => !ended && launch - first < pagesPerRun && !workflowInfo().continueAsNewSuggested;
-      while (mayLaunch() && inFlight.size < limit && (launch <= expected || launch === collect)) {
-        inFlight.set(launch, loadPlotPage({ runId, supplierId, page: launch }));
-        launch++;
+      for (const page of pagesToStart({ first, launch, collect, inFlight: inFlight.size, ended }, limits())) {
+        inFlight.set(page, loadPlotPage({ runId, supplierId, page }));
+        launch = page + 1;
       }
       const pending = inFlight.get(collect);
       if (!pending) break;
@@ -75,8 +75,9 @@ export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<
       lastSignature = result.signature;
       collect++;
       if (!result.more) ended = true;
-      if (ended && inFlight.size === 0) break;
-      if (!ended && inFlight.size === 0 && !mayLaunch()) {
+      const step = afterPage({ first, launch, collect, inFlight: inFlight.size, ended }, limits());
+      if (step === 'done') break;
+      if (step === 'continue-as-new') {
         next = { ...input, page: collect, totals, lastSignature };
         break;
       }
