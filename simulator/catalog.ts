@@ -1,8 +1,11 @@
-// Value sets of the service (upstream-facts.md) and plausible geography for generated plots.
+// Value sets of the service (upstream-facts.md, as schema/upstream/service-facts.ts holds them) and
+// plausible geography for generated plots.
+import { KNOWN_COMMODITIES, KNOWN_RISK_ASSESSMENT_STATUSES, KNOWN_RISK_LEVELS } from '../schema/upstream/service-facts.ts';
 
-export const COMMODITIES = ['cattle', 'cocoa', 'coffee', 'oil palm', 'rubber', 'soya', 'wood'] as const;
-export const RISK_ASSESSMENT_STATUSES = ['NEW', 'UNDER_REVIEW', 'IN_RISK_MITIGATION', 'EUDR_COMPLIANT', 'EUDR_NON_COMPLIANT'] as const;
-export const RISK_LEVELS = ['high', 'medium', 'low', 'none'] as const;
+export const COMMODITIES = KNOWN_COMMODITIES;
+export const RISK_ASSESSMENT_STATUSES = KNOWN_RISK_ASSESSMENT_STATUSES;
+export const RISK_LEVELS = KNOWN_RISK_LEVELS;
+/** The types generated (OS, also seen at the service, is not). */
 export const ANALYSIS_TYPES = ['EUFOROBS', 'PRECISION'] as const;
 /** Analysis statuses seen; the first four mean "no result yet" (riskLevel is null then). */
 export const ANALYSIS_STATUSES = ['PENDING', 'not started', 'started', 'failed', 'succeeded'] as const;
@@ -39,8 +42,6 @@ export const SPECIES_BY_COMMODITY: Record<string, ReadonlyArray<{ scientificName
   soya: [{ scientificName: 'Glycine max', commonName: 'Soybean' }],
   wood: [{ scientificName: 'Tectona grandis', commonName: 'Teak' }, { scientificName: 'Eucalyptus grandis', commonName: 'Flooded gum' }],
 };
-
-export const EU_COUNTRIES = ['AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV', 'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK'] as const;
 
 export const PLOT_NAME_WORDS = ['Fazenda', 'Finca', 'Parcela', 'Plantation', 'Lot', 'Champ', 'Kebun', 'Estate', 'Field', 'Block'];
 export const PLACE_WORDS = ['Esperança', 'Santa Rosa', 'El Paraíso', 'Nkwanta', 'Bukit Hijau', 'Rio Verde', 'La Palma', 'Adjamé', 'Sungai Emas', 'Buena Vista', 'Kpakpa', 'Dak Lak'];

@@ -1,11 +1,12 @@
 // Business invitations: seeded received ones (one whose acceptance must 409), sent ones via POST.
+import { INVITATION_STATUSES } from '../schema/upstream/service-facts.ts';
 import { SERVER_SOURCE_KEY, withServerKeys } from './custom-data.ts';
 import { HttpError, forbidden, notFound, conflict } from './http-errors.ts';
 import { CALLER, type ConnectionStore } from './connections.ts';
 import type { Layout } from './layout.ts';
 import { uuidFor } from './rng.ts';
 
-export const INVITATION_STATUSES = ['PENDING', 'ACCEPTED', 'REJECTED', 'CANCELLED'] as const;
+export { INVITATION_STATUSES };
 
 export interface Invitation {
   id: string;

@@ -1,16 +1,17 @@
-// Parsing of GET /businesses/{id}/plots query parameters into a validated query (pure).
+// Parsing of GET /businesses/{id}/plots query parameters into a validated query (pure). The
+// contract's relations, their allowed combinations, filter operations and page limit are the
+// client's (schema/upstream/).
+import { isAllowedPlotRelationSet } from '../schema/upstream/plot-rules.ts';
+import { PLOT_FILTER_OPERATIONS, PLOT_PAGE_MAX_LIMIT, PLOT_RELATIONS } from '../schema/upstream/service-facts.ts';
 
-export const PLOT_RELATIONS = ['minimumAnalysisResults', 'mostRecentAnalysesByType', 'mostRecentAnalysis', 'riskAssessmentStatus', 'riskLevel', 'suppliers'] as const;
 export const PLOT_BASE_FIELDS = ['id', 'createdAt', 'updatedAt', 'geometry', 'commodities', 'name', 'surfaceArea', 'countryCode', 'species',
   'productionDateStart', 'productionDateEnd', 'filename', 'description', 'ownerId', 'customData'] as const;
 const SELECTABLE = new Set<string>([...PLOT_BASE_FIELDS, ...PLOT_RELATIONS]);
-// The contract allows a single relation, or exactly these pairs.
-const ALLOWED_PAIRS = [['mostRecentAnalysesByType', 'mostRecentAnalysis'], ['minimumAnalysisResults', 'riskLevel']];
 
+/** The contract's default page size (ddsync itself asks for full pages). */
 export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 500;
 
-export type FilterField = 'commodities' | 'countryCode' | 'riskAssessmentStatus' | 'areaHa';
+export type FilterField = keyof typeof PLOT_FILTER_OPERATIONS;
 export interface PlotFilter {
   field: FilterField;
   not: boolean;
@@ -29,12 +30,7 @@ export interface PlotQuery {
 
 export type ParsedPlotQuery = { ok: true; query: PlotQuery } | { ok: false; messages: string[] };
 
-const OPERATIONS: Record<FilterField, string[]> = {
-  commodities: ['$contains'],
-  countryCode: ['$eq'],
-  riskAssessmentStatus: ['$eq'],
-  areaHa: ['$gte', '$lte'],
-};
+const OPERATIONS: Record<FilterField, readonly string[]> = PLOT_FILTER_OPERATIONS;
 
 /** Positive integers only; anything else falls back (the contract's "invalid → default"). */
 function positiveInt(raw: string | null): number | undefined {
@@ -72,7 +68,7 @@ function parseFilter(field: FilterField, raw: string): PlotFilter | string {
 export function parsePlotQuery(params: URLSearchParams): ParsedPlotQuery {
   const messages: string[] = [];
   const page = positiveInt(params.get('page')) ?? 1;
-  const limit = Math.min(MAX_LIMIT, positiveInt(params.get('limit')) ?? DEFAULT_LIMIT);
+  const limit = Math.min(PLOT_PAGE_MAX_LIMIT, positiveInt(params.get('limit')) ?? DEFAULT_LIMIT);
   const filters: PlotFilter[] = [];
   for (const field of Object.keys(OPERATIONS) as FilterField[]) {
     for (const raw of params.getAll(`filter.${field}`)) {
@@ -96,7 +92,7 @@ export function parsePlotQuery(params: URLSearchParams): ParsedPlotQuery {
     const unknown = names.filter((n) => !(PLOT_RELATIONS as readonly string[]).includes(n));
     if (unknown.length > 0) {
       messages.push(`includes must be a comma-separated list of ${PLOT_RELATIONS.join(', ')}; unknown: ${unknown.join(', ')}`);
-    } else if (names.length > 1 && !ALLOWED_PAIRS.some((pair) => names.length === 2 && pair.every((p) => names.includes(p)))) {
+    } else if (!isAllowedPlotRelationSet(names)) {
       messages.push('includes may combine relations only as mostRecentAnalysis with mostRecentAnalysesByType, or minimumAnalysisResults with riskLevel');
     }
     includes = new Set(names);

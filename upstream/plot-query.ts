@@ -1,4 +1,5 @@
 import { PLOT_FILTER_OPERATIONS, PLOT_PAGE_MAX_LIMIT, PLOT_RELATION_PAIRS, PLOT_RELATIONS, PATHS } from '../schema/upstream/service-facts.ts';
+import { isAllowedPlotRelationSet } from '../schema/upstream/plot-rules.ts';
 import { RequestValidationError, type ValidationIssue } from './errors.ts';
 
 /**
@@ -95,8 +96,7 @@ function includesIssues(includes: unknown): ValidationIssue[] {
   }
   if (new Set(includes).size !== includes.length) issues.push({ path: 'includes', message: 'a relation is listed twice' });
   if (issues.length || includes.length <= 1) return issues;
-  const isAllowedPair = includes.length === 2 && PLOT_RELATION_PAIRS.some(([a, b]) => includes.includes(a) && includes.includes(b));
-  if (!isAllowedPair) {
+  if (!isAllowedPlotRelationSet(includes as string[])) {
     const pairs = PLOT_RELATION_PAIRS.map(([a, b]) => `${a}+${b}`).join(' or ');
     issues.push({ path: 'includes', message: `combination ${includes.join('+')} not allowed: at most one relation, or ${pairs}` });
   }
