@@ -1125,6 +1125,21 @@ export interface BusinessInvitations {
   updated_at: Timestamp | null;
 }
 
+export interface MigrationChecksums {
+  /**
+   * When it was applied.
+   */
+  applied_at: Generated<Timestamp>;
+  /**
+   * The migration, e.g. 0001_warehouse (the file without .sql).
+   */
+  name: string;
+  /**
+   * sha256 of the file's bytes as applied; null for a migration applied before ddsync recorded them (it may have run an earlier version of the file).
+   */
+  sha256: string | null;
+}
+
 export interface PlotHistory {
   /**
    * Commodities.
@@ -2168,6 +2183,7 @@ export interface DB {
   business_connections: BusinessConnections;
   business_invitations: BusinessInvitations;
   businesses: Businesses;
+  migration_checksums: MigrationChecksums;
   plot_history: PlotHistory;
   plot_species: PlotSpecies;
   plot_suppliers: PlotSuppliers;

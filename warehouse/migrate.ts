@@ -1,26 +1,119 @@
+import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
 import { packagePath } from '../platform/package-root.ts';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 
 export const MIGRATIONS_DIR = packagePath('sql', 'migrations');
+/** In the migrations folder: the sha256 of every released migration, by file name. */
+export const CHECKSUMS_FILE = 'checksums.json';
+const MIGRATION_FILE = /^\d{4}_[a-z0-9_]+\.sql$/;
+const NEVER_EDIT = 'Never edit a released migration; add a new one (the next number) that makes the change.';
+
+export interface MigrationFile {
+  /** `0001_warehouse.sql` */
+  file: string;
+  /** `0001_warehouse`: the name the migrator records. */
+  name: string;
+  /** Of the file's bytes. */
+  sha256: string;
+  text: string;
+}
+
+export async function readMigrationFiles(dir = MIGRATIONS_DIR): Promise<MigrationFile[]> {
+  const files = (await readdir(dir)).filter((f) => MIGRATION_FILE.test(f)).sort();
+  return Promise.all(files.map(async (file) => {
+    const bytes = await readFile(join(dir, file));
+    return { file, name: file.replace(/\.sql$/, ''), sha256: createHash('sha256').update(bytes).digest('hex'), text: bytes.toString('utf8') };
+  }));
+}
+
+/**
+ * The released migrations (sql/migrations/checksums.json): file name → sha256. A folder without the
+ * file has released nothing (a test's copy of some migrations).
+ */
+export async function readReleased(dir = MIGRATIONS_DIR): Promise<Record<string, string>> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, CHECKSUMS_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw error;
+  }
+  // Keys that are not migration files ("//") are comments.
+  return Object.fromEntries(Object.entries(JSON.parse(text) as Record<string, string>).filter(([file]) => MIGRATION_FILE.test(file)));
+}
+
+/** A path to show: relative to the package when inside it (sql/migrations/0001_warehouse.sql). */
+function shown(dir: string, file: string): string {
+  const path = relative(packagePath(), join(dir, file));
+  return path.startsWith('..') || isAbsolute(path) ? join(dir, file) : path;
+}
+
+/** What differs from the release record: a released migration edited or gone. One sentence each. */
+export function releasedMismatches(files: readonly MigrationFile[], released: Readonly<Record<string, string>>, dir = MIGRATIONS_DIR): string[] {
+  const record = shown(dir, CHECKSUMS_FILE);
+  const byFile = new Map(files.map((f) => [f.file, f]));
+  const problems: string[] = [];
+  for (const [file, sha256] of Object.entries(released).sort()) {
+    const found = byFile.get(file);
+    if (!found) problems.push(`${shown(dir, file)} was released (${record}) and is gone: put it back; a released migration stays.`);
+    else if (found.sha256 !== sha256) problems.push(`${shown(dir, file)} is not the migration that was released: its sha256 is ${found.sha256}, ${record} records ${sha256}.`);
+  }
+  return problems;
+}
+
+/** Migration files with no entry in the release record: new ones, to record before they land. */
+export function unreleased(files: readonly MigrationFile[], released: Readonly<Record<string, string>>): MigrationFile[] {
+  return files.filter((f) => !(f.file in released));
+}
 
 /**
  * Numbered plain-SQL files (`0001_name.sql`), forward-only. Each file runs as one multi-statement
  * query inside the migrator's transaction; Kysely holds a Postgres advisory lock meanwhile, so two
- * workers starting at once apply each migration exactly once.
+ * workers starting at once apply each migration exactly once. Each migration applied is recorded in
+ * migration_checksums with its file's sha256, in the same transaction.
  */
 class SqlFileMigrationProvider implements MigrationProvider {
-  constructor(private readonly dir: string) {}
+  /** Applied by this run, not recorded yet: the table arrives with 0013, after the migrations before it ran. */
+  private unrecorded: Array<{ name: string; sha256: string }> = [];
+
+  constructor(private readonly files: readonly MigrationFile[]) {}
 
   async getMigrations(): Promise<Record<string, Migration>> {
-    const files = (await readdir(this.dir)).filter((f) => /^\d{4}_[a-z0-9_]+\.sql$/.test(f)).sort();
     const migrations: Record<string, Migration> = {};
-    for (const file of files) {
-      const text = await readFile(`${this.dir}/${file}`, 'utf8');
-      migrations[file.replace(/\.sql$/, '')] = { up: async (db) => void (await sql.raw(text).execute(db)) };
+    for (const f of this.files) {
+      migrations[f.name] = {
+        up: async (db) => {
+          await sql.raw(f.text).execute(db);
+          this.unrecorded.push({ name: f.name, sha256: f.sha256 });
+          await this.record(db);
+        },
+      };
     }
     return migrations;
   }
+
+  private async record(db: Kysely<unknown>): Promise<void> {
+    const { rows } = await sql<{ present: boolean }>`select to_regclass('migration_checksums') is not null as present`.execute(db);
+    if (!rows[0]?.present) return;
+    // 0013 wrote a row without checksum for each migration applied before it; this run knows its own.
+    await sql`
+      insert into migration_checksums (name, sha256)
+      select * from unnest(${this.unrecorded.map((m) => m.name)}::text[], ${this.unrecorded.map((m) => m.sha256)}::text[])
+      on conflict (name) do update set sha256 = excluded.sha256 where migration_checksums.sha256 is null`.execute(db);
+    this.unrecorded = [];
+  }
+}
+
+/** Migrations whose file differs from what this warehouse applied (as migration_checksums recorded it). */
+async function appliedMismatches(db: Kysely<unknown>, files: readonly MigrationFile[], dir: string): Promise<string[]> {
+  const { rows: [table] } = await sql<{ present: boolean }>`select to_regclass('migration_checksums') is not null as present`.execute(db);
+  if (!table?.present) return [];
+  const { rows } = await sql<{ name: string; sha256: string }>`select name, sha256 from migration_checksums where sha256 is not null`.execute(db);
+  const applied = new Map(rows.map((r) => [r.name, r.sha256]));
+  return files.filter((f) => applied.has(f.name) && applied.get(f.name) !== f.sha256)
+    .map((f) => `${shown(dir, f.file)} is not the migration this warehouse applied: its sha256 is ${f.sha256}, the warehouse ran ${applied.get(f.name)} (migration_checksums).`);
 }
 
 export interface MigrationOutcome {
@@ -32,9 +125,24 @@ export class MigrationError extends Error {
   override name = 'MigrationError';
 }
 
+/**
+ * Applies the migrations not applied yet. Refuses to start, before touching anything, when a
+ * released migration's file was edited or removed (checksums.json), or when a file differs from what
+ * this warehouse applied (migration_checksums): what the warehouse is would no longer be what the
+ * files say.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator works on any schema
 export async function migrateToLatest(db: Kysely<any>, dir = MIGRATIONS_DIR): Promise<MigrationOutcome> {
-  const migrator = new Migrator({ db, provider: new SqlFileMigrationProvider(dir) });
+  const files = await readMigrationFiles(dir);
+  const edited = releasedMismatches(files, await readReleased(dir), dir);
+  if (edited.length > 0) {
+    throw new MigrationError(`${edited.join(' ')} ${NEVER_EDIT} To go on, put the file back as it was released (git log -- ${shown(dir, '')}).`);
+  }
+  const drifted = await appliedMismatches(db, files, dir);
+  if (drifted.length > 0) {
+    throw new MigrationError(`${drifted.join(' ')} ${NEVER_EDIT} Put the file back as this warehouse ran it; a development warehouse that ran a draft can be made anew instead (ddsync stack --fresh).`);
+  }
+  const migrator = new Migrator({ db, provider: new SqlFileMigrationProvider(files) });
   const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {

@@ -71,7 +71,8 @@ describe('migrations', () => {
         (${nothing}::uuid, 'dup.ndjson', 1, 0, 1), (${sending}::uuid, 'ok.ndjson', 1, 1, 0), (${reading}::uuid, 'big.ndjson', 0, 0, 0)`.execute(old);
       await sql`insert into transaction_requests (batch_id, line, key, status, earlier_batch_id) values (${nothing}::uuid, 1, 'k1', 'duplicate', ${sending}::uuid)`.execute(old);
       await sql`insert into transaction_requests (batch_id, line, key, status, payload) values (${sending}::uuid, 1, 'k1', 'accepted', '{}')`.execute(old);
-      expect((await migrateToLatest(old)).applied).toEqual(['0011_submission_step_failures']);
+      // 0011 first, then whatever came after it.
+      expect((await migrateToLatest(old)).applied[0]).toBe('0011_submission_step_failures');
       const { rows } = await sql<{ id: string; status: string; finished: boolean }>`select id::text, status, finished_at is not null as finished from submission_batches order by id`.execute(old);
       expect(rows).toEqual([
         { id: nothing, status: 'done', finished: true }, { id: sending, status: 'open', finished: false }, { id: reading, status: 'open', finished: false },
