@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../schema/database.ts';
-import { toJsonRecordset } from './json-recordset.ts';
+import { recordsetDefinition, toJsonRecordset, type RecordsetColumns } from './json-recordset.ts';
+import type { ColumnValues } from './rows.ts';
 
 /**
  * A record the service sent that could not be stored as it was: left out of its page (`skipped`,
@@ -17,12 +18,16 @@ export interface RecordIssue {
   action: 'skipped' | 'nulled';
 }
 
+type IssueRow = ColumnValues<'sync_issues', 'entity' | 'record_id' | 'location' | 'field' | 'rule' | 'action'>;
+const ISSUE_COLUMNS: RecordsetColumns<IssueRow> = { entity: 'text', record_id: 'text', location: 'text', field: 'text', rule: 'text', action: 'text' };
+
 export async function recordIssues(db: Kysely<Database>, runId: string, scope: string, issues: readonly RecordIssue[]): Promise<void> {
   if (issues.length === 0) return;
-  const rows = issues.map((i) => ({ entity: i.entity, record_id: i.recordId, location: i.location, field: i.field, rule: i.rule, action: i.action }));
+  const rows = issues.map((i): IssueRow => ({ entity: i.entity, record_id: i.recordId, location: i.location, field: i.field, rule: i.rule, action: i.action }));
+  const columns = sql.raw(Object.keys(ISSUE_COLUMNS).join(', '));
   await sql`
-    insert into sync_issues (run_id, scope, entity, record_id, location, field, rule, action)
-    select ${runId}::uuid, ${scope}, entity, record_id, location, field, rule, action
-    from json_to_recordset(${toJsonRecordset(rows)}::json) as r(entity text, record_id text, location text, field text, rule text, action text)
+    insert into sync_issues (run_id, scope, ${columns})
+    select ${runId}::uuid, ${scope}, ${columns}
+    from json_to_recordset(${toJsonRecordset(rows)}::json) as r(${sql.raw(recordsetDefinition(ISSUE_COLUMNS))})
     on conflict do nothing`.execute(db);
 }

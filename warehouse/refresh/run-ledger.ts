@@ -1,5 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, RunStatus, ScopeKind } from '../../schema/database.ts';
+import { recordsetDefinition, toJsonRecordset, type RecordsetColumns } from './json-recordset.ts';
+import type { ColumnValues } from './rows.ts';
 
 /**
  * sync_runs and sync_run_scopes: a run's row, one row per part of it (each supplier, own plots, the
@@ -16,8 +18,11 @@ export interface ScopeSpec {
 }
 
 export async function beginRun(db: Kysely<Database>, runId: string, workflowId: string | null): Promise<void> {
-  await sql`insert into sync_runs (id, workflow_id) values (${runId}::uuid, ${workflowId}) on conflict (id) do nothing`.execute(db);
+  await db.insertInto('sync_runs').values({ id: runId, workflow_id: workflowId }).onConflict((c) => c.column('id').doNothing()).execute();
 }
+
+type ScopeRow = ColumnValues<'sync_run_scopes', 'scope' | 'kind' | 'supplier_id' | 'plots_expected'>;
+const SCOPE_COLUMNS: RecordsetColumns<ScopeRow> = { scope: 'text', kind: 'text', supplier_id: 'text', plots_expected: 'int8' };
 
 /** Declares the parts of a run (idempotent) and what progress is measured against. */
 export async function openScopes(db: Kysely<Database>, runId: string, scopes: readonly ScopeSpec[]): Promise<void> {
@@ -25,8 +30,8 @@ export async function openScopes(db: Kysely<Database>, runId: string, scopes: re
     await sql`
       insert into sync_run_scopes (run_id, scope, kind, supplier_id, plots_expected)
       select ${runId}::uuid, s.scope, s.kind, s.supplier_id, s.plots_expected
-      from json_to_recordset(${JSON.stringify(scopes.map((s) => ({ scope: s.scope, kind: s.kind, supplier_id: s.supplierId ?? null, plots_expected: s.plotsExpected ?? null })))}::json)
-        as s(scope text, kind text, supplier_id text, plots_expected int8)
+      from json_to_recordset(${toJsonRecordset(scopes.map((s): ScopeRow => ({ scope: s.scope, kind: s.kind, supplier_id: s.supplierId ?? null, plots_expected: s.plotsExpected ?? null })))}::json)
+        as s(${sql.raw(recordsetDefinition(SCOPE_COLUMNS))})
       on conflict (run_id, scope) do nothing`.execute(db);
   }
   await sql`
@@ -37,9 +42,10 @@ export async function openScopes(db: Kysely<Database>, runId: string, scopes: re
 }
 
 export async function markScopeRunning(db: Kysely<Database>, runId: string, scope: string): Promise<void> {
-  await sql`
-    update sync_run_scopes set status = 'running', started_at = coalesce(started_at, now())
-    where run_id = ${runId}::uuid and scope = ${scope} and status in ('pending', 'running')`.execute(db);
+  await db.updateTable('sync_run_scopes')
+    .set({ status: 'running', started_at: sql`coalesce(started_at, now())` })
+    .where('run_id', '=', runId).where('scope', '=', scope).where('status', 'in', ['pending', 'running'])
+    .execute();
 }
 
 /** Ends a part of the run with its totals from the pages it wrote. A part already ended stays as it ended. */
