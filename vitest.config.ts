@@ -27,7 +27,9 @@ export default defineConfig({
           // nothing else: no Postgres, no Temporal (embeddedStack() throws here). `npm run test:unit`.
           name: 'unit',
           include: UNIT,
+          // Room for a loaded machine; a test left waiting on a connection still fails soon.
           testTimeout: 20_000,
+          hookTimeout: 30_000,
         },
       },
       {
