@@ -4,7 +4,7 @@
 // about a read and write nothing. Prints figures and ratios; never passes or fails on time.
 // Usage: npm run bench:refresh -- --plots N [--suppliers S] [--json]
 import { openWarehouse, type Warehouse } from '../warehouse/database.ts';
-import { parseFlags, intFlag, UsageError } from '../cli/usage.ts';
+import { CliCommand, wholeNumber } from '../cli/usage.ts';
 import { createUpstreamFromConfig } from '../cli/upstream.ts';
 import { loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
@@ -30,10 +30,15 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const { values } = parseFlags(argv, { plots: { type: 'string' }, suppliers: { type: 'string' }, json: { type: 'boolean' }, 'worker-node-flags': { type: 'string' } });
-  if (values.plots === undefined) throw new UsageError('--plots is required');
-  const workerNodeFlags = values['worker-node-flags'] === undefined ? [...WORKER_NODE_FLAGS] : values['worker-node-flags'].split(/\s+/).filter(Boolean);
-  return { plots: intFlag('plots', values.plots, 0), suppliers: intFlag('suppliers', values.suppliers, 10, 1, 10_000), json: values.json ?? false, workerNodeFlags };
+  const o = new CliCommand('bench:refresh')
+    .requiredOption('--plots <N>', 'plots the simulator serves', wholeNumber('--plots'))
+    .option('--suppliers <N>', 'direct suppliers', wholeNumber('--suppliers', 1, 10_000), 10)
+    .option('--worker-node-flags <FLAGS>', 'the worker\'s node flags (default: the production ones)')
+    .option('--json', 'also print the result as one JSON line')
+    .parse(argv, { from: 'user' })
+    .opts<{ plots: number; suppliers: number; workerNodeFlags?: string; json?: boolean }>();
+  const workerNodeFlags = o.workerNodeFlags === undefined ? [...WORKER_NODE_FLAGS] : o.workerNodeFlags.split(/\s+/).filter(Boolean);
+  return { plots: o.plots, suppliers: o.suppliers, json: o.json ?? false, workerNodeFlags };
 }
 
 interface RefreshPhases {

@@ -9,7 +9,7 @@ import { openWarehouse } from '../warehouse/database.ts';
 import { migrateToLatest } from '../warehouse/migrate.ts';
 import { takeInShipments } from '../warehouse/submission/intake.ts';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/index.ts';
-import { parseFlags, intFlag, UsageError } from '../cli/usage.ts';
+import { CliCommand, wholeNumber } from '../cli/usage.ts';
 import { packagePath } from '../platform/package-root.ts';
 import { WORKER_NODE_FLAGS } from '../infra/production.ts';
 import { bulkSubmit, bulkSubmitWorkflowId } from '../workflows/bulk-submit.ts';
@@ -48,9 +48,13 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const { values } = parseFlags(argv, { transactions: { type: 'string' }, concurrency: { type: 'string' }, json: { type: 'boolean' } });
-  if (values.transactions === undefined) throw new UsageError('--transactions is required');
-  return { transactions: intFlag('transactions', values.transactions, 0, 1, 1_000_000), concurrency: intFlag('concurrency', values.concurrency, 20, 1, 500), json: values.json ?? false };
+  const o = new CliCommand('bench:submit')
+    .requiredOption('--transactions <N>', 'transactions to submit', wholeNumber('--transactions', 1, 1_000_000))
+    .option('--concurrency <N>', 'transactions created or submitted at once', wholeNumber('--concurrency', 1, 500), 20)
+    .option('--json', 'also print the result as one JSON line')
+    .parse(argv, { from: 'user' })
+    .opts<{ transactions: number; concurrency: number; json?: boolean }>();
+  return { transactions: o.transactions, concurrency: o.concurrency, json: o.json ?? false };
 }
 
 function rows(prefix: string, n: number, supplierId: string): string {

@@ -1,14 +1,12 @@
-import { parseFlags } from '../usage.ts';
 import { SETTINGS, loadConfig, ConfigError, type Section } from '../../platform/config.ts';
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, { markdown: { type: 'boolean' } });
+export async function run(o: { markdown?: boolean }): Promise<number> {
   const rows = Object.entries(SETTINGS).map(([name, s]) => {
     const probe = s.schema.safeParse(undefined);
     const fallback = probe.success ? (probe.data === undefined ? '' : String(probe.data)) : '(required)';
     return { name, section: s.section, rule: s.rule, doc: s.doc, fallback, secret: 'secret' in s && s.secret === true };
   });
-  if (values.markdown) {
+  if (o.markdown) {
     const lines = ['| Variable | Default | Rule | What it is |', '|---|---|---|---|'];
     for (const r of rows) lines.push(`| \`${r.name}\` | ${r.fallback === '(required)' ? 'required' : r.fallback ? `\`${r.fallback}\`` : ''} | ${r.rule} | ${r.doc}${r.secret ? ' Secret.' : ''} |`);
     process.stdout.write(`${lines.join('\n')}\n`);

@@ -4,7 +4,6 @@ import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { untilSignal } from '../../infra/exit-hooks.ts';
 import { Client, Connection } from '@temporalio/client';
 import { sql } from 'kysely';
-import { parseFlags, intFlag, decimalFlag } from '../usage.ts';
 import { DEMO_SHIPMENTS, demoTiming, formatDemoSubmission, runDemoSubmission, timingEnv } from '../demo-submission.ts';
 import { startEmbeddedPostgres } from '../../infra/embedded-postgres.ts';
 import { startTemporalDevServer } from '../../infra/temporal-dev-server.ts';
@@ -23,13 +22,8 @@ import { demoFigures, formatDemoFigures } from '../demo-report.ts';
 const BI_LOGIN = 'ddsync_bi';
 const BI_PASSWORD = 'ddsync-bi';
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, {
-    suppliers: { type: 'string' }, plots: { type: 'string' }, keep: { type: 'boolean' }, json: { type: 'boolean' }, 'time-scale': { type: 'string' },
-  });
-  const suppliers = intFlag('suppliers', values.suppliers, 10, 1, 10_000);
-  const plots = intFlag('plots', values.plots, 20_000, 10, 1_000_000);
-  const timeScale = decimalFlag('time-scale', values['time-scale'], 0.001, 0.00001, 1);
+export async function run(values: { suppliers: number; plots: number; timeScale: number; keep?: boolean; json?: boolean }): Promise<number> {
+  const { suppliers, plots, timeScale } = values;
   const timing = demoTiming(timeScale);
   const started = Date.now();
   const say = (line: string) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${line}\n`);

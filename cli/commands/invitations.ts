@@ -1,4 +1,4 @@
-import { parseFlags, UsageError } from '../usage.ts';
+import { UsageError } from '../usage.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { ConflictError, NotImplementedError, ForbiddenError, NotFoundError, parseCustomDataJson, RequestValidationError } from '../../upstream/index.ts';
@@ -6,16 +6,12 @@ import { connectUpstream } from '../upstream.ts';
 
 const MOVES = { accept: 'ACCEPTED', reject: 'REJECTED', cancel: 'CANCELLED' } as const;
 
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, 'custom-data': { type: 'string' } }, true);
-  const [sub, id, ...extra] = positionals;
-  if (sub !== 'list' && !(sub !== undefined && sub in MOVES)) throw new UsageError(sub === undefined ? 'a subcommand is required: list, accept, reject or cancel' : `unknown subcommand "${sub}": expected list, accept, reject or cancel`);
-  if (sub !== 'list' && !id) throw new UsageError(`${sub} needs an invitation ID (see ddsync invitations list)`);
-  if (extra.length > 0 || (sub === 'list' && id)) throw new UsageError(`unexpected argument "${sub === 'list' ? id : extra[0]}"`);
+/** `id` comes with the moves (accept, reject, cancel) only. */
+export async function run(sub: 'list' | keyof typeof MOVES, id: string | undefined, values: { json?: boolean; customData?: string }): Promise<number> {
   let customData;
-  if (values['custom-data'] !== undefined) {
+  if (values.customData !== undefined) {
     try {
-      customData = parseCustomDataJson(values['custom-data'], '--custom-data');
+      customData = parseCustomDataJson(values.customData, '--custom-data');
     } catch (error) {
       if (error instanceof RequestValidationError) throw new UsageError(error.message);
       throw error;
@@ -32,13 +28,13 @@ export async function run(argv: string[]): Promise<number> {
     }
     return 0;
   }
-  const status = MOVES[sub as keyof typeof MOVES];
+  const status = MOVES[sub];
   try {
     const updated = await api.updateBusinessInvitation(id!, { status, ...(customData ? { customData } : {}) });
     process.stdout.write(values.json ? `${JSON.stringify(updated)}\n` : `invitation ${updated.id} is now ${updated.status}\n`);
     return 0;
   } catch (error) {
-    const explained = explain(error, sub!, id!);
+    const explained = explain(error, sub, id!);
     if (!explained) throw error;
     process.stderr.write(`ddsync invitations: ${explained}\n`);
     return 1;

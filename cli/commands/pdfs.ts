@@ -3,7 +3,7 @@ import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { parseFlags, UsageError } from '../usage.ts';
+import { UsageError } from '../usage.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
@@ -15,21 +15,8 @@ import { archiveSurveyPdfs, pdfArchiveWorkflowId, type ArchivePdfsResult } from 
 /** Ids per statement: any file size works, in bounded memory per round trip. */
 const ENQUEUE_CHUNK = 10_000;
 
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, file: { type: 'string' }, wait: { type: 'boolean' } }, true);
-  const [sub, ...rest] = positionals;
-  if (sub !== 'add' && sub !== 'status' && sub !== 'archive') {
-    throw new UsageError(sub === undefined ? 'a subcommand is required: add, status or archive' : `unknown subcommand "${sub}": expected add, status or archive`);
-  }
-  if (sub !== 'add' && values.file !== undefined) throw new UsageError('--file goes with add only');
-  if (sub !== 'archive' && values.wait) throw new UsageError('--wait goes with archive only');
-  if (sub !== 'add' && rest.length > 0) throw new UsageError(`unexpected argument "${rest[0]}"`);
-  if (sub === 'add') return add(rest, values.file, values.json === true);
-  if (sub === 'status') return status(values.json === true);
-  return archive(values.wait === true, values.json === true);
-}
-
-async function add(args: string[], file: string | undefined, json: boolean): Promise<number> {
+/** `ddsync pdfs add ID...` or `add --file F`. */
+export async function add(args: string[], { file, json }: { file?: string; json?: boolean }): Promise<number> {
   if (file !== undefined && args.length > 0) throw new UsageError('give ids as arguments or with --file F, not both');
   if (file === undefined && args.length === 0) throw new UsageError('add needs survey response ids (UUIDs), or --file F with one id per line');
   const collector = new IdCollector();
@@ -91,7 +78,7 @@ async function readLines(input: Readable, onLine: (line: string, n: number) => v
   if (failure) throw failure;
 }
 
-async function status(json: boolean): Promise<number> {
+export async function status({ json }: { json?: boolean }): Promise<number> {
   const config = loadConfig(['database', 'pdfs']);
   const archiveDir = resolve(config.pdfs!.archiveDir);
   const db = await connectWarehouse(config.database!.url, 2, 'ddsync-pdfs');
@@ -123,7 +110,7 @@ async function status(json: boolean): Promise<number> {
   return 0;
 }
 
-async function archive(wait: boolean, json: boolean): Promise<number> {
+export async function archive({ wait, json }: { wait?: boolean; json?: boolean }): Promise<number> {
   const config = loadConfig(['temporal']);
   const client = await connectClient(config.temporal!);
   try {

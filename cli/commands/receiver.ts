@@ -1,4 +1,3 @@
-import { parseFlags } from '../usage.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
@@ -7,8 +6,7 @@ import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
 
-export async function run(argv: string[]): Promise<number> {
-  parseFlags(argv, {});
+export async function run(): Promise<number> {
   const config = loadConfig(['upstream', 'database', 'temporal', 'webhooks', 'logging']);
   const log = createLogger({ level: config.logging!.level, format: config.logging!.format });
   const db = await connectWarehouse(config.database!.url, 4, 'ddsync-receiver');

@@ -1,4 +1,3 @@
-import { parseFlags } from '../usage.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { openWarehouse } from '../../warehouse/database.ts';
@@ -8,8 +7,7 @@ import { followRefresh, startRefresh } from '../refresh-runner.ts';
 import { refreshInputFrom } from '../../infra/schedules.ts';
 import { formatRunSummary } from '../refresh-summary.ts';
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, { wait: { type: 'boolean' }, json: { type: 'boolean' } });
+export async function run(values: { wait?: boolean; json?: boolean }): Promise<number> {
   const config = loadConfig(values.wait ? ['temporal', 'refresh', 'database'] : ['temporal', 'refresh']);
   // --wait reads progress from the warehouse: one it cannot reach must not leave a refresh started and unfollowed.
   if (values.wait) await checkWarehouse(config.database!.url, 'ddsync-refresh-cli');

@@ -1,18 +1,11 @@
 import type { Client } from '@temporalio/client';
-import { parseFlags, UsageError } from '../usage.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import {
   applySchedules, ddsyncSchedules, describeSchedule, listSchedules, retireSchedules, type ScheduleConfig, type ScheduleListing,
 } from '../../infra/schedules.ts';
 
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' } }, true);
-  const [subcommand, ...extra] = positionals;
-  if (subcommand !== 'apply' && subcommand !== 'list') {
-    throw new UsageError(subcommand === undefined ? 'a subcommand is required: apply or list' : `unknown subcommand "${subcommand}": expected apply or list`);
-  }
-  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+export async function run(subcommand: 'apply' | 'list', values: { json?: boolean }): Promise<number> {
   const config = loadConfig(['temporal', 'refresh', 'webhooks', 'pdfs']);
   const temporal = config.temporal!;
   const client = await connectClient(temporal);

@@ -1,15 +1,13 @@
 import { resolve } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { parseFlags } from '../usage.ts';
 import { startEmbeddedPostgres } from '../../infra/embedded-postgres.ts';
 import { startTemporalDevServer } from '../../infra/temporal-dev-server.ts';
 import { untilSignal } from '../../infra/exit-hooks.ts';
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, { dir: { type: 'string' }, fresh: { type: 'boolean' } });
-  const dir = resolve(values.dir ?? '.ddsync/stack');
+export async function run(o: { dir: string; fresh?: boolean }): Promise<number> {
+  const dir = resolve(o.dir);
   mkdirSync(dir, { recursive: true });
-  const persistent = !values.fresh;
+  const persistent = !o.fresh;
   const interrupted = untilSignal();
   const [postgres, temporal] = await Promise.all([
     startEmbeddedPostgres({ dataDir: resolve(dir, 'postgres'), persistent }),

@@ -1,5 +1,4 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { parseFlags, UsageError } from '../usage.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
@@ -10,14 +9,8 @@ import { resubmittableKeys } from '../../warehouse/submission/resubmission.ts';
 import { retryBatch } from '../submission-retry.ts';
 import { followBatch } from '../submission-runner.ts';
 
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, wait: { type: 'boolean' } }, true);
-  const [sub, batchId, ...extra] = positionals;
-  if (sub !== 'list' && sub !== 'status' && sub !== 'cancel' && sub !== 'retry') throw new UsageError(sub === undefined ? 'a subcommand is required: list, status, cancel or retry' : `unknown subcommand "${sub}": expected list, status, cancel or retry`);
-  if (values.wait && sub !== 'retry') throw new UsageError('--wait goes with retry only');
-  if (sub !== 'list' && !batchId) throw new UsageError(`${sub} needs a BATCH id (see ddsync submissions list)`);
-  if (batchId && !/^[0-9a-f-]{36}$/i.test(batchId)) throw new UsageError(`BATCH must be a batch id (a UUID), got "${batchId}"`);
-  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+/** `batchId` is checked (a UUID) for every subcommand but list. */
+export async function run(sub: 'list' | 'status' | 'cancel' | 'retry', batchId: string | undefined, values: { json?: boolean; wait?: boolean }): Promise<number> {
   const config = loadConfig(sub === 'list' ? ['database'] : sub === 'retry' ? ['database', 'temporal', 'submission'] : ['database', 'temporal']);
   const db = await connectWarehouse(config.database!.url, 2, 'ddsync-submissions');
   try {

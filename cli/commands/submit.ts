@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import { sql } from 'kysely';
-import { parseFlags, UsageError } from '../usage.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
@@ -23,10 +22,8 @@ async function unfinishedEarlierBatches(db: Warehouse, batchId: string): Promise
   return rows.map((r) => r.id);
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { wait: { type: 'boolean' }, json: { type: 'boolean' }, report: { type: 'string' } }, true);
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'FILE is required' : `one FILE only, got ${positionals.length}`);
-  const file = resolve(positionals[0]!);
+export async function run(path: string, values: { wait?: boolean; json?: boolean; report?: string }): Promise<number> {
+  const file = resolve(path);
   const config = loadConfig(['database', 'temporal', 'submission']);
   const db = await connectWarehouse(config.database!.url, 2, 'ddsync-submit');
   try {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { parseFlags, UsageError } from '../usage.ts';
+import { UsageError } from '../usage.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
@@ -7,12 +7,8 @@ import { managedName, parseDesiredWebhooks } from '../../schema/desired-webhooks
 import { maintainWebhooks, maintainWebhooksWorkflowId } from '../../workflows/maintain-webhooks.ts';
 import { connectUpstream } from '../upstream.ts';
 
-export async function run(argv: string[]): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { json: { type: 'boolean' }, name: { type: 'string' } }, true);
-  const [sub, event, ...extra] = positionals;
-  if (sub !== 'list' && sub !== 'send-example' && sub !== 'reconcile') throw new UsageError(sub === undefined ? 'a subcommand is required: list, send-example or reconcile' : `unknown subcommand "${sub}": expected list, send-example or reconcile`);
-  if (sub === 'send-example' && !event) throw new UsageError('send-example needs an EVENT (e.g. transaction.updated)');
-  if ((sub !== 'send-example' && event) || extra.length > 0) throw new UsageError(`unexpected argument "${sub === 'send-example' ? extra[0] : event}"`);
+/** `event` comes with send-example only. */
+export async function run(sub: 'list' | 'send-example' | 'reconcile', event: string | undefined, values: { json?: boolean; name?: string }): Promise<number> {
 
   if (sub === 'reconcile') {
     const config = loadConfig(['temporal', 'webhooks']);

@@ -1,4 +1,3 @@
-import { parseFlags } from '../usage.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { connectWorker, installTemporalRuntime } from '../../infra/temporal-connection.ts';
@@ -41,8 +40,7 @@ async function checkUpstream(api: UpstreamClient, log: Logger): Promise<void> {
   }
 }
 
-export async function run(argv: string[]): Promise<number> {
-  const { values } = parseFlags(argv, { bundle: { type: 'string' } });
+export async function run(o: { bundle?: string }): Promise<number> {
   const config = loadConfig(['upstream', 'database', 'temporal', 'worker', 'webhooks', 'pdfs', 'logging']);
   const log = createLogger({ level: config.logging!.level, format: config.logging!.format });
   installTemporalRuntime(log);
@@ -63,7 +61,7 @@ export async function run(argv: string[]): Promise<number> {
     maxConcurrentActivities: config.worker!.maxConcurrentActivities,
     cachedWorkflows: config.worker!.cachedWorkflows,
     taskQueueActivitiesPerSecond: config.worker!.taskQueueActivitiesPerSecond,
-    workflowBundlePath: values.bundle,
+    workflowBundlePath: o.bundle,
   });
   const receiver = config.webhooks!.receiver.inWorker ? await startReceiverInWorker(config, db, api, log) : undefined;
   log.info({ taskQueue: temporal.taskQueue, namespace: temporal.namespace, address: temporal.address, receiver: receiver?.url }, 'worker ready');
