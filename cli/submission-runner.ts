@@ -27,13 +27,15 @@ export async function followBatch(db: Warehouse, handle: WorkflowHandle, batchId
     printer?.update(batchProgressLine(r));
   };
   const timer = printer ? setInterval(() => void draw(), 1_000) : undefined;
+  let report: BatchReport | undefined;
   try {
     await result;
+    report = await batchReport(db, batchId);
   } finally {
     if (timer) clearInterval(timer);
+    // Also when the workflow failed: the live line stops where it was.
+    printer?.done(report ? batchProgressLine(report) : undefined);
   }
-  const report = await batchReport(db, batchId);
   if (!report) throw new Error(`batch ${batchId} is not in the warehouse`);
-  printer?.done(batchProgressLine(report));
   return report;
 }

@@ -2,7 +2,6 @@ import { describe, it, expect } from 'vitest';
 import { addCounts, emptyCounts, mergeReplayCounts, rowsWritten } from '../../../warehouse/refresh/counts.ts';
 import { storable, toJsonRecordset } from '../../../warehouse/refresh/json-recordset.ts';
 import { callerOf, toNetwork } from '../../../warehouse/refresh/network-rows.ts';
-import { clock, progressLine } from '../../../cli/progress.ts';
 import type { BusinessConnection } from '../../../schema/upstream.ts';
 
 describe('counts', () => {
@@ -44,23 +43,6 @@ describe('network', () => {
     const network = toNetwork([{ id: 'broken', sourceBusiness: null, targetBusiness: business('me') }], []);
     expect(network.connections).toEqual([]);
     expect(network.issues).toEqual([expect.objectContaining({ recordId: 'broken', field: 'sourceBusiness', action: 'skipped' })]);
-  });
-});
-
-describe('progress line', () => {
-  it('shows suppliers, plots against the expected count, rate and ETA', () => {
-    const line = progressLine({
-      runId: 'r', status: 'running', startedAt: new Date(0), finishedAt: null, suppliersTotal: 10, suppliersDone: 4, suppliersFailed: 1,
-      plotsExpected: 10_000, plotsSeen: 2_500, supplierPlotsSeen: 2_500, pages: 5, error: null,
-    }, 10_000, 10);
-    expect(line).toBe('[###.......] 25%  suppliers 4/10 (1 failed)  plots 2,500/10,000  250 plots/s  ETA 0:30');
-    expect(clock(3725)).toBe('1:02:05');
-    // The caller's own plots come on top of what the connections announced.
-    const past = progressLine({
-      runId: 'r', status: 'running', startedAt: new Date(0), finishedAt: null, suppliersTotal: 10, suppliersDone: 10, suppliersFailed: 0,
-      plotsExpected: 10_000, plotsSeen: 10_200, supplierPlotsSeen: 10_000, pages: 21, error: null,
-    }, 10_000, 10);
-    expect(past).toBe('[##########] 100%  suppliers 10/10  plots 10,000/10,000 (+200 own)  1,020 plots/s  elapsed 0:10');
   });
 });
 
