@@ -1,27 +1,40 @@
 import cliProgress from 'cli-progress';
 import type { RunProgress } from '../warehouse/refresh/run-ledger.ts';
 
+/** Where something stands: how far along (0 to 1, drawn as a bar) and the words after the bar. */
+export interface Progress {
+  fraction: number;
+  text: string;
+}
+
 /**
- * One line of refresh progress: suppliers done / total, suppliers' plots loaded (of those expected
- * from the connections' plotsCount) and the own plots on top, rate and ETA. Pure, so it is tested
- * without a terminal. The rate and ETA count from the run's start in the warehouse, not from when
- * this process began to follow it: `ddsync refresh` may join a refresh the schedule started.
+ * A refresh's progress: the share done, the ETA (or the time taken), suppliers done / total,
+ * suppliers' plots loaded (of those expected from the connections' plotsCount) and the own plots on
+ * top, and the rate. The ETA comes early: a narrow terminal cuts the end of the line. The rate and
+ * ETA count from the run's start in the warehouse, not from when this process began to follow it:
+ * `ddsync refresh` may join a refresh the schedule started. Pure, so it is tested without a terminal.
  */
-export function progressLine(p: RunProgress, nowMs: number, width = 28): string {
+export function refreshProgress(p: RunProgress, nowMs: number): Progress {
   const elapsed = Math.max(0.001, (nowMs - p.startedAt.getTime()) / 1000);
   const rate = p.plotsSeen / elapsed;
   const supplierRate = p.supplierPlotsSeen / elapsed;
   const expected = p.plotsExpected ?? 0;
   const fraction = expected > 0 ? Math.min(1, p.supplierPlotsSeen / expected) : p.suppliersTotal ? (p.suppliersDone + p.suppliersFailed) / p.suppliersTotal : 0;
-  const filled = Math.round(fraction * width);
-  const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
   const suppliers = p.suppliersTotal === null ? 'suppliers …' : `suppliers ${p.suppliersDone}/${p.suppliersTotal}${p.suppliersFailed ? ` (${p.suppliersFailed} failed)` : ''}`;
   // The connections' plotsCount announces the suppliers' plots; the business's own come on top.
   const own = p.plotsSeen - p.supplierPlotsSeen;
   const plots = `plots ${fmt(p.supplierPlotsSeen)}${expected > 0 ? `/${fmt(expected)}` : ''}${own > 0 ? ` (+${fmt(own)} own)` : ''}`;
   const eta = expected > p.supplierPlotsSeen && supplierRate > 0 ? `ETA ${duration((expected - p.supplierPlotsSeen) / supplierRate)}` : `elapsed ${duration(elapsed)}`;
-  return `${bar} ${Math.round(fraction * 100)}%  ${suppliers}  ${plots}  ${fmt(Math.round(rate))} plots/s  ${eta}`;
+  return { fraction, text: `${Math.round(fraction * 100)}%  ${eta}  ${suppliers}  ${plots}  ${fmt(Math.round(rate))} plots/s` };
 }
+
+/** The line written where there is no terminal: `[######..........] text`. */
+export function progressLine({ fraction, text }: Progress, width = BAR_WIDTH): string {
+  const filled = Math.round(Math.min(1, Math.max(0, fraction)) * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${text}`;
+}
+
+const BAR_WIDTH = 24;
 
 export function fmt(n: number): string {
   return Math.round(n).toLocaleString('en-US');
@@ -44,8 +57,15 @@ export function progressPrinter(stream: NodeJS.WriteStream, everyMs = 5_000) {
 }
 
 function terminalPrinter(stream: NodeJS.WriteStream) {
+  // The bar gives way, for good (a line that keeps changing shape is hard to read), once the words
+  // need the room of a narrow terminal; what still does not fit is cut.
+  let withBar = true;
   const bars = new cliProgress.MultiBar({
-    stream, fps: 4, format: (_options, _params, payload: { line: string }) => payload.line,
+    stream, fps: 4, barsize: BAR_WIDTH, barCompleteChar: '#', barIncompleteChar: '.',
+    format: (options, params, payload: { text: string }) => {
+      withBar &&= BAR_WIDTH + 3 + payload.text.length < (stream.columns || 80);
+      return withBar ? `[${cliProgress.Format.BarFormat(params.progress, options)}] ${payload.text}` : payload.text;
+    },
     // Redrawn on every tick: a note written above the line would otherwise leave it blank until it changes.
     forceRedraw: true,
     // Cut to the terminal's width rather than switching the terminal's wrapping off (and the cursor
@@ -53,9 +73,9 @@ function terminalPrinter(stream: NodeJS.WriteStream) {
     linewrap: true, hideCursor: false, gracefulExit: false,
   });
   let bar: cliProgress.SingleBar | undefined;
-  const update = (line: string) => {
-    if (bar) bar.update({ line });
-    else bar = bars.create(1, 0, { line });
+  const update = ({ fraction, text }: Progress) => {
+    if (bar) bar.update(fraction, { text });
+    else bar = bars.create(1, fraction, { text });
   };
   return {
     update,
@@ -64,8 +84,8 @@ function terminalPrinter(stream: NodeJS.WriteStream) {
       if (bar) bars.log(`${line}\n`);
       else stream.write(`${line}\n`);
     },
-    done(line?: string) {
-      if (line !== undefined) update(line);
+    done(last?: Progress) {
+      if (last) update(last);
       if (!bar) return;
       // Writes the notes not written yet, then leaves the last line on the screen.
       bars.update();
@@ -77,16 +97,16 @@ function terminalPrinter(stream: NodeJS.WriteStream) {
 function plainPrinter(stream: NodeJS.WriteStream, everyMs: number) {
   let last = -Infinity;
   return {
-    update(line: string, nowMs = Date.now()) {
+    update(progress: Progress, nowMs = Date.now()) {
       if (nowMs - last < everyMs) return;
-      stream.write(`${line}\n`);
+      stream.write(`${progressLine(progress)}\n`);
       last = nowMs;
     },
     note(line: string) {
       stream.write(`${line}\n`);
     },
-    done(line?: string) {
-      if (line !== undefined) stream.write(`${line}\n`);
+    done(progress?: Progress) {
+      if (progress) stream.write(`${progressLine(progress)}\n`);
     },
   };
 }

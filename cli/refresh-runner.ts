@@ -4,7 +4,7 @@ import type { Warehouse } from '../warehouse/database.ts';
 import { readProgress } from '../warehouse/refresh/run-ledger.ts';
 import type { RunSummary } from '../warehouse/refresh/sweep.ts';
 import { refreshWarehouse, refreshWorkflowId, type RefreshInput } from '../workflows/refresh-warehouse.ts';
-import { progressLine, progressPrinter } from './progress.ts';
+import { progressPrinter, refreshProgress } from './progress.ts';
 
 /** Starting a refresh and following it to the end: shared by `ddsync refresh` and `ddsync demo`. */
 
@@ -42,7 +42,7 @@ export async function followRefresh(db: Warehouse, started: StartedRefresh, stre
   if (printer) {
     const draw = async () => {
       const p = await readProgress(db, started.runId).catch(() => undefined);
-      if (p && !finished) printer.update(progressLine(p, Date.now()));
+      if (p && !finished) printer.update(refreshProgress(p, Date.now()));
     };
     const timer = setInterval(() => void draw(), 500);
     try {
@@ -50,7 +50,7 @@ export async function followRefresh(db: Warehouse, started: StartedRefresh, stre
     } finally {
       clearInterval(timer);
       const p = await readProgress(db, started.runId).catch(() => undefined);
-      printer.done(p ? progressLine(p, (p.finishedAt ?? new Date()).getTime()) : undefined);
+      printer.done(p ? refreshProgress(p, (p.finishedAt ?? new Date()).getTime()) : undefined);
     }
   }
   return result;

@@ -2,7 +2,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { Warehouse } from '../warehouse/database.ts';
 import { batchReport, type BatchReport } from '../warehouse/submission/batch-report.ts';
 import { progressPrinter } from './progress.ts';
-import { batchProgressLine } from './submission-summary.ts';
+import { batchProgress } from './submission-summary.ts';
 
 /** Follows a bulk submission to its end, drawing progress from the warehouse on `stream`. */
 export async function followBatch(db: Warehouse, handle: WorkflowHandle, batchId: string, stream: NodeJS.WriteStream | null): Promise<BatchReport> {
@@ -24,7 +24,7 @@ export async function followBatch(db: Warehouse, handle: WorkflowHandle, batchId
       told.add(r.batchRetrying.reason);
       printer?.note(`retrying the batch's own step: ${r.batchRetrying.reason}; see ddsync submissions status ${batchId}`);
     }
-    printer?.update(batchProgressLine(r));
+    printer?.update(batchProgress(r));
   };
   const timer = printer ? setInterval(() => void draw(), 1_000) : undefined;
   let report: BatchReport | undefined;
@@ -34,7 +34,7 @@ export async function followBatch(db: Warehouse, handle: WorkflowHandle, batchId
   } finally {
     if (timer) clearInterval(timer);
     // Also when the workflow failed: the live line stops where it was.
-    printer?.done(report ? batchProgressLine(report) : undefined);
+    printer?.done(report ? batchProgress(report) : undefined);
   }
   if (!report) throw new Error(`batch ${batchId} is not in the warehouse`);
   return report;

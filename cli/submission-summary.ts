@@ -1,7 +1,7 @@
 import type { BatchReport } from '../warehouse/submission/batch-report.ts';
 import { ENDED_STATES } from '../warehouse/submission/batch-report.ts';
 import type { IntakeSummary } from '../warehouse/submission/intake.ts';
-import { fmt } from './progress.ts';
+import { fmt, type Progress } from './progress.ts';
 
 /** What people read about a submission: the file's rows, then where its transactions stand. */
 
@@ -18,17 +18,17 @@ export function endedCount(r: BatchReport): number {
   return ENDED_STATES.reduce((n, state) => n + (r.states[state] ?? 0), 0);
 }
 
-export function batchProgressLine(r: BatchReport, width = 24): string {
+/** Where a batch's transactions stand: ended of accepted, then per state. */
+export function batchProgress(r: BatchReport): Progress {
   const done = endedCount(r);
-  const fraction = r.accepted > 0 ? done / r.accepted : 1;
-  const filled = Math.round(fraction * width);
   const n = (state: string) => fmt(r.states[state] ?? 0);
   const inFlight = (r.states['created'] ?? 0) + (r.states['submitted'] ?? 0);
   const retrying = retryingCount(r);
-  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${fmt(done)}/${fmt(r.accepted)} ended  ` +
+  const text = `${fmt(done)}/${fmt(r.accepted)} ended  ` +
     `pending ${n('pending')}  in progress ${fmt(inFlight)}  available ${n('available')}  error ${n('error')}  failed ${n('failed')}` +
     `${r.states['timed_out'] ? `  timed out ${n('timed_out')}` : ''}${r.states['cancelled'] ? `  cancelled ${n('cancelled')}` : ''}` +
     `${retrying > 0 ? `  retrying ${fmt(retrying)}` : ''}${r.batchRetrying ? '  (the batch is retrying a step)' : ''}`;
+  return { fraction: r.accepted > 0 ? done / r.accepted : 1, text };
 }
 
 /** Transactions whose current step keeps failing. */
@@ -57,7 +57,7 @@ export function formatBatch(r: BatchReport): string {
   const lines = [
     `batch ${r.batchId} (${r.source}) ${r.status}${r.finishedAt ? ` at ${r.finishedAt.toISOString()}` : ''}`,
     `  rows ${fmt(r.rows)}: ${fmt(r.accepted)} accepted, ${fmt(r.invalid)} invalid, ${fmt(r.duplicates)} already submitted earlier`,
-    r.accepted === 0 ? `  ${nothingToSend(r)}` : `  ${batchProgressLine(r).replace(/^\[[#.]+\] /, '')}`,
+    r.accepted === 0 ? `  ${nothingToSend(r)}` : `  ${batchProgress(r).text}`,
   ];
   for (const p of r.problems) lines.push(`  ${p.state}: ${fmt(p.transactions)} × ${p.reason} (e.g. ${p.keys.join(', ')})`);
   for (const line of retryingLines(r)) lines.push(`  ${line}`);

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { duration, progressLine, progressPrinter } from '../../../cli/progress.ts';
+import { duration, progressLine, progressPrinter, refreshProgress } from '../../../cli/progress.ts';
 import type { RunProgress } from '../../../warehouse/refresh/run-ledger.ts';
 
 const run = (p: Partial<RunProgress>): RunProgress => ({
@@ -16,12 +16,12 @@ function capture(tty: boolean, columns = 80) {
   return { stream, text: () => text };
 }
 
-describe('progress line', () => {
-  it('shows suppliers, plots against the expected count, rate and ETA', () => {
-    expect(progressLine(run({}), 10_000, 10)).toBe('[###.......] 25%  suppliers 4/10 (1 failed)  plots 2,500/10,000  250 plots/s  ETA 30s');
+describe('refresh progress', () => {
+  it('shows the share done, ETA, suppliers, plots against the expected count and rate', () => {
+    expect(progressLine(refreshProgress(run({}), 10_000), 10)).toBe('[###.......] 25%  ETA 30s  suppliers 4/10 (1 failed)  plots 2,500/10,000  250 plots/s');
     // The caller's own plots come on top of what the connections announced.
-    const past = progressLine(run({ suppliersDone: 10, suppliersFailed: 0, plotsSeen: 10_200, supplierPlotsSeen: 10_000, pages: 21 }), 10_000, 10);
-    expect(past).toBe('[##########] 100%  suppliers 10/10  plots 10,000/10,000 (+200 own)  1,020 plots/s  elapsed 10s');
+    const past = refreshProgress(run({ suppliersDone: 10, suppliersFailed: 0, plotsSeen: 10_200, supplierPlotsSeen: 10_000, pages: 21 }), 10_000);
+    expect(past).toEqual({ fraction: 1, text: '100%  elapsed 10s  suppliers 10/10  plots 10,000/10,000 (+200 own)  1,020 plots/s' });
   });
 
   it('writes durations as cli-progress writes its ETAs', () => {
@@ -33,27 +33,37 @@ describe('progress printer', () => {
   it('writes plain lines when not on a terminal: the first at once, then at most one per interval, notes at once, the last', () => {
     const out = capture(false);
     const printer = progressPrinter(out.stream, 5_000);
-    printer.update('a', 1_000);
-    printer.update('b', 3_000);
+    const at = (fraction: number, text: string) => ({ fraction, text });
+    printer.update(at(0, 'a'), 1_000);
+    printer.update(at(0.25, 'b'), 3_000);
     printer.note('retrying: 503');
-    printer.update('c', 6_000);
-    printer.update('d', 7_000);
-    printer.done('e');
-    expect(out.text()).toBe('a\nretrying: 503\nc\ne\n');
+    printer.update(at(0.5, 'c'), 6_000);
+    printer.update(at(0.75, 'd'), 7_000);
+    printer.done(at(1, 'e'));
+    const bar = (filled: number) => `[${'#'.repeat(filled)}${'.'.repeat(24 - filled)}]`;
+    expect(out.text()).toBe(`${bar(0)} a\nretrying: 503\n${bar(12)} c\n${bar(24)} e\n`);
   });
 
-  it('keeps one live line on a terminal, cut to its width, notes above it, the last line left on the screen', () => {
-    const out = capture(true, 20);
-    const printer = progressPrinter(out.stream);
-    printer.update('first');
-    printer.note('a note');
-    printer.done('x'.repeat(30));
-    const text = out.text();
-    // Redrawn in place (carriage return or cursor moves), never a line per update, never wider than the terminal.
-    expect(text.split('\n').filter((line) => line.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').trim() !== '')).toHaveLength(2);
-    expect(text).toContain('a note\n');
-    expect(text).toContain('x'.repeat(20));
-    expect(text).not.toContain('x'.repeat(21));
-    expect(text.endsWith('\n')).toBe(true);
+  it('keeps one live line on a terminal, its bar giving way to the words when narrow, notes above it, the last line left on the screen', () => {
+    const shown = (columns: number, text: string) => {
+      const out = capture(true, columns);
+      const printer = progressPrinter(out.stream);
+      printer.update({ fraction: 0, text: 'first' });
+      printer.note('a note');
+      printer.done({ fraction: 0.5, text });
+      // Without the cursor moves and clearing.
+      return out.text().replace(/\x1b\[[0-9;]*[A-Za-z]/g, '');
+    };
+    const wide = shown(80, 'half');
+    expect(wide).toContain('a note\n');
+    // Redrawn in place, never a line per update; the last line stays.
+    expect(wide.split('\n').filter((line) => line.trim() !== '')).toHaveLength(2);
+    expect(wide).toContain(`[${'#'.repeat(12)}${'.'.repeat(12)}] half`);
+    expect(wide.endsWith('\n')).toBe(true);
+    // 20 columns: no room for a bar, and the words cut at the edge.
+    const narrow = shown(20, `ETA 30s ${'x'.repeat(30)}`);
+    expect(narrow).toContain(`ETA 30s ${'x'.repeat(12)}`);
+    expect(narrow).not.toContain('x'.repeat(13));
+    expect(narrow).not.toContain('[');
   });
 });
