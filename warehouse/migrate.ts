@@ -44,9 +44,9 @@ export async function readReleased(dir = MIGRATIONS_DIR): Promise<Record<string,
   return Object.fromEntries(Object.entries(JSON.parse(text) as Record<string, string>).filter(([file]) => MIGRATION_FILE.test(file)));
 }
 
-/** A path to show: relative to the package when inside it (sql/migrations/0001_warehouse.sql). */
+/** A path to show: relative to the working directory when inside it (sql/migrations/0001_warehouse.sql). */
 function shown(dir: string, file: string): string {
-  const path = relative(packagePath(), join(dir, file));
+  const path = relative(process.cwd(), join(dir, file));
   return path.startsWith('..') || isAbsolute(path) ? join(dir, file) : path;
 }
 
