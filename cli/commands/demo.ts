@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { untilSignal } from '../../infra/exit-hooks.ts';
 import { Client, Connection } from '@temporalio/client';
 import { sql } from 'kysely';
@@ -140,6 +140,8 @@ async function createBiLogin(db: ReturnType<typeof openWarehouse>): Promise<void
 }
 
 const DEMO_ROOT = resolve('.ddsync/demo');
+/** How long a demo's folder may go without a running cluster while the demo starts. */
+const STARTING_MS = 10 * 60_000;
 
 /**
  * A new folder for this demo's cluster, after removing what earlier demos left (a demo killed with
@@ -152,6 +154,8 @@ async function freshDemoDir(): Promise<string> {
     const pidFile = [resolve(dir, 'postmaster.pid'), resolve(dir, 'postgres', 'postmaster.pid')].find((f) => existsSync(f));
     const pid = pidFile ? Number((await readFile(pidFile, 'utf8')).split('\n')[0]) : NaN;
     if (Number.isInteger(pid) && pid > 0 && alive(pid)) continue;
+    // Without a postmaster.pid, a young folder may be another demo's, still starting (initdb).
+    if (!pidFile && Date.now() - (await stat(dir)).mtimeMs < STARTING_MS) continue;
     await rm(dir, { recursive: true, force: true });
   }
   return mkdtemp(resolve(DEMO_ROOT, 'run-'));

@@ -2,9 +2,15 @@ import { describe, it, expect } from 'vitest';
 import { runDdsync, processesMentioning, lastJsonLine } from '../support/processes.ts';
 import { resolve } from 'node:path';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 
 const DEMO_DIR = resolve('.ddsync/demo');
 /** What a demo left in its folder: nothing, once it has ended. */
+/** A pid no process has: the last one of a child that has exited. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', '']);
+  return child.pid!;
+}
 const leftovers = () => (existsSync(DEMO_DIR) ? readdirSync(DEMO_DIR) : []);
 
 describe('ddsync demo', () => {
@@ -35,8 +41,10 @@ describe('ddsync demo', () => {
 
   it('starts from an empty warehouse whatever an earlier demo left, and Ctrl-C ends --keep cleanly with exit code 0', async () => {
     // What a demo killed with SIGKILL leaves: a cluster folder nobody runs (the next demo once reused it).
+    // (its postmaster.pid names a process that has ended; a folder of a demo still starting has none yet)
     mkdirSync(resolve(DEMO_DIR, 'postgres'), { recursive: true });
     writeFileSync(resolve(DEMO_DIR, 'postgres', 'PG_VERSION'), '18\n');
+    writeFileSync(resolve(DEMO_DIR, 'postgres', 'postmaster.pid'), `${deadPid()}\n/stale\n`);
     const run = runDdsync(['demo', '--suppliers', '2', '--plots', '300', '--keep', '--json'], { ...process.env, DDSYNC_LOG_FORMAT: 'json' });
     await run.waitFor(/keeps running until Ctrl-C/, 150_000);
     expect(lastJsonLine(run.output().split('\n').filter((l) => l.startsWith('{"plots"')).join('\n'))).toMatchObject({ plots: 300, status: 'succeeded' });

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 
@@ -19,6 +19,9 @@ export default async function makeScratchSpace(project: TestProject): Promise<()
   mkdirSync(root, { recursive: true });
   // One directory per run: runs of other checkouts or terminals at the same time never see each other's files.
   const runDir = await mkdtemp(resolve(root, 'run-'));
+  // mkdtemp makes it private (0700); embedded Postgres, run as root, works as the postgres user, which
+  // must pass through it to a cluster a test makes in the scratch space.
+  await chmod(runDir, 0o755);
   const scratch = resolve(runDir, 'scratch');
   mkdirSync(scratch);
   project.provide('scratchDir', scratch);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject, onTestFinished } from 'vitest';
 
@@ -9,6 +9,8 @@ import { inject, onTestFinished } from 'vitest';
  */
 export function scratchDir(prefix: string): string {
   const dir = mkdtempSync(join(inject('scratchDir'), `${prefix}-`));
+  // Not private (mkdtemp's 0700): another OS user (embedded Postgres under root) may work inside it.
+  chmodSync(dir, 0o755);
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
