@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
 import { failureMessage } from '../workflows/failure-message.ts';
 import { UsageError } from './usage.ts';
-import { ConfigError } from '../platform/config.ts';
+import { ConfigError } from '../platform/config-error.ts';
 import { scrubSecrets } from '../platform/secrets.ts';
 import { packagePath } from '../platform/package-root.ts';
 import { ddsyncProgram } from './program.ts';

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import ms, { type StringValue } from 'ms';
 import { registerSecret } from './secrets.ts';
+import { ConfigError } from './config-error.ts';
+
+export { ConfigError };
 
 /** Where survey-response PDFs are archived when DDSYNC_PDF_ARCHIVE_DIR is not set. */
 export const DEFAULT_PDF_ARCHIVE_DIR = '.ddsync/pdf-archive';
@@ -77,13 +80,6 @@ export const SETTINGS = {
 type Settings = typeof SETTINGS;
 export type SettingName = keyof Settings;
 type Values = { [K in SettingName]: z.output<Settings[K]['schema']> };
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  }
-}
 
 /** Optional settings without a default may be absent; required ones must be present. */
 function isRequired(setting: Setting): boolean {

@@ -56,7 +56,7 @@ describe('the command line', () => {
     }
   });
 
-  it('answers --help without loading any command (nor Temporal, Kysely or pg), and ends a usage error with exit code 2 and the help', () => {
+  it('answers --help without loading any command (nor Temporal, Kysely, pg, nor zod: no configuration is read), and ends a usage error with exit code 2 and the help', () => {
     // A module hook that lists every module the process resolves.
     const hook = `export async function resolve(s, c, next) { const r = await next(s, c); process.stderr.write('resolved ' + r.url + '\\n'); return r; }`;
     const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
@@ -66,7 +66,7 @@ describe('the command line', () => {
       expect(run.stdout).toMatch(/^Usage: ddsync /);
       const loaded = run.stderr.split('\n').filter((line) => line.startsWith('resolved '));
       expect(loaded.some((line) => line.includes('/cli/program.ts'))).toBe(true);
-      expect(loaded.filter((line) => /\/cli\/commands\/|@temporalio|\/kysely\/|\/pg\//.test(line)), args.join(' ')).toEqual([]);
+      expect(loaded.filter((line) => /\/cli\/commands\/|@temporalio|\/kysely\/|\/pg\/|\/zod\//.test(line)), args.join(' ')).toEqual([]);
     }
     const bad = spawnSync(process.execPath, [DDSYNC_BIN, 'demo', '--plots', 'many'], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
