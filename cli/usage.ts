@@ -22,11 +22,15 @@ export class CliCommand extends Command {
     throw new UsageError(this.rule(message.replace(/^error: /, ''), options?.code), this);
   }
 
-  /** commander's answer to a group called without its subcommand: help as an error. Name what is missing. */
+  /**
+   * commander's answer to a group called without its subcommand (or to `help` with an unknown one):
+   * help as an error. Name what is missing.
+   */
   override help(context?: HelpContext): never;
   override help(cb: (str: string) => string): never;
   override help(context?: HelpContext | ((str: string) => string)): never {
     if (typeof context === 'function' || !context?.error) return super.help(context as HelpContext);
+    if (this.args.length > 0) throw new UsageError(`unknown command '${this.args.at(-1)}'`, this);
     throw new UsageError(this.parent ? `a subcommand is required: ${oneOf(this.commands.map((c) => c.name()))}` : 'a command is required', this);
   }
 

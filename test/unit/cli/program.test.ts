@@ -45,6 +45,7 @@ describe('the command line', () => {
     expect(await mistake(['pdfs'])).toEqual({ message: 'a subcommand is required: add, status or archive', command: 'pdfs' });
     expect(await mistake([])).toEqual({ message: 'a command is required', command: '' });
     expect(await mistake(['pdfs', 'remove', 'x'])).toEqual({ message: 'unknown command \'remove\'', command: 'pdfs' });
+    expect(await mistake(['help', 'refesh'])).toEqual({ message: 'unknown command \'refesh\'', command: '' });
     expect(await mistake(['submit'])).toEqual({ message: 'missing required argument \'FILE\'', command: 'submit' });
     expect(await mistake(['refresh', 'now'])).toEqual({ message: 'too many arguments for \'refresh\'. Expected 0 arguments but got 1.', command: 'refresh' });
   });
