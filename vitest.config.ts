@@ -27,6 +27,9 @@ export default defineConfig({
           // nothing else: no Postgres, no Temporal (embeddedStack() throws here). `npm run test:unit`.
           name: 'unit',
           include: UNIT,
+          // One module graph per worker, not one per file: half the CPU. So these tests stub no globals
+          // and mock no modules (test/unit/house/projects.test.ts checks); they pass in any file order.
+          isolate: false,
           // Room for a loaded machine; a test left waiting on a connection still fails soon.
           testTimeout: 20_000,
           hookTimeout: 30_000,

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import config from '../../../vitest.config.ts';
 import { embeddedStack } from '../../support/stack.ts';
@@ -34,6 +34,17 @@ describe('the two test projects', () => {
     expect(projectsOf('test/cli/demo.test.ts')).toEqual(['integration']);
     expect(projectsOf('test/cli/invitations.test.ts')).toEqual(['unit']);
     expect(projectsOf('test/elsewhere/new.test.ts')).toEqual([]);
+  });
+
+  // The unit project shares modules between its files (isolate: false): a stubbed global or a mocked
+  // module would leak into the files after it.
+  it('keeps the unit project free of stubbed globals and mocked modules', () => {
+    const shared = /\bvi\.(mock|doMock|stubGlobal|stubEnv|useFakeTimers)\(/;
+    const unit = testFiles().filter((f) => projectsOf(f)[0] === 'unit');
+    expect(unit.length).toBeGreaterThan(40);
+    expect(unit.filter((f) => shared.test(readFileSync(`${ROOT}/${f}`, 'utf8')))).toEqual([]);
+    // Spelt apart, so this file does not match itself.
+    expect(shared.test(['vi', "mock('../x.ts')"].join('.'))).toBe(true);
   });
 
   it('gives the unit project no Postgres and no Temporal: a test reaching for them fails by name', () => {
