@@ -30,7 +30,7 @@ export class CliCommand extends Command {
   override help(cb: (str: string) => string): never;
   override help(context?: HelpContext | ((str: string) => string)): never {
     if (typeof context === 'function' || !context?.error) return super.help(context as HelpContext);
-    if (this.args.length > 0) throw new UsageError(`unknown command '${this.args.at(-1)}'`, this);
+    if (this.args.length > 0) throw new UsageError(this.notACommand(String(this.args.at(-1))), this);
     throw new UsageError(this.parent ? `a subcommand is required: ${oneOf(this.commands.map((c) => c.name()))}` : 'a command is required', this);
   }
 
@@ -38,6 +38,8 @@ export class CliCommand extends Command {
     // commander puts "option '--plots <N>' argument 'many' is invalid." before what a parser said;
     // ours (wholeNumber, decimal…) name the flag, the rule and the value already.
     if (code === 'commander.invalidArgument') return message.replace(/^(option|command-argument value) .* is invalid(?: for argument '[^']*')?\. /s, '');
+    const command = code === 'commander.unknownCommand' ? /^unknown command '([^']*)'(.*)$/s.exec(message) : null;
+    if (command) return `${this.notACommand(command[1]!)}${command[2]}`;
     const unknown = code === 'commander.unknownOption' ? /^unknown option '(--[^'=]+)/.exec(message)?.[1] : undefined;
     if (unknown) {
       // `submissions status --wait`: --wait is retry's. A group's own mistake is looked up among its subcommands.
@@ -46,6 +48,11 @@ export class CliCommand extends Command {
       if (owners.length > 0) return `${unknown} goes with ${oneOf(owners)} only`;
     }
     return message;
+  }
+
+  /** `unknown subcommand "remove": expected add, status or archive` (the root's list is its help). */
+  private notACommand(name: string): string {
+    return this.parent ? `unknown subcommand "${name}": expected ${oneOf(this.commands.map((c) => c.name()))}` : `unknown command "${name}"`;
   }
 }
 

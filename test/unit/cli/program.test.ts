@@ -44,8 +44,10 @@ describe('the command line', () => {
     expect(await mistake(['invitations', 'list', '--custom-data', '{}'])).toEqual({ message: '--custom-data goes with accept, reject or cancel only', command: 'invitations list' });
     expect(await mistake(['pdfs'])).toEqual({ message: 'a subcommand is required: add, status or archive', command: 'pdfs' });
     expect(await mistake([])).toEqual({ message: 'a command is required', command: '' });
-    expect(await mistake(['pdfs', 'remove', 'x'])).toEqual({ message: 'unknown command \'remove\'', command: 'pdfs' });
-    expect(await mistake(['help', 'refesh'])).toEqual({ message: 'unknown command \'refesh\'', command: '' });
+    expect(await mistake(['pdfs', 'remove', 'x'])).toEqual({ message: 'unknown subcommand "remove": expected add, status or archive', command: 'pdfs' });
+    expect(await mistake(['schedule', 'aply'])).toEqual({ message: 'unknown subcommand "aply": expected apply or list\n(Did you mean apply?)', command: 'schedule' });
+    expect(await mistake(['help', 'refesh'])).toEqual({ message: 'unknown command "refesh"', command: '' });
+    expect(await mistake(['refesh'])).toEqual({ message: 'unknown command "refesh"\n(Did you mean refresh?)', command: '' });
     expect(await mistake(['submit'])).toEqual({ message: 'missing required argument \'FILE\'', command: 'submit' });
     expect(await mistake(['refresh', 'now'])).toEqual({ message: 'too many arguments for \'refresh\'. Expected 0 arguments but got 1.', command: 'refresh' });
   });
