@@ -8,7 +8,9 @@ const shared = {
 
 /** The unit project's files; every other test file is the integration project's (test/unit/house/projects.test.ts). */
 export const UNIT = [
-  'test/unit/**/*.test.ts', 'test/simulator/**/*.test.ts', 'test/contract/**/*.test.ts',
+  'test/unit/**/*.test.ts',
+  'test/simulator/**/*.test.ts',
+  'test/contract/**/*.test.ts',
   // A CLI test that needs only the simulator: ddsync child processes, no stack.
   'test/cli/invitations.test.ts',
 ];

@@ -12,7 +12,13 @@ import { UpstreamError } from '../upstream/errors.ts';
  */
 export function toActivityFailure(error: unknown): unknown {
   if (error instanceof ApplicationFailure || !(error instanceof UpstreamError)) return error;
-  if (!error.retryable) return ApplicationFailure.create({ message: error.message, type: error.name, nonRetryable: true, details: [{ status: error.status ?? null, endpoint: error.endpoint }] });
+  if (!error.retryable)
+    return ApplicationFailure.create({
+      message: error.message,
+      type: error.name,
+      nonRetryable: true,
+      details: [{ status: error.status ?? null, endpoint: error.endpoint }],
+    });
   const retryAfterMs = (error as { retryAfterMs?: number }).retryAfterMs;
   if (retryAfterMs === undefined) return error;
   return ApplicationFailure.create({ message: error.message, type: error.name, nextRetryDelay: retryAfterMs });

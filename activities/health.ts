@@ -19,7 +19,10 @@ export interface UpstreamHealth {
 export function createHealthActivities(deps: { db: Warehouse; api: UpstreamProbe }) {
   return {
     async checkWarehouse(): Promise<WarehouseHealth> {
-      const { rows } = await sql<{ version: string; db: string }>`select current_setting('server_version') as version, current_database() as db`.execute(deps.db);
+      const { rows } = await sql<{
+        version: string;
+        db: string;
+      }>`select current_setting('server_version') as version, current_database() as db`.execute(deps.db);
       const row = rows[0]!;
       return { serverVersion: row.version, database: row.db };
     },

@@ -14,7 +14,16 @@ import { measureCopyOnly, type CopyResult } from './support/copy-baseline.ts';
 import { measureFetchOnly, type FetchOnlyResult, type WalkApi } from './support/plot-walk.ts';
 import { runRefresh, startWorker, type RefreshRun } from './support/refresh-runs.ts';
 import { formatReport, type RefreshBenchResult } from './support/report.ts';
-import { buildProduction, phase, progressTo, runBenchmark, startStack, Teardown, workerEnv, type Stack } from './support/stack.ts';
+import {
+  buildProduction,
+  phase,
+  progressTo,
+  runBenchmark,
+  startStack,
+  type Teardown,
+  workerEnv,
+  type Stack,
+} from './support/stack.ts';
 import { WORKER_NODE_FLAGS } from '../infra/production.ts';
 
 const progress = progressTo('bench:refresh');
@@ -33,11 +42,12 @@ function parseOptions(argv: string[]): Options {
   const o = new CliCommand('bench:refresh')
     .requiredOption('--plots <N>', 'plots the simulator serves', wholeNumber('--plots'))
     .option('--suppliers <N>', 'direct suppliers', wholeNumber('--suppliers', 1, 10_000), 10)
-    .option('--worker-node-flags <FLAGS>', 'the worker\'s node flags (default: the production ones)')
+    .option('--worker-node-flags <FLAGS>', "the worker's node flags (default: the production ones)")
     .option('--json', 'also print the result as one JSON line')
     .parse(argv, { from: 'user' })
     .opts<{ plots: number; suppliers: number; workerNodeFlags?: string; json?: boolean }>();
-  const workerNodeFlags = o.workerNodeFlags === undefined ? [...WORKER_NODE_FLAGS] : o.workerNodeFlags.split(/\s+/).filter(Boolean);
+  const workerNodeFlags =
+    o.workerNodeFlags === undefined ? [...WORKER_NODE_FLAGS] : o.workerNodeFlags.split(/\s+/).filter(Boolean);
   return { plots: o.plots, suppliers: o.suppliers, json: o.json ?? false, workerNodeFlags };
 }
 
@@ -51,52 +61,106 @@ interface RefreshPhases {
 }
 
 /** Both refreshes on one worker and a new database; the no-change one is checked row by row. */
-async function measureRefreshes(stack: Stack, env: NodeJS.ProcessEnv, taskQueue: string, db: Warehouse, seconds: Record<string, number>, teardown: Teardown, nodeFlags: readonly string[]): Promise<RefreshPhases> {
-  const worker = await phase(progress, seconds, 'worker start', () => startWorker(env, stack.temporalClient, taskQueue, nodeFlags));
+async function measureRefreshes(
+  stack: Stack,
+  env: NodeJS.ProcessEnv,
+  taskQueue: string,
+  db: Warehouse,
+  seconds: Record<string, number>,
+  teardown: Teardown,
+  nodeFlags: readonly string[],
+): Promise<RefreshPhases> {
+  const worker = await phase(progress, seconds, 'worker start', () =>
+    startWorker(env, stack.temporalClient, taskQueue, nodeFlags),
+  );
   teardown.add('worker', () => worker.stop(15_000));
   const startupPeakRssMb = procStatusMb(worker.pid, 'VmHWM') ?? 0;
   const reset = resetPeakRss(worker.pid);
-  const full = await phase(progress, seconds, 'full refresh', () => runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/full/${taskQueue}`));
+  const full = await phase(progress, seconds, 'full refresh', () =>
+    runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/full/${taskQueue}`),
+  );
   const before = await rowVersions(db);
-  const noChange = await phase(progress, seconds, 'no-change refresh', () => runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/no-change/${taskQueue}`));
+  const noChange = await phase(progress, seconds, 'no-change refresh', () =>
+    runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/no-change/${taskQueue}`),
+  );
   const after = await rowVersions(db);
   const peakRssMb = procStatusMb(worker.pid, 'VmHWM') ?? Math.max(full.sampledPeakRssMb, noChange.sampledPeakRssMb);
   const tablesTouched = Object.keys(before).filter((table) => before[table] !== after[table]);
   return { full, noChange, tablesTouched, peakRssMb, peakRssCoversStartup: !reset, startupPeakRssMb };
 }
 
-function toResult(options: Options, fetched: FetchOnlyResult, copied: CopyResult & { benchRssMb: number }, refreshes: RefreshPhases, phaseSeconds: Record<string, number>): RefreshBenchResult {
+function toResult(
+  options: Options,
+  fetched: FetchOnlyResult,
+  copied: CopyResult & { benchRssMb: number },
+  refreshes: RefreshPhases,
+  phaseSeconds: Record<string, number>,
+): RefreshBenchResult {
   const { full, noChange } = refreshes;
   const fetchOnlyPlotsPerSec = fetched.plots / fetched.seconds;
   const copyOnlyRowsPerSec = copied.rows / copied.seconds;
   const fullPlotsPerSec = full.summary.plotsSeen / full.seconds;
   return {
-    plots: options.plots, suppliers: fetched.supplierIds.length,
-    fetchOnlySeconds: fetched.seconds, fetchOnlyPlots: fetched.plots, fetchOnlyPages: fetched.pages, fetchOnlyPlotsPerSec,
-    copyOnlySeconds: copied.seconds, copyOnlyRows: copied.rows, copyOnlyStatements: copied.statements, copyOnlyMegabytes: copied.megabytes, copyOnlyRowsPerSec,
-    fullSeconds: full.seconds, fullPlotsSeen: full.summary.plotsSeen, fullPages: full.summary.pages, fullRowsWritten: full.summary.rowsWritten,
-    fullStatus: full.summary.status, fullPlotsPerSec, fullFinishSeconds: full.finishSeconds ?? null, fullToCopyRatio: fullPlotsPerSec / copyOnlyRowsPerSec,
+    plots: options.plots,
+    suppliers: fetched.supplierIds.length,
+    fetchOnlySeconds: fetched.seconds,
+    fetchOnlyPlots: fetched.plots,
+    fetchOnlyPages: fetched.pages,
+    fetchOnlyPlotsPerSec,
+    copyOnlySeconds: copied.seconds,
+    copyOnlyRows: copied.rows,
+    copyOnlyStatements: copied.statements,
+    copyOnlyMegabytes: copied.megabytes,
+    copyOnlyRowsPerSec,
+    fullSeconds: full.seconds,
+    fullPlotsSeen: full.summary.plotsSeen,
+    fullPages: full.summary.pages,
+    fullRowsWritten: full.summary.rowsWritten,
+    fullStatus: full.summary.status,
+    fullPlotsPerSec,
+    fullFinishSeconds: full.finishSeconds ?? null,
+    fullToCopyRatio: fullPlotsPerSec / copyOnlyRowsPerSec,
     fetchOnlyToCopyRatio: fetchOnlyPlotsPerSec / copyOnlyRowsPerSec,
-    noChangeSeconds: noChange.seconds, noChangePlotsSeen: noChange.summary.plotsSeen, noChangeStatus: noChange.summary.status, noChangeFinishSeconds: noChange.finishSeconds ?? null,
-    noChangeToFetchRatio: noChange.seconds / fetched.seconds, noChangeRowsWritten: noChange.summary.rowsWritten, noChangeTablesTouched: refreshes.tablesTouched,
-    peakRssMb: refreshes.peakRssMb, peakRssCoversStartup: refreshes.peakRssCoversStartup,
-    fullSampledRssMb: full.sampledPeakRssMb, noChangeSampledRssMb: noChange.sampledPeakRssMb, workerStartupPeakRssMb: refreshes.startupPeakRssMb,
-    benchCopyPhaseRssMb: copied.benchRssMb, phaseSeconds, workerNodeFlags: options.workerNodeFlags,
+    noChangeSeconds: noChange.seconds,
+    noChangePlotsSeen: noChange.summary.plotsSeen,
+    noChangeStatus: noChange.summary.status,
+    noChangeFinishSeconds: noChange.finishSeconds ?? null,
+    noChangeToFetchRatio: noChange.seconds / fetched.seconds,
+    noChangeRowsWritten: noChange.summary.rowsWritten,
+    noChangeTablesTouched: refreshes.tablesTouched,
+    peakRssMb: refreshes.peakRssMb,
+    peakRssCoversStartup: refreshes.peakRssCoversStartup,
+    fullSampledRssMb: full.sampledPeakRssMb,
+    noChangeSampledRssMb: noChange.sampledPeakRssMb,
+    workerStartupPeakRssMb: refreshes.startupPeakRssMb,
+    benchCopyPhaseRssMb: copied.benchRssMb,
+    phaseSeconds,
+    workerNodeFlags: options.workerNodeFlags,
   };
 }
 
 async function run(options: Options, seconds: Record<string, number>, teardown: Teardown): Promise<RefreshBenchResult> {
   await phase(progress, seconds, 'build', async () => buildProduction());
-  const stack = await phase(progress, seconds, 'setup', () => startStack(['--plots', String(options.plots), '--suppliers', String(options.suppliers)], teardown));
+  const stack = await phase(progress, seconds, 'setup', () =>
+    startStack(['--plots', String(options.plots), '--suppliers', String(options.suppliers)], teardown),
+  );
   const taskQueue = `bench-refresh-${process.pid}-${Date.now()}`;
   const database = `refresh_${Date.now()}`;
   await stack.postgres.createDatabase(database);
   const env = workerEnv(stack, stack.postgres.urlFor(database), taskQueue);
   // The same client as the worker's: built from the same settings, with the same defaults.
-  const api: WalkApi = createUpstreamFromConfig(loadConfig(['upstream'], env).upstream!, createLogger({ level: 'warn' }));
+  const api: WalkApi = createUpstreamFromConfig(
+    loadConfig(['upstream'], env).upstream!,
+    createLogger({ level: 'warn' }),
+  );
   const fetched = await phase(progress, seconds, 'fetch-only', () => measureFetchOnly(api, SUPPLIER_CONCURRENCY));
   const benchRss = sampleRss(process.pid);
-  const copied = { ...(await phase(progress, seconds, 'COPY-only (re-read, map, COPY)', () => measureCopyOnly(api, fetched.supplierIds, stack.postgres))), benchRssMb: benchRss.stop() };
+  const copied = {
+    ...(await phase(progress, seconds, 'COPY-only (re-read, map, COPY)', () =>
+      measureCopyOnly(api, fetched.supplierIds, stack.postgres),
+    )),
+    benchRssMb: benchRss.stop(),
+  };
   const db = openWarehouse(stack.postgres.urlFor(database), 2, 'ddsync-bench');
   teardown.add('warehouse pool', () => db.destroy());
   const refreshes = await measureRefreshes(stack, env, taskQueue, db, seconds, teardown, options.workerNodeFlags);

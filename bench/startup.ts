@@ -42,7 +42,9 @@ const commands: Array<[string, string[]]> = [
   ['ddsync config', ['bin/ddsync.js', 'config']],
 ];
 const results: Record<string, number> = {};
-console.log(`start-up, median of ${runs} runs (node ${process.version}); baseline \`node -e ""\`: ${baseline.toFixed(3)} s`);
+console.log(
+  `start-up, median of ${runs} runs (node ${process.version}); baseline \`node -e ""\`: ${baseline.toFixed(3)} s`,
+);
 for (const [name, args] of commands) {
   const s = time(args, runs);
   results[name] = s;

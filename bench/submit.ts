@@ -16,14 +16,28 @@ import { bulkSubmit, bulkSubmitWorkflowId } from '../workflows/bulk-submit.ts';
 import type { TransactionTiming } from '../workflows/submit-transaction.ts';
 import { procStatusMb } from './support/children.ts';
 import { startWorker } from './support/refresh-runs.ts';
-import { buildProduction, phase, progressTo, runBenchmark, startStack, type Teardown, workerEnv } from './support/stack.ts';
+import {
+  buildProduction,
+  phase,
+  progressTo,
+  runBenchmark,
+  startStack,
+  type Teardown,
+  workerEnv,
+} from './support/stack.ts';
 
 const progress = progressTo('bench:submit');
 const USAGE = 'usage: npm run bench:submit -- --transactions N [--concurrency C] [--json]';
 /** The simulator's clock: 20–90 minutes of EU validation take 0.12–0.54 s. */
 const TIME_SCALE = 0.0001;
 /** The same waits for both (scaled like the simulator: 30 minutes are 180 ms). */
-const TIMING: TransactionTiming = { firstPollMs: 50, maxPollMs: 400, euWaitMs: 180, deadlineMs: 600_000, createSettleMs: 100 };
+const TIMING: TransactionTiming = {
+  firstPollMs: 50,
+  maxPollMs: 400,
+  euWaitMs: 180,
+  deadlineMs: 600_000,
+  createSettleMs: 100,
+};
 const FINAL = new Set(['AVAILABLE', 'ERROR', 'WITHDRAWN']);
 
 interface SubmitBenchResult {
@@ -60,16 +74,26 @@ function parseOptions(argv: string[]): Options {
 function rows(prefix: string, n: number, supplierId: string): string {
   const lines: string[] = [];
   for (let i = 0; i < n; i++) {
-    lines.push(JSON.stringify({
-      key: `${prefix}-${String(i).padStart(7, '0')}`, activityType: 'IMPORT', countryOfActivity: 'NL',
-      components: [{ hsn: '18010000', quantity: 1000 + i, unit: 'KGM', supplierBusinessId: supplierId }],
-    }));
+    lines.push(
+      JSON.stringify({
+        key: `${prefix}-${String(i).padStart(7, '0')}`,
+        activityType: 'IMPORT',
+        countryOfActivity: 'NL',
+        components: [{ hsn: '18010000', quantity: 1000 + i, unit: 'KGM', supplierBusinessId: supplierId }],
+      }),
+    );
   }
   return `${lines.join('\n')}\n`;
 }
 
 /** The plain script: a pool of `concurrency` creating and submitting; following holds no slot, as in ddsync. */
-async function plainScript(api: UpstreamClient, prefix: string, n: number, concurrency: number, supplierId: string): Promise<number> {
+async function plainScript(
+  api: UpstreamClient,
+  prefix: string,
+  n: number,
+  concurrency: number,
+  supplierId: string,
+): Promise<number> {
   const started = performance.now();
   const following: Array<Promise<void>> = [];
   let next = 0;
@@ -90,7 +114,9 @@ async function plainScript(api: UpstreamClient, prefix: string, n: number, concu
     while (next < n) {
       const i = next++;
       const t = await api.createTransaction({
-        customId: `${prefix}-${String(i).padStart(7, '0')}`, activityType: 'IMPORT', countryOfActivity: 'NL',
+        customId: `${prefix}-${String(i).padStart(7, '0')}`,
+        activityType: 'IMPORT',
+        countryOfActivity: 'NL',
         components: [{ hsn: '18010000', quantity: 1000 + i, unit: 'KGM', supplierBusinessId: supplierId }],
       });
       await api.submitTransaction(t.id);
@@ -109,19 +135,38 @@ async function duplicates(upstreamUrl: string, prefix: string): Promise<number> 
 
 async function run(options: Options, seconds: Record<string, number>, teardown: Teardown): Promise<SubmitBenchResult> {
   await phase(progress, seconds, 'build', async () => buildProduction());
-  const stack = await phase(progress, seconds, 'setup', () => startStack(['--suppliers', '3', '--plots', '100', '--time-scale', String(TIME_SCALE), '--error-ratio', '0'], teardown));
+  const stack = await phase(progress, seconds, 'setup', () =>
+    startStack(
+      ['--suppliers', '3', '--plots', '100', '--time-scale', String(TIME_SCALE), '--error-ratio', '0'],
+      teardown,
+    ),
+  );
   const database = `submit_${Date.now()}`;
   await stack.postgres.createDatabase(database);
   const db = openWarehouse(stack.postgres.urlFor(database), 4, 'ddsync-bench');
   teardown.add('warehouse pool', () => db.destroy());
   await migrateToLatest(db);
-  const api = createUpstreamClient({ baseUrl: stack.upstreamUrl, clientId: 'ddsync-demo', clientSecret: 'ddsync-demo-secret', concurrency: 64 });
+  const api = createUpstreamClient({
+    baseUrl: stack.upstreamUrl,
+    clientId: 'ddsync-demo',
+    clientSecret: 'ddsync-demo-secret',
+    concurrency: 64,
+  });
   const supplierId = (await api.listSuppliers())[0]!.sourceBusiness!.id;
 
-  const plainSeconds = await phase(progress, seconds, 'plain script', () => plainScript(api, 'plain', options.transactions, options.concurrency, supplierId));
+  const plainSeconds = await phase(progress, seconds, 'plain script', () =>
+    plainScript(api, 'plain', options.transactions, options.concurrency, supplierId),
+  );
 
   const taskQueue = `bench-submit-${process.pid}`;
-  const worker = await phase(progress, seconds, 'worker start', () => startWorker(workerEnv(stack, stack.postgres.urlFor(database), taskQueue), stack.temporalClient, taskQueue, WORKER_NODE_FLAGS));
+  const worker = await phase(progress, seconds, 'worker start', () =>
+    startWorker(
+      workerEnv(stack, stack.postgres.urlFor(database), taskQueue),
+      stack.temporalClient,
+      taskQueue,
+      WORKER_NODE_FLAGS,
+    ),
+  );
   teardown.add('worker', () => worker.stop(15_000));
   const file = packagePath('.ddsync', 'bench', `shipments-${process.pid}.ndjson`);
   writeFileSync(file, rows('ddsync', options.transactions, supplierId));
@@ -129,16 +174,28 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     const started = performance.now();
     const intake = await takeInShipments(db, file, `${file}.report.ndjson`);
     const result = await stack.temporalClient.workflow.execute(bulkSubmit, {
-      taskQueue, workflowId: bulkSubmitWorkflowId(intake.batchId), args: [{ batchId: intake.batchId, concurrency: options.concurrency, timing: TIMING }],
+      taskQueue,
+      workflowId: bulkSubmitWorkflowId(intake.batchId),
+      args: [{ batchId: intake.batchId, concurrency: options.concurrency, timing: TIMING }],
     });
-    if (result.available !== options.transactions) throw new Error(`ddsync: ${result.available} of ${options.transactions} transactions AVAILABLE: ${JSON.stringify(result)}`);
+    if (result.available !== options.transactions)
+      throw new Error(
+        `ddsync: ${result.available} of ${options.transactions} transactions AVAILABLE: ${JSON.stringify(result)}`,
+      );
     return (performance.now() - started) / 1000;
   });
   const dup = (await duplicates(stack.upstreamUrl, 'plain')) + (await duplicates(stack.upstreamUrl, 'ddsync'));
   return {
-    transactions: options.transactions, concurrency: options.concurrency,
-    ddsyncSeconds, plainSeconds, ddsyncPerSec: options.transactions / ddsyncSeconds, plainPerSec: options.transactions / plainSeconds,
-    ratio: plainSeconds / ddsyncSeconds, duplicates: dup, workerPeakRssMb: procStatusMb(worker.pid, 'VmHWM') ?? null, phaseSeconds: seconds,
+    transactions: options.transactions,
+    concurrency: options.concurrency,
+    ddsyncSeconds,
+    plainSeconds,
+    ddsyncPerSec: options.transactions / ddsyncSeconds,
+    plainPerSec: options.transactions / plainSeconds,
+    ratio: plainSeconds / ddsyncSeconds,
+    duplicates: dup,
+    workerPeakRssMb: procStatusMb(worker.pid, 'VmHWM') ?? null,
+    phaseSeconds: seconds,
   };
 }
 

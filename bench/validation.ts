@@ -42,10 +42,27 @@ for (let i = 0; i < runs; i++) {
   viaZod.push(performance.now() - t);
 }
 const ms = { parse: median(parse), focused: median(focused), zod: median(viaZod) };
-console.log(`validation: ${plots}-plot page, ${(text.length / 1e6).toFixed(2)} MB of JSON, median of ${runs} runs (node ${process.version}; the first runs are cold)`);
+console.log(
+  `validation: ${plots}-plot page, ${(text.length / 1e6).toFixed(2)} MB of JSON, median of ${runs} runs (node ${process.version}; the first runs are cold)`,
+);
 console.log(`JSON.parse              ${ms.parse.toFixed(2).padStart(7)} ms`);
-console.log(`focused validator       ${ms.focused.toFixed(2).padStart(7)} ms   ${(ms.focused / ms.parse).toFixed(2)}x JSON.parse`);
-console.log(`zod PlotSchema          ${ms.zod.toFixed(2).padStart(7)} ms   ${(ms.zod / ms.parse).toFixed(2)}x JSON.parse, ${(ms.zod / ms.focused).toFixed(1)}x the focused validator`);
+console.log(
+  `focused validator       ${ms.focused.toFixed(2).padStart(7)} ms   ${(ms.focused / ms.parse).toFixed(2)}x JSON.parse`,
+);
+console.log(
+  `zod PlotSchema          ${ms.zod.toFixed(2).padStart(7)} ms   ${(ms.zod / ms.parse).toFixed(2)}x JSON.parse, ${(ms.zod / ms.focused).toFixed(1)}x the focused validator`,
+);
 if (process.argv.includes('--json')) {
-  console.log(JSON.stringify({ runs, plots, megabytes: text.length / 1e6, parseMs: ms.parse, focusedMs: ms.focused, zodMs: ms.zod, focusedToParse: ms.focused / ms.parse, zodToFocused: ms.zod / ms.focused }));
+  console.log(
+    JSON.stringify({
+      runs,
+      plots,
+      megabytes: text.length / 1e6,
+      parseMs: ms.parse,
+      focusedMs: ms.focused,
+      zodMs: ms.zod,
+      focusedToParse: ms.focused / ms.parse,
+      zodToFocused: ms.zod / ms.focused,
+    }),
+  );
 }

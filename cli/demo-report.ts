@@ -10,22 +10,38 @@ export interface DemoFigures {
   hectares: number;
   flaggedPlots: number;
   invalidGeometries: number;
-  risk: Array<{ supplier_name: string; commodity: string; country_code: string; plots: number; hectares: number; flagged_share: number }>;
+  risk: Array<{
+    supplier_name: string;
+    commodity: string;
+    country_code: string;
+    plots: number;
+    hectares: number;
+    flagged_share: number;
+  }>;
 }
 
 export async function demoFigures(db: Warehouse): Promise<DemoFigures> {
   const totals = await sql<{ plots: number; hectares: number; flagged: number; invalid: number }>`
     select plots::int, round(hectares::numeric, 1)::float8 as hectares, flagged_plots::int as flagged, invalid_geometries::int as invalid
     from bi_warehouse_totals`.execute(db);
-  const suppliers = await sql<{ n: number }>`select count(*)::int as n from business_connections where role = 'supplier' and deleted_at is null`.execute(db);
-  const analyses = await sql<{ n: number }>`select count(*)::int as n from analyses where deleted_at is null`.execute(db);
+  const suppliers = await sql<{
+    n: number;
+  }>`select count(*)::int as n from business_connections where role = 'supplier' and deleted_at is null`.execute(db);
+  const analyses = await sql<{ n: number }>`select count(*)::int as n from analyses where deleted_at is null`.execute(
+    db,
+  );
   const risk = await sql<DemoFigures['risk'][number]>`
     select supplier_name, coalesce(commodity, '(none)') as commodity, country_code, plots::int, hectares::float8, flagged_share::float8
     from bi_risk_overview order by flagged_plots desc, plots desc limit 5`.execute(db);
   const t = totals.rows[0]!;
   return {
-    plots: t.plots, suppliers: suppliers.rows[0]!.n, analyses: analyses.rows[0]!.n, hectares: t.hectares,
-    flaggedPlots: t.flagged, invalidGeometries: t.invalid, risk: risk.rows,
+    plots: t.plots,
+    suppliers: suppliers.rows[0]!.n,
+    analyses: analyses.rows[0]!.n,
+    hectares: t.hectares,
+    flaggedPlots: t.flagged,
+    invalidGeometries: t.invalid,
+    risk: risk.rows,
   };
 }
 
@@ -36,7 +52,9 @@ export function formatDemoFigures(f: DemoFigures, plotsAtSource: number): string
     'most flagged (bi_risk_overview):',
   ];
   for (const r of f.risk) {
-    lines.push(`  ${r.supplier_name.slice(0, 34).padEnd(34)} ${r.commodity.padEnd(9)} ${r.country_code ?? '--'}  ${fmt(r.plots).padStart(6)} plots ${fmt(r.hectares).padStart(8)} ha  ${(r.flagged_share * 100).toFixed(1).padStart(5)}% flagged`);
+    lines.push(
+      `  ${r.supplier_name.slice(0, 34).padEnd(34)} ${r.commodity.padEnd(9)} ${r.country_code ?? '--'}  ${fmt(r.plots).padStart(6)} plots ${fmt(r.hectares).padStart(8)} ha  ${(r.flagged_share * 100).toFixed(1).padStart(5)}% flagged`,
+    );
   }
   return lines.join('\n');
 }

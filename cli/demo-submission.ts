@@ -21,8 +21,11 @@ export const DEMO_SHIPMENTS = packagePath('examples', 'shipments.ndjson');
 export function demoTiming(timeScale: number): TransactionTiming {
   const scaled = (ms: number, floorMs: number) => Math.max(floorMs, Math.round(ms * timeScale));
   return {
-    firstPollMs: scaled(60_000, 10), maxPollMs: scaled(3_600_000, 100), euWaitMs: scaled(1_800_000, 10),
-    createSettleMs: scaled(120_000, 1_000), deadlineMs: scaled(7 * 86_400_000, 600_000),
+    firstPollMs: scaled(60_000, 10),
+    maxPollMs: scaled(3_600_000, 100),
+    euWaitMs: scaled(1_800_000, 10),
+    createSettleMs: scaled(120_000, 1_000),
+    deadlineMs: scaled(7 * 86_400_000, 600_000),
   };
 }
 
@@ -38,24 +41,42 @@ export interface DemoSubmission {
 }
 
 export async function runDemoSubmission(
-  db: Warehouse, client: Client, o: { taskQueue: string; timing: TransactionTiming; reportPath: string; progress: NodeJS.WriteStream | null },
+  db: Warehouse,
+  client: Client,
+  o: { taskQueue: string; timing: TransactionTiming; reportPath: string; progress: NodeJS.WriteStream | null },
 ): Promise<DemoSubmission> {
   const intake = await takeInShipments(db, DEMO_SHIPMENTS, o.reportPath);
   const handle = await client.workflow.start(bulkSubmit, {
-    taskQueue: o.taskQueue, workflowId: bulkSubmitWorkflowId(intake.batchId), args: [{ batchId: intake.batchId, concurrency: 10, timing: o.timing }],
+    taskQueue: o.taskQueue,
+    workflowId: bulkSubmitWorkflowId(intake.batchId),
+    args: [{ batchId: intake.batchId, concurrency: 10, timing: o.timing }],
   });
   const report = await followBatch(db, handle, intake.batchId, o.progress);
   const { rows } = await sql<{ key: string; reference_number: string; verification_number: string }>`
     select key, reference_number, verification_number from transactions
     where batch_id = ${intake.batchId}::uuid and state = 'available' order by key`.execute(db);
-  return { intake, report, references: rows.map((r) => ({ key: r.key, referenceNumber: r.reference_number, verificationNumber: r.verification_number })) };
+  return {
+    intake,
+    report,
+    references: rows.map((r) => ({
+      key: r.key,
+      referenceNumber: r.reference_number,
+      verificationNumber: r.verification_number,
+    })),
+  };
 }
 
 export function formatDemoSubmission(s: DemoSubmission): string {
-  const lines = [`shipments: ${fmt(s.intake.rows)} rows of examples/shipments.ndjson, ${fmt(s.intake.accepted)} sent, ${fmt(s.intake.invalid)} refused before sending:`];
-  for (const r of s.intake.samples) lines.push(`  line ${r.line}${r.key ? ` (${r.key})` : ''}: ${r.errors.map((e) => `${e.field}: ${e.rule}`).join('; ')}`);
+  const lines = [
+    `shipments: ${fmt(s.intake.rows)} rows of examples/shipments.ndjson, ${fmt(s.intake.accepted)} sent, ${fmt(s.intake.invalid)} refused before sending:`,
+  ];
+  for (const r of s.intake.samples)
+    lines.push(
+      `  line ${r.line}${r.key ? ` (${r.key})` : ''}: ${r.errors.map((e) => `${e.field}: ${e.rule}`).join('; ')}`,
+    );
   lines.push(`  ${fmt(s.references.length)} with a DDS reference (reference / verification number):`);
   for (const r of s.references) lines.push(`    ${r.key.padEnd(16)} ${r.referenceNumber} / ${r.verificationNumber}`);
-  for (const p of s.report.problems) lines.push(`  ${p.state}: ${fmt(p.transactions)} × ${p.reason} (${p.keys.join(', ')})`);
+  for (const p of s.report.problems)
+    lines.push(`  ${p.state}: ${fmt(p.transactions)} × ${p.reason} (${p.keys.join(', ')})`);
   return lines.join('\n');
 }

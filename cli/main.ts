@@ -32,8 +32,12 @@ function title(command: Command | undefined): string {
 async function main(argv: string[]): Promise<number> {
   let code = 0;
   let running: Command | undefined;
-  const program = ddsyncProgram(version(), (c) => { code = c; });
-  program.hook('preAction', (_program, command) => { running = command; });
+  const program = ddsyncProgram(version(), (c) => {
+    code = c;
+  });
+  program.hook('preAction', (_program, command) => {
+    running = command;
+  });
   try {
     await program.parseAsync(argv, { from: 'user' });
     return code;

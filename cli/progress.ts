@@ -19,13 +19,27 @@ export function refreshProgress(p: RunProgress, nowMs: number): Progress {
   const rate = p.plotsSeen / elapsed;
   const supplierRate = p.supplierPlotsSeen / elapsed;
   const expected = p.plotsExpected ?? 0;
-  const fraction = expected > 0 ? Math.min(1, p.supplierPlotsSeen / expected) : p.suppliersTotal ? (p.suppliersDone + p.suppliersFailed) / p.suppliersTotal : 0;
-  const suppliers = p.suppliersTotal === null ? 'suppliers …' : `suppliers ${p.suppliersDone}/${p.suppliersTotal}${p.suppliersFailed ? ` (${p.suppliersFailed} failed)` : ''}`;
+  const fraction =
+    expected > 0
+      ? Math.min(1, p.supplierPlotsSeen / expected)
+      : p.suppliersTotal
+        ? (p.suppliersDone + p.suppliersFailed) / p.suppliersTotal
+        : 0;
+  const suppliers =
+    p.suppliersTotal === null
+      ? 'suppliers …'
+      : `suppliers ${p.suppliersDone}/${p.suppliersTotal}${p.suppliersFailed ? ` (${p.suppliersFailed} failed)` : ''}`;
   // The connections' plotsCount announces the suppliers' plots; the business's own come on top.
   const own = p.plotsSeen - p.supplierPlotsSeen;
   const plots = `plots ${fmt(p.supplierPlotsSeen)}${expected > 0 ? `/${fmt(expected)}` : ''}${own > 0 ? ` (+${fmt(own)} own)` : ''}`;
-  const eta = expected > p.supplierPlotsSeen && supplierRate > 0 ? `ETA ${duration((expected - p.supplierPlotsSeen) / supplierRate)}` : `elapsed ${duration(elapsed)}`;
-  return { fraction, text: `${Math.round(fraction * 100)}%  ${eta}  ${suppliers}  ${plots}  ${fmt(Math.round(rate))} plots/s` };
+  const eta =
+    expected > p.supplierPlotsSeen && supplierRate > 0
+      ? `ETA ${duration((expected - p.supplierPlotsSeen) / supplierRate)}`
+      : `elapsed ${duration(elapsed)}`;
+  return {
+    fraction,
+    text: `${Math.round(fraction * 100)}%  ${eta}  ${suppliers}  ${plots}  ${fmt(Math.round(rate))} plots/s`,
+  };
 }
 
 /** The line written where there is no terminal: `[######..........] text`. */
@@ -61,7 +75,11 @@ function terminalPrinter(stream: NodeJS.WriteStream) {
   // need the room of a narrow terminal; what still does not fit is cut.
   let withBar = true;
   const bars = new cliProgress.MultiBar({
-    stream, fps: 4, barsize: BAR_WIDTH, barCompleteChar: '#', barIncompleteChar: '.',
+    stream,
+    fps: 4,
+    barsize: BAR_WIDTH,
+    barCompleteChar: '#',
+    barIncompleteChar: '.',
     format: (options, params, payload: { text: string }) => {
       withBar &&= BAR_WIDTH + 3 + payload.text.length < (stream.columns || 80);
       return withBar ? `[${cliProgress.Format.BarFormat(params.progress, options)}] ${payload.text}` : payload.text;
@@ -70,7 +88,9 @@ function terminalPrinter(stream: NodeJS.WriteStream) {
     forceRedraw: true,
     // Cut to the terminal's width rather than switching the terminal's wrapping off (and the cursor
     // stays visible): nothing to restore if the process is killed, and no signal handler of its own.
-    linewrap: true, hideCursor: false, gracefulExit: false,
+    linewrap: true,
+    hideCursor: false,
+    gracefulExit: false,
   });
   let bar: cliProgress.SingleBar | undefined;
   const update = ({ fraction, text }: Progress) => {

@@ -20,7 +20,11 @@ export interface StartedRefresh {
  * Two refreshes at once would sweep each other's new rows, so a refresh already running (started
  * by hand or by the schedule) is followed instead of starting another.
  */
-export async function startRefresh(client: Client, taskQueue: string, input: Omit<RefreshInput, 'runId'>): Promise<StartedRefresh> {
+export async function startRefresh(
+  client: Client,
+  taskQueue: string,
+  input: Omit<RefreshInput, 'runId'>,
+): Promise<StartedRefresh> {
   // Only refreshes of this deployment: another task queue in the namespace is another warehouse.
   const query = `WorkflowType = 'refreshWarehouse' AND ExecutionStatus = 'Running' AND TaskQueue = '${taskQueue.replace(/'/g, "\\'")}'`;
   for await (const running of client.workflow.list({ query })) {
@@ -35,10 +39,16 @@ export async function startRefresh(client: Client, taskQueue: string, input: Omi
 }
 
 /** Waits for the refresh, drawing progress from the warehouse (on `stream`) until it ends. */
-export async function followRefresh(db: Warehouse, started: StartedRefresh, stream: NodeJS.WriteStream | null): Promise<RunSummary> {
+export async function followRefresh(
+  db: Warehouse,
+  started: StartedRefresh,
+  stream: NodeJS.WriteStream | null,
+): Promise<RunSummary> {
   const printer = stream ? progressPrinter(stream) : undefined;
   let finished = false;
-  const result = started.handle.result().finally(() => { finished = true; });
+  const result = started.handle.result().finally(() => {
+    finished = true;
+  });
   if (printer) {
     const draw = async () => {
       const p = await readProgress(db, started.runId).catch(() => undefined);

@@ -10,13 +10,19 @@ export function formatRunSummary(s: RunSummary): string {
     `  rows written ${fmt(s.rowsWritten)}${s.rowsWritten === 0 ? ' (nothing changed)' : ''}`,
   ];
   if (s.deletionsConfirmed > 0 || s.deletionsDeferred > 0 || s.verifyPages > 0) {
-    lines.push(`  deletions: ${fmt(s.deletionsConfirmed)} confirmed gone, ${fmt(s.deletionsDeferred)} deferred (missed but not proven gone: kept until the next refresh); ${fmt(s.verifyPages)} page(s) read twice to check`);
+    lines.push(
+      `  deletions: ${fmt(s.deletionsConfirmed)} confirmed gone, ${fmt(s.deletionsDeferred)} deferred (missed but not proven gone: kept until the next refresh); ${fmt(s.verifyPages)} page(s) read twice to check`,
+    );
   }
   const tables = Object.entries(s.counts);
   if (tables.length > 0) {
-    lines.push(`  ${'table'.padEnd(22)}${'inserted'.padStart(10)}${'updated'.padStart(10)}${'unchanged'.padStart(11)}${'deleted'.padStart(9)}`);
+    lines.push(
+      `  ${'table'.padEnd(22)}${'inserted'.padStart(10)}${'updated'.padStart(10)}${'unchanged'.padStart(11)}${'deleted'.padStart(9)}`,
+    );
     for (const [table, c] of tables) {
-      lines.push(`  ${table.padEnd(22)}${fmt(c.inserted).padStart(10)}${fmt(c.updated).padStart(10)}${fmt(c.unchanged).padStart(11)}${fmt(c.deleted).padStart(9)}`);
+      lines.push(
+        `  ${table.padEnd(22)}${fmt(c.inserted).padStart(10)}${fmt(c.updated).padStart(10)}${fmt(c.unchanged).padStart(11)}${fmt(c.deleted).padStart(9)}`,
+      );
     }
   }
   if (s.issues > 0) lines.push(`  ${fmt(s.issues)} record issue(s): see sync_issues where run_id = '${s.runId}'`);

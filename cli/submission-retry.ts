@@ -18,20 +18,28 @@ export type RetryOutcome =
   | { kind: 'refused'; reason: string };
 
 export async function retryBatch(
-  db: Warehouse, client: Client, report: BatchReport,
+  db: Warehouse,
+  client: Client,
+  report: BatchReport,
   run: { taskQueue: string; concurrency: number; timing?: Partial<TransactionTiming> },
 ): Promise<RetryOutcome> {
   const { batchId } = report;
-  if (report.status === 'cancelled') return { kind: 'refused', reason: `batch ${batchId} was cancelled: nothing more is sent for it` };
+  if (report.status === 'cancelled')
+    return { kind: 'refused', reason: `batch ${batchId} was cancelled: nothing more is sent for it` };
   const workflowId = bulkSubmitWorkflowId(batchId);
   // Its running workflow has passed the reopened keys by: they would wait for it, and it for them.
-  if (await isRunning(client, workflowId)) return { kind: 'refused', reason: `batch ${batchId} is still running: retry it once it has ended (ddsync submissions status ${batchId})` };
+  if (await isRunning(client, workflowId))
+    return {
+      kind: 'refused',
+      reason: `batch ${batchId} is still running: retry it once it has ended (ddsync submissions status ${batchId})`,
+    };
   const reopened = await reopenResubmittable(db, batchId);
   // Pending also counts keys an interrupted retry reopened (or a batch never started): this one starts them.
   const pending = await pendingCount(db, batchId);
   if (pending === 0) return { kind: 'nothing' };
   const handle = await client.workflow.start(bulkSubmit, {
-    taskQueue: run.taskQueue, workflowId,
+    taskQueue: run.taskQueue,
+    workflowId,
     args: [{ batchId, concurrency: run.concurrency, restart: true, ...(run.timing ? { timing: run.timing } : {}) }],
   });
   await sql`update submission_batches set workflow_id = ${workflowId} where id = ${batchId}::uuid`.execute(db);
@@ -39,7 +47,9 @@ export async function retryBatch(
 }
 
 async function pendingCount(db: Warehouse, batchId: string): Promise<number> {
-  const { rows } = await sql<{ n: number }>`select count(*)::int as n from transactions where batch_id = ${batchId}::uuid and state = 'pending'`.execute(db);
+  const { rows } = await sql<{
+    n: number;
+  }>`select count(*)::int as n from transactions where batch_id = ${batchId}::uuid and state = 'pending'`.execute(db);
   return rows[0]?.n ?? 0;
 }
 

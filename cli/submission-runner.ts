@@ -5,7 +5,12 @@ import { progressPrinter } from './progress.ts';
 import { batchProgress } from './submission-summary.ts';
 
 /** Follows a bulk submission to its end, drawing progress from the warehouse on `stream`. */
-export async function followBatch(db: Warehouse, handle: WorkflowHandle, batchId: string, stream: NodeJS.WriteStream | null): Promise<BatchReport> {
+export async function followBatch(
+  db: Warehouse,
+  handle: WorkflowHandle,
+  batchId: string,
+  stream: NodeJS.WriteStream | null,
+): Promise<BatchReport> {
   const printer = stream ? progressPrinter(stream) : undefined;
   let finished = false;
   const result = handle.result().finally(() => {
@@ -22,7 +27,9 @@ export async function followBatch(db: Warehouse, handle: WorkflowHandle, batchId
     }
     if (r.batchRetrying && r.batchRetrying.attempts >= 2 && !told.has(r.batchRetrying.reason)) {
       told.add(r.batchRetrying.reason);
-      printer?.note(`retrying the batch's own step: ${r.batchRetrying.reason}; see ddsync submissions status ${batchId}`);
+      printer?.note(
+        `retrying the batch's own step: ${r.batchRetrying.reason}; see ddsync submissions status ${batchId}`,
+      );
     }
     printer?.update(batchProgress(r));
   };

@@ -6,9 +6,13 @@ import { fmt, type Progress } from './progress.ts';
 /** What people read about a submission: the file's rows, then where its transactions stand. */
 
 export function formatIntake(s: IntakeSummary): string {
-  const lines = [`${fmt(s.rows)} rows read: ${fmt(s.accepted)} accepted, ${fmt(s.invalid)} invalid, ${fmt(s.duplicates)} already submitted earlier (not sent again)`];
+  const lines = [
+    `${fmt(s.rows)} rows read: ${fmt(s.accepted)} accepted, ${fmt(s.invalid)} invalid, ${fmt(s.duplicates)} already submitted earlier (not sent again)`,
+  ];
   for (const r of s.samples) {
-    lines.push(`  line ${r.line}${r.key ? ` (${r.key})` : ''}: ${r.errors.map((e) => `${e.field}: ${e.rule}`).join('; ')}`);
+    lines.push(
+      `  line ${r.line}${r.key ? ` (${r.key})` : ''}: ${r.errors.map((e) => `${e.field}: ${e.rule}`).join('; ')}`,
+    );
   }
   if (s.reportPath) lines.push(`  every row not sent, with its errors: ${s.reportPath}`);
   return lines.join('\n');
@@ -24,7 +28,8 @@ export function batchProgress(r: BatchReport): Progress {
   const n = (state: string) => fmt(r.states[state] ?? 0);
   const inFlight = (r.states['created'] ?? 0) + (r.states['submitted'] ?? 0);
   const retrying = retryingCount(r);
-  const text = `${fmt(done)}/${fmt(r.accepted)} ended  ` +
+  const text =
+    `${fmt(done)}/${fmt(r.accepted)} ended  ` +
     `pending ${n('pending')}  in progress ${fmt(inFlight)}  available ${n('available')}  error ${n('error')}  failed ${n('failed')}` +
     `${r.states['timed_out'] ? `  timed out ${n('timed_out')}` : ''}${r.states['cancelled'] ? `  cancelled ${n('cancelled')}` : ''}` +
     `${retrying > 0 ? `  retrying ${fmt(retrying)}` : ''}${r.batchRetrying ? '  (the batch is retrying a step)' : ''}`;
@@ -39,7 +44,9 @@ export function retryingCount(r: BatchReport): number {
 /** Why a batch without an accepted row sends nothing: `nothing to send: 2 rows already submitted in batch …`. */
 export function nothingToSend(r: BatchReport): string {
   const rows = (n: number) => `${fmt(n)} row${n === 1 ? '' : 's'}`;
-  const why = r.duplicateOf.map((d, i) => `${i === 0 ? rows(d.rows) : fmt(d.rows)} already submitted in batch ${d.batchId}`);
+  const why = r.duplicateOf.map(
+    (d, i) => `${i === 0 ? rows(d.rows) : fmt(d.rows)} already submitted in batch ${d.batchId}`,
+  );
   if (r.invalid > 0) why.unshift(`${rows(r.invalid)} invalid`);
   return `nothing to send: ${why.length > 0 ? why.join(', ') : 'the file has no rows'}`;
 }
@@ -47,9 +54,18 @@ export function nothingToSend(r: BatchReport): string {
 /** What is being retried, one line per error, and what to do about it. */
 export function retryingLines(r: BatchReport): string[] {
   const at = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
-  const lines = r.retrying.map((p) => `retrying: ${fmt(p.transactions)} × ${p.reason} (e.g. ${p.keys.join(', ')}; ${fmt(p.attempts)} failed attempt${p.attempts === 1 ? '' : 's'} in a row, the last at ${at(p.lastFailedAt)})`);
-  if (r.batchRetrying) lines.push(`retrying the batch's own step: ${r.batchRetrying.reason} (${fmt(r.batchRetrying.attempts)} failed attempts in a row, the last at ${at(r.batchRetrying.lastFailedAt)})`);
-  if (lines.length > 0) lines.push('retried until it succeeds (the worker logs the error in full at attempts 1, 2, 4, 8, …); once its cause is fixed, the batch goes on by itself');
+  const lines = r.retrying.map(
+    (p) =>
+      `retrying: ${fmt(p.transactions)} × ${p.reason} (e.g. ${p.keys.join(', ')}; ${fmt(p.attempts)} failed attempt${p.attempts === 1 ? '' : 's'} in a row, the last at ${at(p.lastFailedAt)})`,
+  );
+  if (r.batchRetrying)
+    lines.push(
+      `retrying the batch's own step: ${r.batchRetrying.reason} (${fmt(r.batchRetrying.attempts)} failed attempts in a row, the last at ${at(r.batchRetrying.lastFailedAt)})`,
+    );
+  if (lines.length > 0)
+    lines.push(
+      'retried until it succeeds (the worker logs the error in full at attempts 1, 2, 4, 8, …); once its cause is fixed, the batch goes on by itself',
+    );
   return lines;
 }
 
@@ -59,13 +75,15 @@ export function formatBatch(r: BatchReport): string {
     `  rows ${fmt(r.rows)}: ${fmt(r.accepted)} accepted, ${fmt(r.invalid)} invalid, ${fmt(r.duplicates)} already submitted earlier`,
     r.accepted === 0 ? `  ${nothingToSend(r)}` : `  ${batchProgress(r).text}`,
   ];
-  for (const p of r.problems) lines.push(`  ${p.state}: ${fmt(p.transactions)} × ${p.reason} (e.g. ${p.keys.join(', ')})`);
+  for (const p of r.problems)
+    lines.push(`  ${p.state}: ${fmt(p.transactions)} × ${p.reason} (e.g. ${p.keys.join(', ')})`);
   for (const line of retryingLines(r)) lines.push(`  ${line}`);
   return lines.join('\n');
 }
 
 /** Non-zero when any row was refused or any transaction ended without a DDS reference. */
 export function batchExitCode(r: BatchReport): number {
-  const bad = (r.states['error'] ?? 0) + (r.states['failed'] ?? 0) + (r.states['timed_out'] ?? 0) + (r.states['withdrawn'] ?? 0);
+  const bad =
+    (r.states['error'] ?? 0) + (r.states['failed'] ?? 0) + (r.states['timed_out'] ?? 0) + (r.states['withdrawn'] ?? 0);
   return r.invalid > 0 || bad > 0 ? 1 : 0;
 }

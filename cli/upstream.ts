@@ -28,7 +28,12 @@ export async function connectUpstream(config: NonNullable<Config['upstream']>, l
   } catch (error) {
     if (error instanceof NetworkError) {
       const reason = error.cause ? networkReason(error.cause) : error.message;
-      throw new ConnectionFailedError(upstreamEndpoint(config.baseUrl), `${reason}, after ${config.maxAttempts} attempt${config.maxAttempts === 1 ? '' : 's'}`, false, error);
+      throw new ConnectionFailedError(
+        upstreamEndpoint(config.baseUrl),
+        `${reason}, after ${config.maxAttempts} attempt${config.maxAttempts === 1 ? '' : 's'}`,
+        false,
+        error,
+      );
     }
     throw error;
   }

@@ -4,7 +4,10 @@ import { Command, InvalidArgumentError, type ErrorOptions, type HelpContext } fr
 export class UsageError extends Error {
   override name = 'UsageError';
   /** The command whose help goes with it; without one, the command that was running. */
-  constructor(message: string, readonly command?: Command) {
+  constructor(
+    message: string,
+    readonly command?: Command,
+  ) {
     super(message);
   }
 }
@@ -31,20 +34,26 @@ export class CliCommand extends Command {
   override help(context?: HelpContext | ((str: string) => string)): never {
     if (typeof context === 'function' || !context?.error) return super.help(context as HelpContext);
     if (this.args.length > 0) throw new UsageError(this.notACommand(String(this.args.at(-1))), this);
-    throw new UsageError(this.parent ? `a subcommand is required: ${oneOf(this.commands.map((c) => c.name()))}` : 'a command is required', this);
+    throw new UsageError(
+      this.parent ? `a subcommand is required: ${oneOf(this.commands.map((c) => c.name()))}` : 'a command is required',
+      this,
+    );
   }
 
   private rule(message: string, code: string | undefined): string {
     // commander puts "option '--plots <N>' argument 'many' is invalid." before what a parser said;
     // ours (wholeNumber, decimal…) name the flag, the rule and the value already.
-    if (code === 'commander.invalidArgument') return message.replace(/^(option|command-argument value) .* is invalid(?: for argument '[^']*')?\. /s, '');
+    if (code === 'commander.invalidArgument')
+      return message.replace(/^(option|command-argument value) .* is invalid(?: for argument '[^']*')?\. /s, '');
     const command = code === 'commander.unknownCommand' ? /^unknown command '([^']*)'(.*)$/s.exec(message) : null;
     if (command) return `${this.notACommand(command[1]!)}${command[2]}`;
     const unknown = code === 'commander.unknownOption' ? /^unknown option '(--[^'=]+)/.exec(message)?.[1] : undefined;
     if (unknown) {
       // `submissions status --wait`: --wait is retry's. A group's own mistake is looked up among its subcommands.
       const siblings = this.commands.length > 0 ? this.commands : (this.parent?.commands ?? []);
-      const owners = siblings.filter((c) => c !== this && c.options.some((o) => o.long === unknown)).map((c) => c.name());
+      const owners = siblings
+        .filter((c) => c !== this && c.options.some((o) => o.long === unknown))
+        .map((c) => c.name());
       if (owners.length > 0) return `${unknown} goes with ${oneOf(owners)} only`;
     }
     return message;
@@ -52,7 +61,9 @@ export class CliCommand extends Command {
 
   /** `unknown subcommand "remove": expected add, status or archive` (the root's list is its help). */
   private notACommand(name: string): string {
-    return this.parent ? `unknown subcommand "${name}": expected ${oneOf(this.commands.map((c) => c.name()))}` : `unknown command "${name}"`;
+    return this.parent
+      ? `unknown subcommand "${name}": expected ${oneOf(this.commands.map((c) => c.name()))}`
+      : `unknown command "${name}"`;
   }
 }
 
@@ -64,7 +75,8 @@ function oneOf(names: string[]): string {
 export function wholeNumber(flag: string, min = 1, max = Number.MAX_SAFE_INTEGER): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${flag} must be a whole number from ${min} to ${max}, got "${value}"`);
     return n;
   };
 }
@@ -73,7 +85,8 @@ export function wholeNumber(flag: string, min = 1, max = Number.MAX_SAFE_INTEGER
 export function decimal(flag: string, min: number, max: number): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`${flag} must be a number from ${min} to ${max}, got "${value}"`);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+      throw new InvalidArgumentError(`${flag} must be a number from ${min} to ${max}, got "${value}"`);
     return n;
   };
 }

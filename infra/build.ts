@@ -23,7 +23,10 @@ await build({
 process.stdout.write(`CLI bundle written to ${cli}\n`);
 
 const workflows = packagePath('dist', 'workflow-bundle.js');
-const { code } = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never });
+const { code } = await bundleWorkflowCode({
+  workflowsPath: WORKFLOWS_PATH,
+  logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never,
+});
 await mkdir(packagePath('dist'), { recursive: true });
 await writeFile(workflows, code);
 process.stdout.write(`workflow bundle written to ${workflows} (${(code.length / 1024).toFixed(0)} KiB)\n`);

@@ -22,10 +22,17 @@ export class ConnectionFailedError extends Error {
    * answered. The original error is kept as `underlying`, not `cause`: the CLI prints the innermost
    * cause's message, which would hide this one.
    */
-  constructor(readonly endpoint: Endpoint, readonly reason: string, readonly answered: boolean, readonly underlying?: unknown) {
-    super(answered
-      ? `${endpoint.name} at ${endpoint.where} refused the connection: ${reason}. Check ${endpoint.settings}.`
-      : `cannot reach ${endpoint.name} at ${endpoint.where}: ${reason}. Is it running? ${endpoint.start}; otherwise check ${endpoint.settings}.`);
+  constructor(
+    readonly endpoint: Endpoint,
+    readonly reason: string,
+    readonly answered: boolean,
+    readonly underlying?: unknown,
+  ) {
+    super(
+      answered
+        ? `${endpoint.name} at ${endpoint.where} refused the connection: ${reason}. Check ${endpoint.settings}.`
+        : `cannot reach ${endpoint.name} at ${endpoint.where}: ${reason}. Is it running? ${endpoint.start}; otherwise check ${endpoint.settings}.`,
+    );
   }
 }
 
@@ -33,7 +40,8 @@ export function temporalEndpoint(address: string, namespace: string): Endpoint {
   return {
     name: 'Temporal',
     where: `${address} (namespace ${namespace})`,
-    settings: 'TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE (Temporal Cloud: TEMPORAL_API_KEY or TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH)',
+    settings:
+      'TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE (Temporal Cloud: TEMPORAL_API_KEY or TEMPORAL_TLS_CERT_PATH and TEMPORAL_TLS_KEY_PATH)',
     start: '`ddsync stack` starts one and prints its TEMPORAL_ADDRESS',
   };
 }
@@ -44,7 +52,7 @@ export function warehouseEndpoint(databaseUrl: string): Endpoint {
   // libpq forms: ?host= overrides the URL's host (a socket directory), and the database defaults to the user's name.
   const host = url.searchParams.get('host') ?? url.hostname;
   const port = url.searchParams.get('port') ?? (url.port || '5432');
-  const database = decodeURIComponent(url.pathname.slice(1)) || '(the user\'s default database)';
+  const database = decodeURIComponent(url.pathname.slice(1)) || "(the user's default database)";
   return {
     name: 'the warehouse',
     where: `${host}:${port}/${database}`,

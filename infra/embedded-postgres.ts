@@ -65,7 +65,18 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--no-sync'],
     postgresFlags: [
-      '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200', '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'unix_socket_directories=',
+      '-c',
+      'max_connections=200',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
     ],
     onLog,
     onError: (e) => onLog(String(e)),
@@ -75,7 +86,9 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
     if (fresh) await server.initialise();
     await server.start();
   } catch (error) {
-    throw new Error(`embedded PostgreSQL did not start in ${dataDir} on port ${port}: ${String(error ?? 'process exited')}\n${logs.slice(-10).join('')}`);
+    throw new Error(
+      `embedded PostgreSQL did not start in ${dataDir} on port ${port}: ${String(error ?? 'process exited')}\n${logs.slice(-10).join('')}`,
+    );
   }
 
   const urlFor = (db: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
@@ -95,16 +108,20 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   // then, so it hangs when the server already ended (Ctrl-C in a terminal signals the whole process
   // group, the server included): the exit is awaited from the start instead.
   const child = (server as unknown as { process?: ChildProcess }).process;
-  const exited = child && child.exitCode === null && child.signalCode === null ? new Promise<void>((r) => child.once('exit', () => r())) : Promise.resolve();
+  const exited =
+    child && child.exitCode === null && child.signalCode === null
+      ? new Promise<void>((r) => child.once('exit', () => r()))
+      : Promise.resolve();
   const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
   let stopped: Promise<void> | undefined;
-  const stop = () => (stopped ??= (async () => {
-    if (running()) child!.kill('SIGINT');
-    await exited;
-    (server as unknown as { process?: ChildProcess }).process = undefined;
-    // A throwaway cluster leaves nothing behind.
-    if (!persistent) await rm(dataDir, { recursive: true, force: true });
-  })().finally(() => unregister()));
+  const stop = () =>
+    (stopped ??= (async () => {
+      if (running()) child!.kill('SIGINT');
+      await exited;
+      (server as unknown as { process?: ChildProcess }).process = undefined;
+      // A throwaway cluster leaves nothing behind.
+      if (!persistent) await rm(dataDir, { recursive: true, force: true });
+    })().finally(() => unregister()));
   // On a plain exit nothing asynchronous can run: signal the server synchronously.
   const kill = () => {
     if (running()) child!.kill('SIGINT');

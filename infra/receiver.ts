@@ -7,7 +7,12 @@ import type { Warehouse } from '../warehouse/database.ts';
 import { bodyLimit } from '../platform/body-limit.ts';
 import { WEBHOOK_NAME_PATTERN } from '../schema/desired-webhooks.ts';
 import type { Logger } from '../platform/logger.ts';
-import { DeliveryVerifier, VerificationFailure, missingSignatureHeaders, type SecretApi } from '../upstream/webhook-verifier.ts';
+import {
+  DeliveryVerifier,
+  VerificationFailure,
+  missingSignatureHeaders,
+  type SecretApi,
+} from '../upstream/webhook-verifier.ts';
 import { NotFoundError } from '../upstream/errors.ts';
 import { managedWebhookId, storeEvent } from '../warehouse/webhooks/ledger.ts';
 import { dispatchEvent, dispatchPending } from './webhook-dispatch.ts';
@@ -43,7 +48,10 @@ const SWEEP_EVERY_MS = 30_000;
 type Env = { Bindings: HttpBindings };
 
 export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver> {
-  const verifier = new DeliveryVerifier(o.api, o.secretRefetchMinIntervalMs !== undefined ? { refetchAtMostEveryMs: o.secretRefetchMinIntervalMs } : {});
+  const verifier = new DeliveryVerifier(
+    o.api,
+    o.secretRefetchMinIntervalMs !== undefined ? { refetchAtMostEveryMs: o.secretRefetchMinIntervalMs } : {},
+  );
   const ids = new Map<string, { id: string | undefined; at: number }>();
   const webhookIdOf = async (name: string): Promise<string | undefined> => {
     const cached = ids.get(name);
@@ -59,7 +67,10 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
   const hook = `/hooks/:name{${WEBHOOK_NAME_PATTERN}}`;
   // 413 before the rest of the body is read; the connection then closes once the answer is out
   // (not before: the sender must read it).
-  const tooLarge = bodyLimit({ maxSize: o.maxBodyBytes, onError: (c) => c.json({ error: `body larger than ${o.maxBodyBytes} bytes` }, 413, { connection: 'close' }) });
+  const tooLarge = bodyLimit({
+    maxSize: o.maxBodyBytes,
+    onError: (c) => c.json({ error: `body larger than ${o.maxBodyBytes} bytes` }, 413, { connection: 'close' }),
+  });
   app.post(hook, tooLarge, async (c) => {
     // Bytes as sent, decoded as they are signed (Request.text() would drop a leading BOM).
     const raw = Buffer.from(await c.req.arrayBuffer()).toString('utf8');
@@ -82,7 +93,12 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
         verifier.forget(webhookId);
         const current = await webhookIdOf(name);
         if (!current || current === webhookId) {
-          return c.json({ error: `webhook "${name}" is unknown at the service; ddsync's list of webhooks is updated by the next reconciliation` }, 503);
+          return c.json(
+            {
+              error: `webhook "${name}" is unknown at the service; ddsync's list of webhooks is updated by the next reconciliation`,
+            },
+            503,
+          );
         }
         webhookId = current;
         payload = await verifier.verify(webhookId, raw, headers);
@@ -97,15 +113,29 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     const p = (payload ?? {}) as { event?: unknown; eventType?: unknown; data?: { id?: unknown } };
     const eventType = typeof p.event === 'string' ? p.event : typeof p.eventType === 'string' ? p.eventType : null;
     const transactionId = typeof p.data?.id === 'string' ? p.data.id : null;
-    const first = await storeEvent(o.db, { msgId, webhookName: name, eventType, payload, sentAt: Number.isFinite(timestamp) ? new Date(timestamp * 1000) : null, transactionId });
+    const first = await storeEvent(o.db, {
+      msgId,
+      webhookName: name,
+      eventType,
+      payload,
+      sentAt: Number.isFinite(timestamp) ? new Date(timestamp * 1000) : null,
+      transactionId,
+    });
     if (first) {
       // Not awaited: the answer goes out at once; the service only needs to know it arrived.
-      void dispatchEvent(o.db, o.temporal, { msg_id: msgId, event_type: eventType, transaction_id: transactionId, payload }, o.log).catch(() => undefined);
+      void dispatchEvent(
+        o.db,
+        o.temporal,
+        { msg_id: msgId, event_type: eventType, transaction_id: transactionId, payload },
+        o.log,
+      ).catch(() => undefined);
     }
     return c.json({ received: true, duplicate: !first });
   });
   app.all(hook, (c) => c.json({ error: 'deliveries are POST requests' }, 405));
-  app.notFound((c) => c.json({ error: `no such endpoint: ${c.req.path} (deliveries go to /hooks/<webhook name>)` }, 404));
+  app.notFound((c) =>
+    c.json({ error: `no such endpoint: ${c.req.path} (deliveries go to /hooks/<webhook name>)` }, 404),
+  );
   app.onError((error, c) => {
     o.log.error({ err: error }, 'webhook receiver failed on a request');
     return c.json({ error: 'internal error' }, 500);
@@ -125,11 +155,13 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
   let sweep: NodeJS.Timeout | undefined;
   let stopped = false;
   const pass = (): void => {
-    void dispatchPending(o.db, o.temporal, o.log).catch(() => undefined).finally(() => {
-      if (stopped) return;
-      sweep = setTimeout(pass, SWEEP_EVERY_MS);
-      sweep.unref();
-    });
+    void dispatchPending(o.db, o.temporal, o.log)
+      .catch(() => undefined)
+      .finally(() => {
+        if (stopped) return;
+        sweep = setTimeout(pass, SWEEP_EVERY_MS);
+        sweep.unref();
+      });
   };
   pass();
   const port = (server.address() as AddressInfo).port;

@@ -3,10 +3,18 @@
 // Run it when adding a migration, before it lands. Usage: npm run migrations:release
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CHECKSUMS_FILE, MIGRATIONS_DIR, readMigrationFiles, readReleased, releasedMismatches, unreleased } from '../warehouse/migrate.ts';
+import {
+  CHECKSUMS_FILE,
+  MIGRATIONS_DIR,
+  readMigrationFiles,
+  readReleased,
+  releasedMismatches,
+  unreleased,
+} from '../warehouse/migrate.ts';
 
-const NOTE = 'sha256 of the bytes of each released migration: never edit one, add a new one. '
-  + 'npm run migrations:release adds new files; the migrator refuses to start when a file differs (docs/development.md, "Migrations").';
+const NOTE =
+  'sha256 of the bytes of each released migration: never edit one, add a new one. ' +
+  'npm run migrations:release adds new files; the migrator refuses to start when a file differs (docs/development.md, "Migrations").';
 
 const files = await readMigrationFiles();
 const released = await readReleased();
@@ -16,6 +24,13 @@ if (edited.length > 0) {
   process.exit(1);
 }
 const added = unreleased(files, released);
-const entries = Object.entries({ ...released, ...Object.fromEntries(added.map((f) => [f.file, f.sha256])) }).sort(([a], [b]) => a.localeCompare(b));
-await writeFile(join(MIGRATIONS_DIR, CHECKSUMS_FILE), `${JSON.stringify({ '//': NOTE, ...Object.fromEntries(entries) }, null, 2)}\n`);
-process.stdout.write(added.length === 0 ? 'every migration is recorded already\n' : `released: ${added.map((f) => f.file).join(', ')}\n`);
+const entries = Object.entries({ ...released, ...Object.fromEntries(added.map((f) => [f.file, f.sha256])) }).sort(
+  ([a], [b]) => a.localeCompare(b),
+);
+await writeFile(
+  join(MIGRATIONS_DIR, CHECKSUMS_FILE),
+  `${JSON.stringify({ '//': NOTE, ...Object.fromEntries(entries) }, null, 2)}\n`,
+);
+process.stdout.write(
+  added.length === 0 ? 'every migration is recorded already\n' : `released: ${added.map((f) => f.file).join(', ')}\n`,
+);

@@ -1,6 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
-  ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleDescription,
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleDescription,
 } from '@temporalio/client';
 // Type-only: the names are checked against the worker's workflows without loading workflow code into the CLI.
 import type * as workflows from '../workflows/index.ts';
@@ -63,13 +67,26 @@ const CATCHUP_WINDOW: DurationText = '10m';
  */
 function managedSchedule(
   config: ScheduleConfig,
-  s: { scheduleId: string; interval: string; intervalSetting: string; workflowType: WorkflowName; args: unknown[]; purpose: string },
+  s: {
+    scheduleId: string;
+    interval: string;
+    intervalSetting: string;
+    workflowType: WorkflowName;
+    args: unknown[];
+    purpose: string;
+  },
 ): ManagedSchedule {
   return {
     scheduleId: s.scheduleId,
     spec: { intervals: [{ every: durationText(s.interval, s.intervalSetting) }] },
     // Temporal appends the scheduled time to the workflow id, so runs are `ddsync-refresh-2026-…Z`.
-    action: { type: 'startWorkflow', workflowType: s.workflowType, workflowId: s.scheduleId, taskQueue: config.temporal.taskQueue, args: s.args },
+    action: {
+      type: 'startWorkflow',
+      workflowType: s.workflowType,
+      workflowId: s.scheduleId,
+      taskQueue: config.temporal.taskQueue,
+      args: s.args,
+    },
     // A run that outlasts its interval is not doubled: the next one is skipped.
     policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: CATCHUP_WINDOW },
     memo: { managedBy: MANAGED_BY, purpose: s.purpose },
@@ -80,14 +97,21 @@ function managedSchedule(
 export function refreshSchedule(config: ScheduleConfig, options: { scheduleId?: string } = {}): ManagedSchedule {
   const args: [RefreshInput] = [refreshInputFrom(config.refresh)];
   return managedSchedule(config, {
-    scheduleId: options.scheduleId ?? REFRESH_SCHEDULE_ID, interval: config.refresh.interval, intervalSetting: 'refresh.interval (DDSYNC_REFRESH_INTERVAL)',
-    workflowType: 'refreshWarehouse', args, purpose: 'refresh the warehouse from the due-diligence service',
+    scheduleId: options.scheduleId ?? REFRESH_SCHEDULE_ID,
+    interval: config.refresh.interval,
+    intervalSetting: 'refresh.interval (DDSYNC_REFRESH_INTERVAL)',
+    workflowType: 'refreshWarehouse',
+    args,
+    purpose: 'refresh the warehouse from the due-diligence service',
   });
 }
 
 /** The input of a refresh as configured (DDSYNC_REFRESH_*): the schedule and `ddsync refresh` start the same. */
 export function refreshInputFrom(refresh: ScheduleConfig['refresh']): RefreshInput {
-  return { supplierConcurrency: refresh.supplierConcurrency, ...(refresh.pageActivities === 'task-queue' ? { pageActivities: 'task-queue' as const } : {}) };
+  return {
+    supplierConcurrency: refresh.supplierConcurrency,
+    ...(refresh.pageActivities === 'task-queue' ? { pageActivities: 'task-queue' as const } : {}),
+  };
 }
 
 /** Reconcile the desired webhooks (baked into the schedule: apply again after changing DDSYNC_WEBHOOKS), pull attempts and stats. */
@@ -97,8 +121,12 @@ export function webhooksSchedule(config: ScheduleConfig): ManagedSchedule | unde
   if (desired.length === 0) return undefined;
   const args: [MaintainWebhooksInput] = [{ desired }];
   return managedSchedule(config, {
-    scheduleId: WEBHOOKS_SCHEDULE_ID, interval: config.webhooks.interval, intervalSetting: 'webhooks.interval (DDSYNC_WEBHOOKS_INTERVAL)',
-    workflowType: 'maintainWebhooks', args, purpose: 'keep the webhooks registered and pull their attempts and stats',
+    scheduleId: WEBHOOKS_SCHEDULE_ID,
+    interval: config.webhooks.interval,
+    intervalSetting: 'webhooks.interval (DDSYNC_WEBHOOKS_INTERVAL)',
+    workflowType: 'maintainWebhooks',
+    args,
+    purpose: 'keep the webhooks registered and pull their attempts and stats',
   });
 }
 
@@ -106,17 +134,22 @@ export function webhooksSchedule(config: ScheduleConfig): ManagedSchedule | unde
 export function pdfArchiveSchedule(config: ScheduleConfig): ManagedSchedule | undefined {
   if (!config.pdfs) return undefined;
   return managedSchedule(config, {
-    scheduleId: PDF_ARCHIVE_SCHEDULE_ID, interval: config.pdfs.interval, intervalSetting: 'pdfs.interval (DDSYNC_PDF_INTERVAL)',
-    workflowType: 'archiveSurveyPdfs', args: [{}], purpose: 'archive the survey-response PDFs that are due',
+    scheduleId: PDF_ARCHIVE_SCHEDULE_ID,
+    interval: config.pdfs.interval,
+    intervalSetting: 'pdfs.interval (DDSYNC_PDF_INTERVAL)',
+    workflowType: 'archiveSurveyPdfs',
+    args: [{}],
+    purpose: 'archive the survey-response PDFs that are due',
   });
 }
 
 /** Every schedule ddsync manages, in the order they are applied and printed. */
-const SCHEDULES: ReadonlyArray<readonly [id: string, build: (config: ScheduleConfig) => ManagedSchedule | undefined]> = [
-  [REFRESH_SCHEDULE_ID, (config) => refreshSchedule(config)],
-  [WEBHOOKS_SCHEDULE_ID, webhooksSchedule],
-  [PDF_ARCHIVE_SCHEDULE_ID, pdfArchiveSchedule],
-];
+const SCHEDULES: ReadonlyArray<readonly [id: string, build: (config: ScheduleConfig) => ManagedSchedule | undefined]> =
+  [
+    [REFRESH_SCHEDULE_ID, (config) => refreshSchedule(config)],
+    [WEBHOOKS_SCHEDULE_ID, webhooksSchedule],
+    [PDF_ARCHIVE_SCHEDULE_ID, pdfArchiveSchedule],
+  ];
 
 /** Every schedule the configuration asks for, and the ids of ddsync's schedules it does not (to retire). */
 export function ddsyncSchedules(config: ScheduleConfig): { wanted: ManagedSchedule[]; unwanted: string[] } {
@@ -128,7 +161,8 @@ export function ddsyncSchedules(config: ScheduleConfig): { wanted: ManagedSchedu
 }
 
 function durationText(text: string, field: string): DurationText {
-  if (!/^[1-9]\d*[smhd]$/.test(text)) throw new Error(`${field} must be a whole number followed by s, m, h or d (e.g. 45m, 6h), got "${text}"`);
+  if (!/^[1-9]\d*[smhd]$/.test(text))
+    throw new Error(`${field} must be a whole number followed by s, m, h or d (e.g. 45m, 6h), got "${text}"`);
   return text as DurationText;
 }
 
@@ -173,7 +207,6 @@ export async function retireSchedules(client: Client, ids: readonly string[]): P
   return results;
 }
 
-
 async function applySchedule(client: Client, schedule: ManagedSchedule): Promise<AppliedSchedule> {
   const id = schedule.scheduleId;
   try {
@@ -194,7 +227,11 @@ async function applySchedule(client: Client, schedule: ManagedSchedule): Promise
     spec: { ...previous.spec, intervals: schedule.spec.intervals, calendars: [] },
     action: { ...previous.action, ...schedule.action },
     policies: { ...previous.policies, ...schedule.policies },
-    state: { paused: previous.state.paused, note: previous.state.note, remainingActions: previous.state.remainingActions },
+    state: {
+      paused: previous.state.paused,
+      note: previous.state.note,
+      remainingActions: previous.state.remainingActions,
+    },
   }));
   return { id, outcome: 'updated', changed };
 }
@@ -266,7 +303,9 @@ export async function describeSchedule(client: Client, id: string): Promise<Sche
     overlap: d.policies.overlap ?? ScheduleOverlapPolicy.SKIP,
     catchupWindow: formatMs(d.policies.catchupWindow),
     nextActionTimes: d.info.nextActionTimes.slice(0, SHOWN_TIMES),
-    recentActions: d.info.recentActions.slice(-SHOWN_TIMES).map((a) => ({ scheduledAt: a.scheduledAt, takenAt: a.takenAt, workflowId: a.action.workflow.workflowId })),
+    recentActions: d.info.recentActions
+      .slice(-SHOWN_TIMES)
+      .map((a) => ({ scheduledAt: a.scheduledAt, takenAt: a.takenAt, workflowId: a.action.workflow.workflowId })),
   };
 }
 
@@ -290,7 +329,12 @@ export async function listSchedules(client: Client): Promise<ScheduleListing[]> 
   return listings;
 }
 
-const UNITS: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1_000]];
+const UNITS: Array<[string, number]> = [
+  ['d', 86_400_000],
+  ['h', 3_600_000],
+  ['m', 60_000],
+  ['s', 1_000],
+];
 
 /** 21600000 → `6h`, 5400000 → `90m`: the largest unit that divides it evenly. */
 export function formatMs(ms: number): string {

@@ -16,7 +16,7 @@ const HEADER = `/**
  */
 `;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- introspection reads any schema
+// biome-ignore lint/suspicious/noExplicitAny: introspection reads any schema
 export async function renderTableTypes(db: Kysely<any>): Promise<string> {
   const body = await generate({
     // kysely-codegen, a CommonJS package, names Kysely's CommonJS build in its types; the instance works the same.

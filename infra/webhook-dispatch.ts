@@ -36,7 +36,9 @@ export async function dispatchEvent(db: Warehouse, temporal: Client, event: Stor
   }
   const status = statusOf(event.payload);
   try {
-    await temporal.workflow.getHandle(transactionWorkflowId(key)).signal(transactionUpdatedSignal, status ? { status } : {});
+    await temporal.workflow
+      .getHandle(transactionWorkflowId(key))
+      .signal(transactionUpdatedSignal, status ? { status } : {});
     await markHandled(db, event.msg_id, 'signalled');
     return 'signalled';
   } catch (error) {
@@ -45,7 +47,9 @@ export async function dispatchEvent(db: Warehouse, temporal: Client, event: Stor
       return 'workflow_closed';
     }
     log.warn({ msgId: event.msg_id, err: error }, 'could not signal the transaction workflow; will retry');
-    await noteDispatchFailure(db, event.msg_id, error instanceof Error ? error.message : String(error)).catch(() => undefined);
+    await noteDispatchFailure(db, event.msg_id, error instanceof Error ? error.message : String(error)).catch(
+      () => undefined,
+    );
     throw error;
   }
 }
@@ -54,7 +58,10 @@ export async function dispatchEvent(db: Warehouse, temporal: Client, event: Stor
 export async function dispatchPending(db: Warehouse, temporal: Client, log: Logger): Promise<number> {
   let n = 0;
   for (const event of await pendingEvents(db)) {
-    await dispatchEvent(db, temporal, event, log).then(() => n++, () => undefined);
+    await dispatchEvent(db, temporal, event, log).then(
+      () => n++,
+      () => undefined,
+    );
   }
   return n;
 }

@@ -37,7 +37,9 @@ export async function createDdsyncWorker(options: DdsyncWorkerOptions): Promise<
     // Registered here once, so every activity (a new one too) gets them, not only those a factory wraps.
     interceptors: { activity: activityInterceptors },
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 16,
-    ...(options.taskQueueActivitiesPerSecond ? { maxTaskQueueActivitiesPerSecond: options.taskQueueActivitiesPerSecond } : {}),
+    ...(options.taskQueueActivitiesPerSecond
+      ? { maxTaskQueueActivitiesPerSecond: options.taskQueueActivitiesPerSecond }
+      : {}),
     shutdownGraceTime: '10 seconds',
     // The SDK sizes its workflow cache from the heap limit, which is small in production
     // (infra/production.ts), giving 10. Too small a cache makes every step of an evicted workflow a

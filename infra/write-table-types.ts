@@ -9,7 +9,10 @@ import { migrateToLatest } from '../warehouse/migrate.ts';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 import { renderTableTypes, TABLE_TYPES_FILE } from './table-types.ts';
 
-const postgres = await startEmbeddedPostgres({ dataDir: packagePath('.ddsync', `db-types-${process.pid}`), persistent: false });
+const postgres = await startEmbeddedPostgres({
+  dataDir: packagePath('.ddsync', `db-types-${process.pid}`),
+  persistent: false,
+});
 try {
   const db = openWarehouse(postgres.url, 2, 'ddsync-db-types');
   try {

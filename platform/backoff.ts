@@ -26,6 +26,11 @@ export function backoffDelay(retry: number, options: BackoffOptions, random: () 
  * The delay to wait before the next attempt: the service's Retry-After when it sent one (already
  * bounded by parseRetryAfter), otherwise jittered backoff.
  */
-export function nextDelay(retry: number, retryAfterMs: number | undefined, options: BackoffOptions, random?: () => number): number {
+export function nextDelay(
+  retry: number,
+  retryAfterMs: number | undefined,
+  options: BackoffOptions,
+  random?: () => number,
+): number {
   return retryAfterMs ?? backoffDelay(retry, options, random);
 }

@@ -15,7 +15,13 @@ export function bodyLimit(options: Parameters<typeof honoBodyLimit>[0]): Middlew
   return (c, next) => {
     const raw = c.req.raw;
     if (raw.body && (!raw.headers.has('content-length') || raw.headers.has('transfer-encoding'))) {
-      c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: raw.body, signal: raw.signal, duplex: 'half' } as RequestInit);
+      c.req.raw = new Request(raw.url, {
+        method: raw.method,
+        headers: raw.headers,
+        body: raw.body,
+        signal: raw.signal,
+        duplex: 'half',
+      } as RequestInit);
     }
     return limit(c, next);
   };

@@ -16,9 +16,20 @@ export interface LoggerOptions {
 
 /** Field paths that hold secrets by name, wherever they appear one level deep. */
 const SECRET_PATHS = [
-  'clientSecret', 'client_secret', 'accessToken', 'access_token', 'token', 'secret',
-  'webhookSecret', 'signingSecret', 'password', 'authorization', 'apiKey',
-  'headers.authorization', 'req.headers.authorization', 'request.headers.authorization',
+  'clientSecret',
+  'client_secret',
+  'accessToken',
+  'access_token',
+  'token',
+  'secret',
+  'webhookSecret',
+  'signingSecret',
+  'password',
+  'authorization',
+  'apiKey',
+  'headers.authorization',
+  'req.headers.authorization',
+  'request.headers.authorization',
 ];
 const redactPaths = [...SECRET_PATHS, ...SECRET_PATHS.map((p) => `*.${p}`)];
 
@@ -37,7 +48,15 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   };
   const target = options.destination ?? process.stdout;
   if (format === 'pretty') {
-    return pino(base, pretty({ destination: target, sync: true, colorize: target === process.stdout && !!process.stdout.isTTY, ignore: 'pid,hostname,name' }));
+    return pino(
+      base,
+      pretty({
+        destination: target,
+        sync: true,
+        colorize: target === process.stdout && !!process.stdout.isTTY,
+        ignore: 'pid,hostname,name',
+      }),
+    );
   }
   return pino(base, target);
 }

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url';
 function findPackageRoot(from: string): string {
   for (let dir = dirname(fileURLToPath(from)); ; dir = dirname(dir)) {
     const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'ddsync') return dir;
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'ddsync')
+      return dir;
     if (dirname(dir) === dir) throw new Error(`cannot find the ddsync package folder above ${fileURLToPath(from)}`);
   }
 }

@@ -32,7 +32,14 @@ export type SurveyPdfState = (typeof SURVEY_PDF_STATES)[number];
 /** No CHECK in the SQL: the values ddsync writes. */
 export const STATUS_SOURCES = ['create', 'submit', 'poll', 'webhook'] as const;
 /** No CHECK in the SQL: the values ddsync writes. */
-export const WEBHOOK_EVENT_HANDLINGS = ['pending', 'signalled', 'no_transaction', 'workflow_closed', 'ignored', 'failed'] as const;
+export const WEBHOOK_EVENT_HANDLINGS = [
+  'pending',
+  'signalled',
+  'no_transaction',
+  'workflow_closed',
+  'ignored',
+  'failed',
+] as const;
 export type WebhookEventHandling = (typeof WEBHOOK_EVENT_HANDLINGS)[number];
 
 type Of<Values extends readonly string[]> = Values[number];
@@ -63,10 +70,14 @@ type Narrowings = typeof NARROWED_COLUMNS;
 /** `text` becomes the values; null, undefined (optional on insert) and the ColumnType around it stay. */
 type Swap<T, Values> = T extends string ? Values : T;
 type NarrowColumn<Column, Values> =
-  Column extends ColumnType<infer S, infer I, infer U> ? ColumnType<Swap<S, Values>, Swap<I, Values>, Swap<U, Values>> : Swap<Column, Values>;
+  Column extends ColumnType<infer S, infer I, infer U>
+    ? ColumnType<Swap<S, Values>, Swap<I, Values>, Swap<U, Values>>
+    : Swap<Column, Values>;
 
 export type Database = {
   [T in keyof DB]: {
-    [C in keyof DB[T]]: `${T & string}.${C & string}` extends infer P extends keyof Narrowings ? NarrowColumn<DB[T][C], Of<Narrowings[P]>> : DB[T][C];
+    [C in keyof DB[T]]: `${T & string}.${C & string}` extends infer P extends keyof Narrowings
+      ? NarrowColumn<DB[T][C], Of<Narrowings[P]>>
+      : DB[T][C];
   };
 };

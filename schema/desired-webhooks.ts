@@ -64,7 +64,8 @@ export function parseDesiredWebhooks(text: string): DesiredWebhook[] {
   } catch (e) {
     throw new DesiredWebhooksError([`not valid JSON (${(e as Error).message})`]);
   }
-  if (!Array.isArray(raw)) throw new DesiredWebhooksError(['must be a JSON array of {name, url, events?, description?, active?}']);
+  if (!Array.isArray(raw))
+    throw new DesiredWebhooksError(['must be a JSON array of {name, url, events?, description?, active?}']);
   const problems: string[] = [];
   const out: DesiredWebhook[] = [];
   const names = new Set<string>();
@@ -75,25 +76,45 @@ export function parseDesiredWebhooks(text: string): DesiredWebhook[] {
       return;
     }
     const o = item as Record<string, unknown>;
-    for (const key of Object.keys(o)) if (!['name', 'url', 'events', 'description', 'active'].includes(key)) problems.push(`${at}.${key}: unknown field`);
+    for (const key of Object.keys(o))
+      if (!['name', 'url', 'events', 'description', 'active'].includes(key))
+        problems.push(`${at}.${key}: unknown field`);
     const name = o['name'];
-    if (!isWebhookName(name)) problems.push(`${at}.name: required, lower-case letters, digits and dashes (at most 63), got ${JSON.stringify(name)}`);
+    if (!isWebhookName(name))
+      problems.push(
+        `${at}.name: required, lower-case letters, digits and dashes (at most 63), got ${JSON.stringify(name)}`,
+      );
     else if (names.has(name)) problems.push(`${at}.name: "${name}" is used twice`);
     else names.add(name);
     const url = o['url'];
     for (const i of webhookUrlIssues(url, `${at}.url`)) {
-      problems.push(i.rule === 'webhookUrl.length' ? `${i.path}: ${i.message}` : `${i.path}: required, ${i.message}, got ${JSON.stringify(url)}`);
+      problems.push(
+        i.rule === 'webhookUrl.length'
+          ? `${i.path}: ${i.message}`
+          : `${i.path}: required, ${i.message}, got ${JSON.stringify(url)}`,
+      );
     }
     const events = o['events'] ?? DEFAULT_EVENTS;
-    if (!Array.isArray(events) || events.length === 0 || !events.every((e) => typeof e === 'string' && e !== '')) problems.push(`${at}.events: a non-empty list of event kinds (e.g. ["transaction.updated"])`);
+    if (!Array.isArray(events) || events.length === 0 || !events.every((e) => typeof e === 'string' && e !== ''))
+      problems.push(`${at}.events: a non-empty list of event kinds (e.g. ["transaction.updated"])`);
     const description = o['description'] ?? '';
     const room = serviceFacts.WEBHOOK_DESCRIPTION_MAX_LENGTH - (typeof name === 'string' ? marker(name).length + 1 : 0);
     if (typeof description !== 'string') problems.push(`${at}.description: a string when given`);
-    else if (description.length > room) problems.push(`${at}.description: at most ${room} characters (the service allows ${serviceFacts.WEBHOOK_DESCRIPTION_MAX_LENGTH}, ddsync's marker takes the rest)`);
+    else if (description.length > room)
+      problems.push(
+        `${at}.description: at most ${room} characters (the service allows ${serviceFacts.WEBHOOK_DESCRIPTION_MAX_LENGTH}, ddsync's marker takes the rest)`,
+      );
     const active = o['active'] ?? true;
     if (typeof active !== 'boolean') problems.push(`${at}.active: true or false when given`);
     // Each kind once: the service keeps a set, and a repeat would read as drift on every run.
-    if (problems.length === 0) out.push({ name: name as string, url: url as string, events: [...new Set(events as string[])], description: description as string, active: active as boolean });
+    if (problems.length === 0)
+      out.push({
+        name: name as string,
+        url: url as string,
+        events: [...new Set(events as string[])],
+        description: description as string,
+        active: active as boolean,
+      });
   });
   if (problems.length > 0) throw new DesiredWebhooksError(problems);
   return out;

@@ -33,7 +33,12 @@ export class Auth {
     if (b['client_id'] !== this.opts.clientId || b['client_secret'] !== this.opts.clientSecret) {
       throw new HttpError(401, 'Invalid client credentials');
     }
-    return { access_token: await this.mint(this.opts.lifetimeSeconds), token_type: 'Bearer', expires_in: this.opts.lifetimeSeconds, scope: TOKEN_SCOPE };
+    return {
+      access_token: await this.mint(this.opts.lifetimeSeconds),
+      token_type: 'Bearer',
+      expires_in: this.opts.lifetimeSeconds,
+      scope: TOKEN_SCOPE,
+    };
   }
 
   /** Signs a token with any lifetime (negative = already expired; used by control for tests). */

@@ -10,7 +10,13 @@ export function businessCreatedAt(seed: number, node: BusinessNode): string {
 }
 
 function slug(name: string): string {
-  return name.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'business';
+  return (
+    name
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'business'
+  );
 }
 
 export function businessEmail(node: BusinessNode): string {
@@ -19,9 +25,14 @@ export function businessEmail(node: BusinessNode): string {
 
 /** The compact business object nested in plots, connections and invitations. */
 export function businessWire(seed: number, node: BusinessNode): Record<string, unknown> {
-  const country = node.role === 'caller' || node.role === 'buyer' || node.role === 'prospect'
-    ? { code: 'DE', name: 'Germany', city: 'Hamburg' }
-    : PRODUCING_COUNTRIES.find((c) => c.code === node.countryCode) ?? { code: node.countryCode, name: node.countryCode, city: '' };
+  const country =
+    node.role === 'caller' || node.role === 'buyer' || node.role === 'prospect'
+      ? { code: 'DE', name: 'Germany', city: 'Hamburg' }
+      : (PRODUCING_COUNTRIES.find((c) => c.code === node.countryCode) ?? {
+          code: node.countryCode,
+          name: node.countryCode,
+          city: '',
+        });
   const createdAt = businessCreatedAt(seed, node);
   return {
     id: node.id,
@@ -51,7 +62,11 @@ export function businessWire(seed: number, node: BusinessNode): Record<string, u
 }
 
 /** A member user of a business (used as the sender of invitations). */
-export function userWire(seed: number, node: BusinessNode, entitlements: Record<string, boolean>): Record<string, unknown> {
+export function userWire(
+  seed: number,
+  node: BusinessNode,
+  entitlements: Record<string, boolean>,
+): Record<string, unknown> {
   const createdAt = businessCreatedAt(seed, node);
   return {
     idpUserId: uuidFor(seed, 'idp-user', node.index),

@@ -1,6 +1,10 @@
 // Value sets of the service (upstream-facts.md, as schema/upstream/service-facts.ts holds them) and
 // plausible geography for generated plots.
-import { KNOWN_COMMODITIES, KNOWN_RISK_ASSESSMENT_STATUSES, KNOWN_RISK_LEVELS } from '../schema/upstream/service-facts.ts';
+import {
+  KNOWN_COMMODITIES,
+  KNOWN_RISK_ASSESSMENT_STATUSES,
+  KNOWN_RISK_LEVELS,
+} from '../schema/upstream/service-facts.ts';
 
 export const COMMODITIES = KNOWN_COMMODITIES;
 export const RISK_ASSESSMENT_STATUSES = KNOWN_RISK_ASSESSMENT_STATUSES;
@@ -21,29 +25,111 @@ export interface ProducingCountry {
 }
 
 export const PRODUCING_COUNTRIES: readonly ProducingCountry[] = [
-  { code: 'BR', name: 'Brazil', box: [-56, -46, -16, -8], commodities: ['cattle', 'soya', 'coffee', 'wood'], city: 'Cuiabá' },
-  { code: 'CO', name: 'Colombia', box: [-76, -73, 2, 6.5], commodities: ['coffee', 'cattle', 'oil palm'], city: 'Manizales' },
+  {
+    code: 'BR',
+    name: 'Brazil',
+    box: [-56, -46, -16, -8],
+    commodities: ['cattle', 'soya', 'coffee', 'wood'],
+    city: 'Cuiabá',
+  },
+  {
+    code: 'CO',
+    name: 'Colombia',
+    box: [-76, -73, 2, 6.5],
+    commodities: ['coffee', 'cattle', 'oil palm'],
+    city: 'Manizales',
+  },
   { code: 'PE', name: 'Peru', box: [-77, -73, -12, -6], commodities: ['coffee', 'cocoa'], city: 'Tarapoto' },
-  { code: 'CI', name: "Côte d'Ivoire", box: [-7.5, -3.5, 5.5, 8.5], commodities: ['cocoa', 'rubber'], city: 'San-Pédro' },
+  {
+    code: 'CI',
+    name: "Côte d'Ivoire",
+    box: [-7.5, -3.5, 5.5, 8.5],
+    commodities: ['cocoa', 'rubber'],
+    city: 'San-Pédro',
+  },
   { code: 'GH', name: 'Ghana', box: [-2.8, 0, 5.7, 7.5], commodities: ['cocoa'], city: 'Kumasi' },
-  { code: 'ID', name: 'Indonesia', box: [110, 116, -2.5, 1], commodities: ['oil palm', 'rubber', 'coffee', 'wood'], city: 'Pontianak' },
+  {
+    code: 'ID',
+    name: 'Indonesia',
+    box: [110, 116, -2.5, 1],
+    commodities: ['oil palm', 'rubber', 'coffee', 'wood'],
+    city: 'Pontianak',
+  },
   { code: 'MY', name: 'Malaysia', box: [101, 103, 2.5, 5], commodities: ['oil palm', 'rubber'], city: 'Kuantan' },
-  { code: 'VN', name: 'Vietnam', box: [107.5, 108.5, 11.5, 14.5], commodities: ['coffee', 'rubber', 'wood'], city: 'Buôn Ma Thuột' },
+  {
+    code: 'VN',
+    name: 'Vietnam',
+    box: [107.5, 108.5, 11.5, 14.5],
+    commodities: ['coffee', 'rubber', 'wood'],
+    city: 'Buôn Ma Thuột',
+  },
   { code: 'ET', name: 'Ethiopia', box: [35.5, 39, 6, 9], commodities: ['coffee'], city: 'Jimma' },
-  { code: 'CM', name: 'Cameroon', box: [10.5, 13.5, 3, 5.5], commodities: ['cocoa', 'coffee', 'rubber', 'wood'], city: 'Ebolowa' },
+  {
+    code: 'CM',
+    name: 'Cameroon',
+    box: [10.5, 13.5, 3, 5.5],
+    commodities: ['cocoa', 'coffee', 'rubber', 'wood'],
+    city: 'Ebolowa',
+  },
 ];
 
 export const SPECIES_BY_COMMODITY: Record<string, ReadonlyArray<{ scientificName: string; commonName: string }>> = {
-  cattle: [{ scientificName: 'Bos taurus', commonName: 'Cattle' }, { scientificName: 'Bos indicus', commonName: 'Zebu' }],
+  cattle: [
+    { scientificName: 'Bos taurus', commonName: 'Cattle' },
+    { scientificName: 'Bos indicus', commonName: 'Zebu' },
+  ],
   cocoa: [{ scientificName: 'Theobroma cacao', commonName: 'Cocoa' }],
-  coffee: [{ scientificName: 'Coffea arabica', commonName: 'Arabica coffee' }, { scientificName: 'Coffea canephora', commonName: 'Robusta coffee' }],
+  coffee: [
+    { scientificName: 'Coffea arabica', commonName: 'Arabica coffee' },
+    { scientificName: 'Coffea canephora', commonName: 'Robusta coffee' },
+  ],
   'oil palm': [{ scientificName: 'Elaeis guineensis', commonName: 'African oil palm' }],
   rubber: [{ scientificName: 'Hevea brasiliensis', commonName: 'Rubber tree' }],
   soya: [{ scientificName: 'Glycine max', commonName: 'Soybean' }],
-  wood: [{ scientificName: 'Tectona grandis', commonName: 'Teak' }, { scientificName: 'Eucalyptus grandis', commonName: 'Flooded gum' }],
+  wood: [
+    { scientificName: 'Tectona grandis', commonName: 'Teak' },
+    { scientificName: 'Eucalyptus grandis', commonName: 'Flooded gum' },
+  ],
 };
 
-export const PLOT_NAME_WORDS = ['Fazenda', 'Finca', 'Parcela', 'Plantation', 'Lot', 'Champ', 'Kebun', 'Estate', 'Field', 'Block'];
-export const PLACE_WORDS = ['Esperança', 'Santa Rosa', 'El Paraíso', 'Nkwanta', 'Bukit Hijau', 'Rio Verde', 'La Palma', 'Adjamé', 'Sungai Emas', 'Buena Vista', 'Kpakpa', 'Dak Lak'];
-export const COMPANY_WORDS = ['Agro', 'Verde', 'Cacao', 'Terra', 'Sol', 'Palma', 'Kopi', 'Selva', 'Andes', 'Savanna', 'Delta', 'Monte'];
+export const PLOT_NAME_WORDS = [
+  'Fazenda',
+  'Finca',
+  'Parcela',
+  'Plantation',
+  'Lot',
+  'Champ',
+  'Kebun',
+  'Estate',
+  'Field',
+  'Block',
+];
+export const PLACE_WORDS = [
+  'Esperança',
+  'Santa Rosa',
+  'El Paraíso',
+  'Nkwanta',
+  'Bukit Hijau',
+  'Rio Verde',
+  'La Palma',
+  'Adjamé',
+  'Sungai Emas',
+  'Buena Vista',
+  'Kpakpa',
+  'Dak Lak',
+];
+export const COMPANY_WORDS = [
+  'Agro',
+  'Verde',
+  'Cacao',
+  'Terra',
+  'Sol',
+  'Palma',
+  'Kopi',
+  'Selva',
+  'Andes',
+  'Savanna',
+  'Delta',
+  'Monte',
+];
 export const COMPANY_SUFFIXES = ['Ltda', 'S.A.', 'Cooperative', 'Trading', 'Holdings', 'SARL', 'PT', 'Sdn Bhd'];

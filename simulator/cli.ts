@@ -23,18 +23,34 @@ export const SIMULATOR_HELP = `usage: ddsync simulator [flags]
 
 class FlagError extends Error {}
 
-const VALUE_FLAGS = new Set(['port', 'host', 'seed', 'suppliers', 'plots', 'own-plots', 'faults', 'time-scale', 'client-id', 'client-secret', 'token-lifetime', 'resolve', 'error-ratio']);
+const VALUE_FLAGS = new Set([
+  'port',
+  'host',
+  'seed',
+  'suppliers',
+  'plots',
+  'own-plots',
+  'faults',
+  'time-scale',
+  'client-id',
+  'client-secret',
+  'token-lifetime',
+  'resolve',
+  'error-ratio',
+]);
 const BOOLEAN_FLAGS = new Set(['no-invitations', 'no-transactions-entitlement', 'help']);
 
 function integer(flag: string, raw: string, min: number, max: number): number {
   const n = Number(raw);
-  if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max) throw new FlagError(`--${flag} must be an integer from ${min} to ${max} (got "${raw}")`);
+  if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(n) || n < min || n > max)
+    throw new FlagError(`--${flag} must be an integer from ${min} to ${max} (got "${raw}")`);
   return n;
 }
 
 function decimal(flag: string, raw: string, min: number, max: number): number {
   const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new FlagError(`--${flag} must be a number from ${min} to ${max} (got "${raw}")`);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < min || n > max)
+    throw new FlagError(`--${flag} must be a number from ${min} to ${max} (got "${raw}")`);
   return n;
 }
 
@@ -52,19 +68,33 @@ export function parseSimulatorFlags(argv: string[]): { help: boolean; options: S
       if (eq >= 0) throw new FlagError(`--${name} takes no value`);
       if (name === 'help') help = true;
       if (name === 'no-invitations') options.invitationsEnabled = false;
-      if (name === 'no-transactions-entitlement') options.entitlements = { ...options.entitlements, canManageTransactions: false };
+      if (name === 'no-transactions-entitlement')
+        options.entitlements = { ...options.entitlements, canManageTransactions: false };
       continue;
     }
     if (!VALUE_FLAGS.has(name)) throw new FlagError(`unknown flag --${name} (see --help)`);
     const value = eq >= 0 ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined) throw new FlagError(`--${name} needs a value`);
     switch (name) {
-      case 'port': options.port = integer(name, value, 0, 65535); break;
-      case 'host': if (value === '') throw new FlagError('--host must not be empty'); options.host = value; break;
-      case 'seed': options.seed = integer(name, value, 0, 0xffffffff); break;
-      case 'suppliers': options.suppliers = integer(name, value, 1, 10_000); break;
-      case 'plots': options.plots = integer(name, value, 0, 100_000_000); break;
-      case 'own-plots': options.ownPlots = integer(name, value, 0, 100_000_000); break;
+      case 'port':
+        options.port = integer(name, value, 0, 65535);
+        break;
+      case 'host':
+        if (value === '') throw new FlagError('--host must not be empty');
+        options.host = value;
+        break;
+      case 'seed':
+        options.seed = integer(name, value, 0, 0xffffffff);
+        break;
+      case 'suppliers':
+        options.suppliers = integer(name, value, 1, 10_000);
+        break;
+      case 'plots':
+        options.plots = integer(name, value, 0, 100_000_000);
+        break;
+      case 'own-plots':
+        options.ownPlots = integer(name, value, 0, 100_000_000);
+        break;
       case 'faults':
         try {
           options.faults = parseFaults(value);
@@ -72,20 +102,36 @@ export function parseSimulatorFlags(argv: string[]): { help: boolean; options: S
           throw new FlagError(`--faults: ${(error as Error).message}`);
         }
         break;
-      case 'time-scale': options.timeScale = decimal(name, value, 0, 1000); break;
-      case 'client-id': if (value === '') throw new FlagError('--client-id must not be empty'); options.clientId = value; break;
-      case 'client-secret': if (value === '') throw new FlagError('--client-secret must not be empty'); options.clientSecret = value; break;
-      case 'token-lifetime': options.tokenLifetimeSeconds = integer(name, value, 0, 10 * 365 * 86_400); break;
-      case 'error-ratio': options.transactionErrorRatio = decimal(name, value, 0, 1); break;
+      case 'time-scale':
+        options.timeScale = decimal(name, value, 0, 1000);
+        break;
+      case 'client-id':
+        if (value === '') throw new FlagError('--client-id must not be empty');
+        options.clientId = value;
+        break;
+      case 'client-secret':
+        if (value === '') throw new FlagError('--client-secret must not be empty');
+        options.clientSecret = value;
+        break;
+      case 'token-lifetime':
+        options.tokenLifetimeSeconds = integer(name, value, 0, 10 * 365 * 86_400);
+        break;
+      case 'error-ratio':
+        options.transactionErrorRatio = decimal(name, value, 0, 1);
+        break;
       case 'resolve': {
         const m = /^([^=\s]+)=([^:\s]+):(\d{1,5})$/.exec(value);
-        if (!m || Number(m[3]) > 65535) throw new FlagError(`--resolve must be HOST=ADDRESS:PORT, e.g. hooks.ddsync.test=127.0.0.1:8080 (got "${value}")`);
+        if (!m || Number(m[3]) > 65535)
+          throw new FlagError(
+            `--resolve must be HOST=ADDRESS:PORT, e.g. hooks.ddsync.test=127.0.0.1:8080 (got "${value}")`,
+          );
         resolve[m[1] ?? ''] = `${m[2]}:${m[3]}`;
         break;
       }
     }
   }
-  if (options.ownPlots !== undefined && options.ownPlots > (options.plots ?? 2000)) throw new FlagError('--own-plots must not exceed --plots');
+  if (options.ownPlots !== undefined && options.ownPlots > (options.plots ?? 2000))
+    throw new FlagError('--own-plots must not exceed --plots');
   if (Object.keys(resolve).length > 0) options.resolve = resolve;
   return { help, options };
 }
@@ -107,7 +153,9 @@ export async function runSimulatorCli(argv: string[]): Promise<number> {
   const { options } = parsed;
   const sim = await startSimulator({ ...options, log: (line) => process.stderr.write(`${line}\n`) });
   const plots = sim.control.countPlots();
-  process.stdout.write(`simulator listening on ${sim.url} (seed ${options.seed ?? 1}, ${sim.control.suppliers().length} suppliers, ${plots} plots)\n`);
+  process.stdout.write(
+    `simulator listening on ${sim.url} (seed ${options.seed ?? 1}, ${sim.control.suppliers().length} suppliers, ${plots} plots)\n`,
+  );
   return new Promise<number>((resolve) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

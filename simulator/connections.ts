@@ -19,7 +19,10 @@ export class ConnectionStore {
   private connections = new Map<string, Connection>();
   private counter = 0;
 
-  constructor(private seed: number, private layout: Layout) {
+  constructor(
+    private seed: number,
+    private layout: Layout,
+  ) {
     this.reset();
   }
 
@@ -29,11 +32,25 @@ export class ConnectionStore {
     // Supplier links: the supplier is the source (shares data), the caller the target (buyer).
     this.layout.supplierIndices.forEach((s, i) => {
       const id = uuidFor(this.seed, 'connection', s);
-      this.connections.set(id, { id, sourceIndex: s, targetIndex: CALLER, createdAt: at(i), updatedAt: at(i), customData: i % 2 === 0 ? { supplierCode: `S-${String(i + 1).padStart(3, '0')}` } : {} });
+      this.connections.set(id, {
+        id,
+        sourceIndex: s,
+        targetIndex: CALLER,
+        createdAt: at(i),
+        updatedAt: at(i),
+        customData: i % 2 === 0 ? { supplierCode: `S-${String(i + 1).padStart(3, '0')}` } : {},
+      });
     });
     this.layout.buyerIndices.forEach((b, i) => {
       const id = uuidFor(this.seed, 'connection', b);
-      this.connections.set(id, { id, sourceIndex: CALLER, targetIndex: b, createdAt: at(20 + i), updatedAt: at(20 + i), customData: { buyerRef: `B-${i + 1}` } });
+      this.connections.set(id, {
+        id,
+        sourceIndex: CALLER,
+        targetIndex: b,
+        createdAt: at(20 + i),
+        updatedAt: at(20 + i),
+        customData: { buyerRef: `B-${i + 1}` },
+      });
     });
   }
 
@@ -52,7 +69,9 @@ export class ConnectionStore {
   }
 
   between(a: number, b: number): Connection | undefined {
-    return [...this.connections.values()].find((c) => (c.sourceIndex === a && c.targetIndex === b) || (c.sourceIndex === b && c.targetIndex === a));
+    return [...this.connections.values()].find(
+      (c) => (c.sourceIndex === a && c.targetIndex === b) || (c.sourceIndex === b && c.targetIndex === a),
+    );
   }
 
   add(sourceIndex: number, targetIndex: number, customData: Record<string, unknown> = {}): Connection {
@@ -67,7 +86,8 @@ export class ConnectionStore {
   setCustomData(id: string, customData: Record<string, unknown>): Connection {
     const c = this.connections.get(id);
     if (!c || (c.sourceIndex !== CALLER && c.targetIndex !== CALLER)) throw notFound(`Business connection ${id}`);
-    if (c.targetIndex !== CALLER) throw forbidden('Only the buyer side of a business connection may set its customData');
+    if (c.targetIndex !== CALLER)
+      throw forbidden('Only the buyer side of a business connection may set its customData');
     c.customData = withServerKeys(c.customData, customData);
     c.updatedAt = new Date().toISOString();
     return c;

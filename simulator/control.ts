@@ -64,7 +64,13 @@ export interface SimulatorControl {
   setSurveyResponsePdf(id: string, document: Buffer | null): void;
   /** The next `times` PDF requests of the response answer `status` (500 unless given). */
   failSurveyResponsePdf(id: string, times: number, status?: number): void;
-  invitations(): Array<{ id: string; status: string; senderBusinessId: string; email: string; customData: Record<string, unknown> }>;
+  invitations(): Array<{
+    id: string;
+    status: string;
+    senderBusinessId: string;
+    email: string;
+    customData: Record<string, unknown>;
+  }>;
   setEntitlements(partial: Partial<Entitlements>): Entitlements;
   setInvitationsEnabled(enabled: boolean): void;
   setFaults(faults: Partial<FaultProfile> | string): FaultProfile;
@@ -99,11 +105,18 @@ export function createControl(state: SimState): SimulatorControl {
 
   return {
     callerBusinessId: () => layout.businesses[CALLER]?.id ?? '',
-    suppliers: () => state.connections.suppliers().map((c) => {
-      const node = layout.businesses[c.sourceIndex];
-      const reach = layout.reach.get(c.sourceIndex);
-      return { id: node?.id ?? '', name: node?.name ?? '', connectionId: c.id, plotsCount: reach ? plots.liveCount(reach) : 0, ownPlotsCount: node?.plotCount ?? 0 };
-    }),
+    suppliers: () =>
+      state.connections.suppliers().map((c) => {
+        const node = layout.businesses[c.sourceIndex];
+        const reach = layout.reach.get(c.sourceIndex);
+        return {
+          id: node?.id ?? '',
+          name: node?.name ?? '',
+          connectionId: c.id,
+          plotsCount: reach ? plots.liveCount(reach) : 0,
+          ownPlotsCount: node?.plotCount ?? 0,
+        };
+      }),
     *plots(opts = {}) {
       for (const { index, supplierIds } of visibleBusinesses(opts.includeOwn ?? true)) {
         for (const plot of plots.ofBusiness(index)) yield { plot: plotForCaller(state, plot), supplierIds };
@@ -204,11 +217,22 @@ export function createControl(state: SimState): SimulatorControl {
     setSurveyResponseStatus: (id, status) => state.surveys.setStatus(id, status),
     setSurveyResponsePdf: (id, document) => state.surveys.setDocument(id, document),
     failSurveyResponsePdf: (id, times, status = 500) => state.surveys.failPdf(id, times, status),
-    invitations: () => state.invitations.all().map((i) => ({ id: i.id, status: i.status, senderBusinessId: layout.businesses[i.senderIndex]?.id ?? '', email: i.email, customData: { ...i.customData } })),
+    invitations: () =>
+      state.invitations.all().map((i) => ({
+        id: i.id,
+        status: i.status,
+        senderBusinessId: layout.businesses[i.senderIndex]?.id ?? '',
+        email: i.email,
+        customData: { ...i.customData },
+      })),
     setEntitlements: (partial) => Object.assign(state.settings.entitlements, partial),
-    setInvitationsEnabled: (enabled) => { state.settings.invitationsEnabled = enabled; },
+    setInvitationsEnabled: (enabled) => {
+      state.settings.invitationsEnabled = enabled;
+    },
     setFaults: (faults) => (state.settings.faults = parseFaults(faults)),
-    setTransactionErrorRatio: (ratio) => { state.settings.errorRatio = ratio; },
+    setTransactionErrorRatio: (ratio) => {
+      state.settings.errorRatio = ratio;
+    },
     mintToken: (lifetimeSeconds) => state.auth.mint(lifetimeSeconds),
   };
 }

@@ -27,7 +27,12 @@ export class DeliveryService {
 
   /** Queues a message for one webhook; returns its message id. */
   send(hook: Webhook, eventType: string, payload: Record<string, unknown>): string {
-    const msg: Message = { id: `msg_${Date.now().toString(36)}${(this.counter++).toString(36).padStart(6, '0')}`, eventType, payload, timestamp: new Date().toISOString() };
+    const msg: Message = {
+      id: `msg_${Date.now().toString(36)}${(this.counter++).toString(36).padStart(6, '0')}`,
+      eventType,
+      payload,
+      timestamp: new Date().toISOString(),
+    };
     this.deps.timers.after(RETRY_SCHEDULE_MS[0] ?? 0, () => void this.attempt(hook, msg, 0));
     return msg.id;
   }
@@ -43,7 +48,10 @@ export class DeliveryService {
     if (this.closed) return;
     const body = JSON.stringify(msg.payload);
     const now = new Date();
-    const signature = this.deps.store.signingSecrets(hook).map((s) => new SvixWebhook(s).sign(msg.id, now, body)).join(' ');
+    const signature = this.deps.store
+      .signingSecrets(hook)
+      .map((s) => new SvixWebhook(s).sign(msg.id, now, body))
+      .join(' ');
     const headers = {
       'content-type': 'application/json',
       'svix-id': msg.id,
@@ -69,12 +77,18 @@ export class DeliveryService {
     if (!ok && next !== undefined) this.deps.timers.after(next, () => void this.attempt(hook, msg, n + 1));
   }
 
-  private post(target: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
+  private post(
+    target: string,
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<{ status: number; body: string }> {
     return new Promise((resolvePromise) => {
       const url = new URL(target);
       const mapped = this.deps.resolve[url.hostname];
       const transport = mapped || url.protocol === 'http:' ? http : https;
-      const [host, port] = mapped ? [mapped.slice(0, mapped.lastIndexOf(':')), mapped.slice(mapped.lastIndexOf(':') + 1)] : [url.hostname, url.port];
+      const [host, port] = mapped
+        ? [mapped.slice(0, mapped.lastIndexOf(':')), mapped.slice(mapped.lastIndexOf(':') + 1)]
+        : [url.hostname, url.port];
       const req = transport.request({
         host,
         port: port || undefined,
@@ -99,7 +113,9 @@ export class DeliveryService {
       req.on('response', (res) => {
         let text = '';
         res.setEncoding('utf8');
-        res.on('data', (chunk: string) => { if (text.length < 4000) text += chunk; });
+        res.on('data', (chunk: string) => {
+          if (text.length < 4000) text += chunk;
+        });
         res.on('end', () => done(res.statusCode ?? 0, text));
         res.on('error', (error) => done(0, error.message));
       });

@@ -59,7 +59,10 @@ export function shrinkShape(shape: LocalShape, areaRatio: number): LocalShape {
 /** Places a local shape at (lon, lat) as a closed GeoJSON ring. */
 export function toPolygon(shape: LocalShape, lon: number, lat: number): PolygonGeometry {
   const lonScale = METERS_PER_DEGREE * Math.cos((lat * Math.PI) / 180);
-  const ring: number[][] = shape.xs.map((x, i) => [round7(lon + x / lonScale), round7(lat + (shape.ys[i] ?? 0) / METERS_PER_DEGREE)]);
+  const ring: number[][] = shape.xs.map((x, i) => [
+    round7(lon + x / lonScale),
+    round7(lat + (shape.ys[i] ?? 0) / METERS_PER_DEGREE),
+  ]);
   const first = ring[0];
   if (first) ring.push([first[0] ?? 0, first[1] ?? 0]);
   return { type: 'Polygon', coordinates: [ring] };

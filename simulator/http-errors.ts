@@ -2,7 +2,11 @@
 import { STATUS_CODES } from 'node:http';
 
 export class HttpError extends Error {
-  constructor(readonly statusCode: number, readonly messages: string | string[], readonly headers: Record<string, string> = {}) {
+  constructor(
+    readonly statusCode: number,
+    readonly messages: string | string[],
+    readonly headers: Record<string, string> = {},
+  ) {
     super(Array.isArray(messages) ? messages.join('; ') : messages);
   }
   body(): { statusCode: number; message: string | string[]; error: string } {

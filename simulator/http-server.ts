@@ -44,7 +44,10 @@ function toResponse(reply: Reply): Response {
     // ReadableStream.from pulls the next chunk only when the socket takes more, and cancelling it
     // (the client went away) ends the generator.
     const body = ReadableStream.from(encoded(reply.stream()));
-    return new Response(body, { status: reply.status, headers: { 'content-type': reply.contentType ?? JSON_TYPE, ...reply.headers } });
+    return new Response(body, {
+      status: reply.status,
+      headers: { 'content-type': reply.contentType ?? JSON_TYPE, ...reply.headers },
+    });
   }
   const body = bodyOf(reply);
   const headers: Record<string, string> = { ...reply.headers };
@@ -84,18 +87,31 @@ async function truncated(c: Context<Env>, reply: Reply): Promise<Response> {
 }
 
 /** Applies the exclusive fault, if any; returns a reply to send instead, 'reset', or undefined. */
-function faultReply(state: SimState, decision: FaultDecision, authenticated: boolean, authorization: string | undefined): Reply | 'reset' | undefined {
+function faultReply(
+  state: SimState,
+  decision: FaultDecision,
+  authenticated: boolean,
+  authorization: string | undefined,
+): Reply | 'reset' | undefined {
   switch (decision.kind) {
-    case 'http500': return errorReply(new HttpError(500, 'Internal server error (simulated)'));
-    case 'http503': return errorReply(new HttpError(503, 'Service unavailable (simulated)'));
+    case 'http500':
+      return errorReply(new HttpError(500, 'Internal server error (simulated)'));
+    case 'http503':
+      return errorReply(new HttpError(503, 'Service unavailable (simulated)'));
     case 'http429': {
       const seconds = Math.round(state.settings.faults.retryAfterSeconds * state.opts.timeScale);
       return errorReply(new HttpError(429, 'Too Many Requests', { 'retry-after': String(seconds) }));
     }
-    case 'http429NoRetryAfter': return errorReply(new HttpError(429, 'Too Many Requests'));
-    case 'reset': return 'reset';
-    case 'tokenExpiry': return authenticated && state.auth.expireEarly(authorization) ? errorReply(new HttpError(401, 'Unauthorized')) : undefined;
-    default: return undefined;
+    case 'http429NoRetryAfter':
+      return errorReply(new HttpError(429, 'Too Many Requests'));
+    case 'reset':
+      return 'reset';
+    case 'tokenExpiry':
+      return authenticated && state.auth.expireEarly(authorization)
+        ? errorReply(new HttpError(401, 'Unauthorized'))
+        : undefined;
+    default:
+      return undefined;
   }
 }
 
@@ -105,20 +121,31 @@ export function createHttpServer(state: SimState, routes: Route[]): http.Server 
 
   // A declared length over the limit is refused unread, a chunked body once it passes it; the
   // connection closes after the answer (the rest of the body is never read).
-  app.use(bodyLimit({ maxSize: MAX_BODY_BYTES, onError: () => { throw new HttpError(413, 'Request body too large', { connection: 'close' }); } }));
+  app.use(
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new HttpError(413, 'Request body too large', { connection: 'close' });
+      },
+    }),
+  );
   // Every request but control ones draws its fault (unknown paths too, so the sequence of decisions
   // depends on the request count only); only matched routes apply the exclusive kinds.
   app.use(async (c, next) => {
     c.set('raw', Buffer.from(await c.req.arrayBuffer()));
     let decision: FaultDecision = { latencyMs: 0, dropCreateResponse: false };
-    if (!isControl(c.req.path)) decision = decideFault(state.settings.faults, state.seed, state.requestCounter++, c.req.path === TOKEN_PATH);
+    if (!isControl(c.req.path))
+      decision = decideFault(state.settings.faults, state.seed, state.requestCounter++, c.req.path === TOKEN_PATH);
     if (decision.latencyMs > 0) await state.timers.sleep(decision.latencyMs);
     c.set('decision', decision);
     await next();
   });
 
   for (const route of routes) {
-    const names = route.path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
+    const names = route.path
+      .split('/')
+      .filter((s) => s.startsWith(':'))
+      .map((s) => s.slice(1));
     app.on(route.method, route.path, async (c) => {
       const method = c.req.method;
       const path = c.req.path;
@@ -132,10 +159,17 @@ export function createHttpServer(state: SimState, routes: Route[]): http.Server 
         try {
           if (!route.public) {
             await state.auth.verify(authorization);
-            if (!state.settings.entitlements.canAccessApi) throw new HttpError(403, 'The business is not entitled to API access');
+            if (!state.settings.entitlements.canAccessApi)
+              throw new HttpError(403, 'The business is not entitled to API access');
           }
           const params = names.map((n) => c.req.param(n) ?? '');
-          reply = await route.handler({ method, path, query: new URL(c.req.url).searchParams, params, body: parseJson(c.get('raw')) });
+          reply = await route.handler({
+            method,
+            path,
+            query: new URL(c.req.url).searchParams,
+            params,
+            body: parseJson(c.get('raw')),
+          });
         } catch (error) {
           if (error instanceof HttpError) reply = errorReply(error);
           else {
@@ -145,7 +179,13 @@ export function createHttpServer(state: SimState, routes: Route[]): http.Server 
         }
       }
       // "Apply the write, drop the response": the transaction exists, the client never hears of it.
-      if (decision.dropCreateResponse && route.method === 'POST' && route.path === '/transactions' && reply.status === 201) return reset(c);
+      if (
+        decision.dropCreateResponse &&
+        route.method === 'POST' &&
+        route.path === '/transactions' &&
+        reply.status === 201
+      )
+        return reset(c);
       if (decision.kind === 'truncate' && !isControl(path) && path !== TOKEN_PATH) return truncated(c, reply);
       return toResponse(reply);
     });
@@ -166,6 +206,8 @@ export function createHttpServer(state: SimState, routes: Route[]): http.Server 
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  server.on('close', () => { for (const s of sockets) s.destroy(); });
+  server.on('close', () => {
+    for (const s of sockets) s.destroy();
+  });
   return server;
 }

@@ -25,7 +25,11 @@ export class InvitationStore {
   private invitations = new Map<string, Invitation>();
   private counter = 0;
 
-  constructor(private seed: number, private layout: Layout, private connections: ConnectionStore) {
+  constructor(
+    private seed: number,
+    private layout: Layout,
+    private connections: ConnectionStore,
+  ) {
     this.reset();
   }
 
@@ -34,7 +38,17 @@ export class InvitationStore {
     const at = (d: number): string => new Date(Date.UTC(2024, 0, d)).toISOString();
     const seedOne = (n: number, senderIndex: number, status: string, sourceIsInvitee: 'true' | 'false'): void => {
       const id = uuidFor(this.seed, 'invitation', n);
-      this.invitations.set(id, { id, senderIndex, recipientIndex: CALLER, email: 'compliance@demo-importer.example.com', status, sourceIsInvitee, customData: {}, createdAt: at(n + 1), updatedAt: at(n + 1) });
+      this.invitations.set(id, {
+        id,
+        senderIndex,
+        recipientIndex: CALLER,
+        email: 'compliance@demo-importer.example.com',
+        status,
+        sourceIsInvitee,
+        customData: {},
+        createdAt: at(n + 1),
+        updatedAt: at(n + 1),
+      });
     };
     // 0: from an already connected supplier, so accepting it answers 409.
     const firstSupplier = this.layout.supplierIndices[0];
@@ -58,7 +72,16 @@ export class InvitationStore {
     const now = new Date().toISOString();
     const id = uuidFor(this.seed, 'invitation-new', this.counter++);
     // The service stamps its own key (server-owned namespace) next to the client's: rule 7.
-    const inv: Invitation = { id, senderIndex: CALLER, email, status: 'PENDING', sourceIsInvitee: 'true', customData: withServerKeys({ [SERVER_SOURCE_KEY]: 'api' }, customData), createdAt: now, updatedAt: now };
+    const inv: Invitation = {
+      id,
+      senderIndex: CALLER,
+      email,
+      status: 'PENDING',
+      sourceIsInvitee: 'true',
+      customData: withServerKeys({ [SERVER_SOURCE_KEY]: 'api' }, customData),
+      createdAt: now,
+      updatedAt: now,
+    };
     this.invitations.set(id, inv);
     return inv;
   }
@@ -69,11 +92,14 @@ export class InvitationStore {
     const inv = this.invitations.get(id);
     if (!inv) throw notFound(`Business invitation ${id}`);
     const callerSent = inv.senderIndex === CALLER;
-    if (patch.status === 'CANCELLED' && !callerSent) throw forbidden('Only the business that sent an invitation may cancel it');
-    if ((patch.status === 'ACCEPTED' || patch.status === 'REJECTED') && callerSent) throw forbidden('Only the invited business may accept or reject an invitation');
+    if (patch.status === 'CANCELLED' && !callerSent)
+      throw forbidden('Only the business that sent an invitation may cancel it');
+    if ((patch.status === 'ACCEPTED' || patch.status === 'REJECTED') && callerSent)
+      throw forbidden('Only the invited business may accept or reject an invitation');
     if (patch.status === 'ACCEPTED' && inv.status !== 'ACCEPTED') {
       const other = callerSent ? inv.recipientIndex : inv.senderIndex;
-      if (other !== undefined && this.connections.between(CALLER, other)) throw conflict('A business connection between the two businesses already exists');
+      if (other !== undefined && this.connections.between(CALLER, other))
+        throw conflict('A business connection between the two businesses already exists');
       if (other !== undefined) {
         // sourceIsInvitee "true": the invited business (the caller) shares data, i.e. is the source.
         if (inv.sourceIsInvitee === 'true') this.connections.add(CALLER, other);

@@ -89,7 +89,8 @@ export function buildLayout(seed: number, spec: LayoutSpec): Layout {
   const add = (role: BusinessRole, plotCount: number, name?: string): number => {
     const index = businesses.length;
     const rand = new Rand(seed, 'business', index);
-    const country = PRODUCING_COUNTRIES[hash(seed, 'country', index) % PRODUCING_COUNTRIES.length] ?? PRODUCING_COUNTRIES[0]!;
+    const country =
+      PRODUCING_COUNTRIES[hash(seed, 'country', index) % PRODUCING_COUNTRIES.length] ?? PRODUCING_COUNTRIES[0]!;
     const commodities = [rand.pick(country.commodities)];
     const second = rand.pick(country.commodities);
     if (second !== commodities[0] && rand.chance(0.5)) commodities.push(second);
@@ -115,7 +116,8 @@ export function buildLayout(seed: number, spec: LayoutSpec): Layout {
   for (const shared of spec.shared ?? []) {
     const index = add('upstream', shared.plots);
     for (const s of shared.suppliers) {
-      if (s < 0 || s >= supplierIndices.length) throw new Error(`layout: shared upstream refers to supplier ${s}, which does not exist`);
+      if (s < 0 || s >= supplierIndices.length)
+        throw new Error(`layout: shared upstream refers to supplier ${s}, which does not exist`);
       reachSets[s]?.push(index);
     }
   }

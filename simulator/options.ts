@@ -5,8 +5,15 @@ import type { LayoutSpec } from './layout.ts';
 import type { TransactionDelays } from './transactions.ts';
 
 export const ENTITLEMENT_FLAGS = [
-  'canTriggerPrecisionAnalysis', 'canManageTransactions', 'canViewSurveyResponsesOfTier1Suppliers', 'canDownloadSurveyResponses',
-  'canManageWebhooks', 'canAccessApi', 'canManageCmsSupplierRiskAssessmentStatuses', 'canViewCmsSurveys', 'canViewSupplierRiskScore',
+  'canTriggerPrecisionAnalysis',
+  'canManageTransactions',
+  'canViewSurveyResponsesOfTier1Suppliers',
+  'canDownloadSurveyResponses',
+  'canManageWebhooks',
+  'canAccessApi',
+  'canManageCmsSupplierRiskAssessmentStatuses',
+  'canViewCmsSurveys',
+  'canViewSupplierRiskScore',
 ] as const;
 export type Entitlements = Record<(typeof ENTITLEMENT_FLAGS)[number], boolean>;
 
@@ -71,7 +78,8 @@ function check(ok: boolean, message: string): void {
   if (!ok) throw new Error(message);
 }
 
-const isInt = (v: number, min: number, max = Number.MAX_SAFE_INTEGER): boolean => Number.isInteger(v) && v >= min && v <= max;
+const isInt = (v: number, min: number, max = Number.MAX_SAFE_INTEGER): boolean =>
+  Number.isInteger(v) && v >= min && v <= max;
 
 export function resolveOptions(o: SimulatorOptions): ResolvedOptions {
   const r: ResolvedOptions = {
@@ -104,9 +112,14 @@ export function resolveOptions(o: SimulatorOptions): ResolvedOptions {
   check(Number.isFinite(r.timeScale) && r.timeScale >= 0, 'timeScale must be a non-negative number');
   check(isInt(r.tokenLifetimeSeconds, 0), 'tokenLifetimeSeconds must be a non-negative integer');
   check(r.transactionErrorRatio >= 0 && r.transactionErrorRatio <= 1, 'transactionErrorRatio must be between 0 and 1');
-  for (const [host, target] of Object.entries(r.resolve)) check(/^[^:\s]+:\d{1,5}$/.test(target), `resolve entry for ${host} must be host:port`);
+  for (const [host, target] of Object.entries(r.resolve))
+    check(/^[^:\s]+:\d{1,5}$/.test(target), `resolve entry for ${host} must be host:port`);
   if (r.layout) {
-    for (const [i, s] of r.layout.suppliers.entries()) check(isInt(s.plots, 0) && (s.upstream ?? []).every((n) => isInt(n, 0)), `layout.suppliers[${i}] plot counts must be non-negative integers`);
+    for (const [i, s] of r.layout.suppliers.entries())
+      check(
+        isInt(s.plots, 0) && (s.upstream ?? []).every((n) => isInt(n, 0)),
+        `layout.suppliers[${i}] plot counts must be non-negative integers`,
+      );
     check(r.layout.suppliers.length >= 1, 'layout.suppliers must list at least one supplier');
   }
   return r;

@@ -2,12 +2,16 @@
 
 function escapePdfText(text: string): string {
   // Standard fonts use a Latin-1-like encoding; keep to printable ASCII for portability.
-  return text.normalize('NFKD').replace(/[^\x20-\x7e]/g, '?').replace(/([\\()])/g, '\\$1');
+  return text
+    .normalize('NFKD')
+    .replace(/[^\x20-\x7e]/g, '?')
+    .replace(/([\\()])/g, '\\$1');
 }
 
 export function renderPdf(title: string, lines: string[]): Buffer {
   const textOps = [`BT /F1 20 Tf 72 770 Td (${escapePdfText(title)}) Tj ET`];
-  lines.forEach((line, i) => textOps.push(`BT /F1 11 Tf 72 ${740 - i * 18} Td (${escapePdfText(line)}) Tj ET`));
+  for (const [i, line] of lines.entries())
+    textOps.push(`BT /F1 11 Tf 72 ${740 - i * 18} Td (${escapePdfText(line)}) Tj ET`);
   const content = textOps.join('\n');
   const objects = [
     '<< /Type /Catalog /Pages 2 0 R >>',

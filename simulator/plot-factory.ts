@@ -1,7 +1,13 @@
 // Generates one plot from (seed, global index): the same plot every time, with no storage.
 import {
-  ANALYSIS_STATUSES, PENDING_ANALYSIS_STATUSES, PLACE_WORDS, PLOT_NAME_WORDS, PRODUCING_COUNTRIES,
-  RISK_ASSESSMENT_STATUSES, RISK_LEVELS, SPECIES_BY_COMMODITY,
+  ANALYSIS_STATUSES,
+  PENDING_ANALYSIS_STATUSES,
+  PLACE_WORDS,
+  PLOT_NAME_WORDS,
+  PRODUCING_COUNTRIES,
+  RISK_ASSESSMENT_STATUSES,
+  RISK_LEVELS,
+  SPECIES_BY_COMMODITY,
 } from './catalog.ts';
 import { bowTie, shrinkShape, starShape, toPolygon, type PolygonGeometry } from './geometry.ts';
 import type { BusinessNode } from './layout.ts';
@@ -80,8 +86,19 @@ export function oddKindOf(g: number, ownPlots: number, totalPlots: number): OddK
   return k >= 0 && g < totalPlots ? ODD_KINDS[k] : undefined;
 }
 
-function makeAnalysis(seed: number, g: number, plotId: string, type: string, createdMs: number, rand: Rand,
-  shape: ReturnType<typeof starShape>, lon: number, lat: number, areaM2: number, status: string): Analysis {
+function makeAnalysis(
+  seed: number,
+  g: number,
+  plotId: string,
+  type: string,
+  createdMs: number,
+  rand: Rand,
+  shape: ReturnType<typeof starShape>,
+  lon: number,
+  lat: number,
+  areaM2: number,
+  status: string,
+): Analysis {
   const analysedMs = createdMs + rand.int(1, 200) * DAY + rand.int(0, 86_399) * 1000;
   const deforestedShare = status === 'succeeded' && rand.chance(0.25) ? rand.next() * 0.3 : 0;
   const at = new Date(analysedMs).toISOString();
@@ -95,14 +112,21 @@ function makeAnalysis(seed: number, g: number, plotId: string, type: string, cre
     version: type === 'PRECISION' ? '3.1.0' : '2.4.2',
     deforestedArea: round2(areaM2 * deforestedShare),
     deforestedGeometry: deforestedShare > 0 ? toPolygon(shrinkShape(shape, deforestedShare), lon, lat) : {},
-    riskOfDeforestation: status === 'succeeded' ? Math.round(Math.min(1, deforestedShare * 2 + rand.next() * 0.2) * 1000) / 1000 : 0,
+    riskOfDeforestation:
+      status === 'succeeded' ? Math.round(Math.min(1, deforestedShare * 2 + rand.next() * 0.2) * 1000) / 1000 : 0,
     type,
     customData: {},
     name: `${type === 'PRECISION' ? 'Precision' : 'EU forest observatory'} analysis`,
   };
 }
 
-export function generatePlot(seed: number, g: number, owner: BusinessNode, ownPlots: number, totalPlots: number): PlotState {
+export function generatePlot(
+  seed: number,
+  g: number,
+  owner: BusinessNode,
+  ownPlots: number,
+  totalPlots: number,
+): PlotState {
   const rand = new Rand(seed, 'plot', g);
   const odd = oddKindOf(g, ownPlots, totalPlots);
   const id = plotIdFor(seed, g);
@@ -117,11 +141,31 @@ export function generatePlot(seed: number, g: number, owner: BusinessNode, ownPl
   const commodities = g === owner.plotStart ? [...owner.commodities] : [rand.pick(owner.commodities)];
   const createdMs = EPOCH + (hash(seed, 'plot-created', g) % 400) * DAY + rand.int(0, 86_399) * 1000;
   const statusRoll = rand.next();
-  const euStatus = odd === 'pendingAnalysis' ? 'PENDING' : statusRoll < 0.8 ? 'succeeded' : (ANALYSIS_STATUSES[Math.floor(rand.next() * 4)] ?? 'PENDING');
+  const euStatus =
+    odd === 'pendingAnalysis'
+      ? 'PENDING'
+      : statusRoll < 0.8
+        ? 'succeeded'
+        : (ANALYSIS_STATUSES[Math.floor(rand.next() * 4)] ?? 'PENDING');
   const analyses: Analysis[] = [];
   if (odd !== 'noAnalyses') {
     analyses.push(makeAnalysis(seed, g, id, 'EUFOROBS', createdMs, rand, shape, lon, lat, areaM2, euStatus));
-    if (rand.chance(0.3)) analyses.push(makeAnalysis(seed, g, id, 'PRECISION', createdMs + 30 * DAY, rand, shape, lon, lat, areaM2, rand.chance(0.85) ? 'succeeded' : 'started'));
+    if (rand.chance(0.3))
+      analyses.push(
+        makeAnalysis(
+          seed,
+          g,
+          id,
+          'PRECISION',
+          createdMs + 30 * DAY,
+          rand,
+          shape,
+          lon,
+          lat,
+          areaM2,
+          rand.chance(0.85) ? 'succeeded' : 'started',
+        ),
+      );
   }
   const hasDates = odd !== 'emptyObjects' && rand.chance(0.7);
   const startMs = EPOCH - rand.int(30, 700) * DAY;
@@ -135,7 +179,10 @@ export function generatePlot(seed: number, g: number, owner: BusinessNode, ownPl
     updatedAt: new Date(Math.max(updatedMs, ...analyses.map((a) => Date.parse(a.analysedAt)))).toISOString(),
     geometry: odd === 'bowTie' ? bowTie(lon, lat, areaM2) : toPolygon(shape, lon, lat),
     commodities,
-    name: odd === 'unicodeName' ? 'Café São João — 農園 🌱' : `${rand.pick(PLOT_NAME_WORDS)} ${rand.pick(PLACE_WORDS)} ${g}`,
+    name:
+      odd === 'unicodeName'
+        ? 'Café São João — 農園 🌱'
+        : `${rand.pick(PLOT_NAME_WORDS)} ${rand.pick(PLACE_WORDS)} ${g}`,
     surfaceArea: round2(areaM2),
     countryCode: country.code,
     analyses,
@@ -143,7 +190,8 @@ export function generatePlot(seed: number, g: number, owner: BusinessNode, ownPl
     species: odd === 'emptyObjects' ? [] : speciesList.length > 0 ? [rand.pick(speciesList)] : [],
     productionDateStart: hasDates ? isoDay(startMs) : {},
     productionDateEnd: hasDates ? isoDay(startMs + rand.int(30, 365) * DAY) : {},
-    filename: odd !== 'emptyObjects' && rand.chance(0.5) ? `upload-${hash(seed, 'file', owner.index) % 10_000}.geojson` : {},
+    filename:
+      odd !== 'emptyObjects' && rand.chance(0.5) ? `upload-${hash(seed, 'file', owner.index) % 10_000}.geojson` : {},
     description: odd === 'emptyObjects' ? '' : `${commodities.join(', ')} plot near ${country.city}`,
     customData: odd === 'emptyObjects' ? {} : { farmCode: `F-${owner.index}-${g - owner.plotStart}` },
   };

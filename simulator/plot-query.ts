@@ -4,8 +4,23 @@
 import { isAllowedPlotRelationSet } from '../schema/upstream/plot-rules.ts';
 import { PLOT_FILTER_OPERATIONS, PLOT_PAGE_MAX_LIMIT, PLOT_RELATIONS } from '../schema/upstream/service-facts.ts';
 
-export const PLOT_BASE_FIELDS = ['id', 'createdAt', 'updatedAt', 'geometry', 'commodities', 'name', 'surfaceArea', 'countryCode', 'species',
-  'productionDateStart', 'productionDateEnd', 'filename', 'description', 'ownerId', 'customData'] as const;
+export const PLOT_BASE_FIELDS = [
+  'id',
+  'createdAt',
+  'updatedAt',
+  'geometry',
+  'commodities',
+  'name',
+  'surfaceArea',
+  'countryCode',
+  'species',
+  'productionDateStart',
+  'productionDateEnd',
+  'filename',
+  'description',
+  'ownerId',
+  'customData',
+] as const;
 const SELECTABLE = new Set<string>([...PLOT_BASE_FIELDS, ...PLOT_RELATIONS]);
 
 /** The contract's default page size (ddsync itself asks for full pages). */
@@ -40,7 +55,10 @@ function positiveInt(raw: string | null): number | undefined {
 }
 
 function commaList(raw: string): string[] {
-  return raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
 }
 
 function parseFilter(field: FilterField, raw: string): PlotFilter | string {
@@ -82,7 +100,8 @@ export function parsePlotQuery(params: URLSearchParams): ParsedPlotQuery {
   if (rawSelect !== null && rawSelect.trim() !== '') {
     const fields = commaList(rawSelect);
     const unknown = fields.filter((f) => !SELECTABLE.has(f));
-    if (unknown.length > 0) messages.push(`select must be a comma-separated list of plot fields; unknown: ${unknown.join(', ')}`);
+    if (unknown.length > 0)
+      messages.push(`select must be a comma-separated list of plot fields; unknown: ${unknown.join(', ')}`);
     select = new Set(['id', ...fields]);
   }
   let includes: Set<string> | undefined;
@@ -91,9 +110,13 @@ export function parsePlotQuery(params: URLSearchParams): ParsedPlotQuery {
     const names = [...new Set(commaList(rawIncludes))];
     const unknown = names.filter((n) => !(PLOT_RELATIONS as readonly string[]).includes(n));
     if (unknown.length > 0) {
-      messages.push(`includes must be a comma-separated list of ${PLOT_RELATIONS.join(', ')}; unknown: ${unknown.join(', ')}`);
+      messages.push(
+        `includes must be a comma-separated list of ${PLOT_RELATIONS.join(', ')}; unknown: ${unknown.join(', ')}`,
+      );
     } else if (!isAllowedPlotRelationSet(names)) {
-      messages.push('includes may combine relations only as mostRecentAnalysis with mostRecentAnalysesByType, or minimumAnalysisResults with riskLevel');
+      messages.push(
+        'includes may combine relations only as mostRecentAnalysis with mostRecentAnalysesByType, or minimumAnalysisResults with riskLevel',
+      );
     }
     includes = new Set(names);
   }
@@ -105,13 +128,22 @@ export function parsePlotQuery(params: URLSearchParams): ParsedPlotQuery {
 }
 
 /** Whether a plot (in its wire-independent form) passes every filter (they combine with AND). */
-export function matchesFilters(filters: PlotFilter[], plot: { commodities: string[]; countryCode: string; riskAssessmentStatus: string; surfaceArea: number }): boolean {
+export function matchesFilters(
+  filters: PlotFilter[],
+  plot: { commodities: string[]; countryCode: string; riskAssessmentStatus: string; surfaceArea: number },
+): boolean {
   for (const f of filters) {
     let hit: boolean;
     switch (f.field) {
-      case 'commodities': hit = plot.commodities.includes(f.value); break;
-      case 'countryCode': hit = plot.countryCode === f.value; break;
-      case 'riskAssessmentStatus': hit = plot.riskAssessmentStatus === f.value; break;
+      case 'commodities':
+        hit = plot.commodities.includes(f.value);
+        break;
+      case 'countryCode':
+        hit = plot.countryCode === f.value;
+        break;
+      case 'riskAssessmentStatus':
+        hit = plot.riskAssessmentStatus === f.value;
+        break;
       case 'areaHa': {
         const ha = plot.surfaceArea / 10_000;
         hit = f.op === '$gte' ? ha >= (f.number ?? 0) : ha <= (f.number ?? 0);

@@ -20,7 +20,10 @@ export class PlotStore {
   private extraAnalyses = new Map<number, Analysis[]>();
   private removed = new Set<number>();
 
-  constructor(readonly seed: number, readonly layout: Layout) {}
+  constructor(
+    readonly seed: number,
+    readonly layout: Layout,
+  ) {}
 
   get ownPlotCount(): number {
     return this.layout.businesses[0]?.plotCount ?? 0;

@@ -40,7 +40,8 @@ function minimumAnalysisResults(analyses: Analysis[]): Record<string, number> {
 export function plotToWire(plot: PlotState, opts: WireOptions): Record<string, unknown> {
   const latest = latestAnalysis(plot.analyses);
   // Without `includes` every relation except minimumAnalysisResults is returned; with it, only those named.
-  const wants = (relation: string): boolean => (opts.includes ? opts.includes.has(relation) : relation !== 'minimumAnalysisResults');
+  const wants = (relation: string): boolean =>
+    opts.includes ? opts.includes.has(relation) : relation !== 'minimumAnalysisResults';
   const out: Record<string, unknown> = {
     id: plot.id,
     createdAt: plot.createdAt,

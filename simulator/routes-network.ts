@@ -10,7 +10,8 @@ import { userWire } from './businesses.ts';
 const EMBEDDED_PLOTS = 20;
 
 function bodyObject(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest(['body must be a JSON object']);
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw badRequest(['body must be a JSON object']);
   return body as Record<string, unknown>;
 }
 
@@ -48,8 +49,24 @@ function invitationToWire(state: SimState, inv: Invitation): Record<string, unkn
 
 export function networkRoutes(state: SimState): Route[] {
   return [
-    { method: 'GET', path: '/business-connections/suppliers', handler: () => json(200, state.connections.suppliers().map((c) => connectionToWire(state, c))) },
-    { method: 'GET', path: '/business-connections/buyers', handler: () => json(200, state.connections.buyers().map((c) => connectionToWire(state, c))) },
+    {
+      method: 'GET',
+      path: '/business-connections/suppliers',
+      handler: () =>
+        json(
+          200,
+          state.connections.suppliers().map((c) => connectionToWire(state, c)),
+        ),
+    },
+    {
+      method: 'GET',
+      path: '/business-connections/buyers',
+      handler: () =>
+        json(
+          200,
+          state.connections.buyers().map((c) => connectionToWire(state, c)),
+        ),
+    },
     {
       method: 'PATCH',
       path: '/business-connections/:id',
@@ -60,14 +77,23 @@ export function networkRoutes(state: SimState): Route[] {
         return json(200, connectionToWire(state, state.connections.setCustomData(params[0] ?? '', cd.value)));
       },
     },
-    { method: 'GET', path: '/business-invitations', handler: () => json(200, state.invitations.received().map((i) => invitationToWire(state, i))) },
+    {
+      method: 'GET',
+      path: '/business-invitations',
+      handler: () =>
+        json(
+          200,
+          state.invitations.received().map((i) => invitationToWire(state, i)),
+        ),
+    },
     {
       method: 'POST',
       path: '/business-invitations',
       handler: ({ body }) => {
         const b = bodyObject(body);
         const messages: string[] = [];
-        if (typeof b['email'] !== 'string' || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(b['email'])) messages.push('email must be an email');
+        if (typeof b['email'] !== 'string' || !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(b['email']))
+          messages.push('email must be an email');
         let customData: Record<string, unknown> = {};
         if (b['customData'] !== undefined) {
           const cd = validateCustomData(b['customData']);
@@ -82,12 +108,18 @@ export function networkRoutes(state: SimState): Route[] {
       method: 'PATCH',
       path: '/business-invitations/:id',
       handler: ({ params, body }) => {
-        if (!state.settings.invitationsEnabled) return json(501, { statusCode: 501, message: 'Business invitations are not enabled on this environment', error: 'Not Implemented' });
+        if (!state.settings.invitationsEnabled)
+          return json(501, {
+            statusCode: 501,
+            message: 'Business invitations are not enabled on this environment',
+            error: 'Not Implemented',
+          });
         const b = bodyObject(body);
         const messages: string[] = [];
         const patch: { status?: string; customData?: Record<string, unknown> } = {};
         if (b['status'] !== undefined) {
-          if (typeof b['status'] !== 'string' || !(INVITATION_STATUSES as readonly string[]).includes(b['status'])) messages.push(`status must be one of the following values: ${INVITATION_STATUSES.join(', ')}`);
+          if (typeof b['status'] !== 'string' || !(INVITATION_STATUSES as readonly string[]).includes(b['status']))
+            messages.push(`status must be one of the following values: ${INVITATION_STATUSES.join(', ')}`);
           else patch.status = b['status'];
         }
         if (b['customData'] !== undefined) {
@@ -101,4 +133,3 @@ export function networkRoutes(state: SimState): Route[] {
     },
   ];
 }
-

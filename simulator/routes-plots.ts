@@ -37,7 +37,10 @@ export function plotRoutes(state: SimState): Route[] {
             else if (plots.push(plot) >= limit) break;
           }
         }
-        return json(200, plots.map((p) => plotForCaller(state, p, parsed.query)));
+        return json(
+          200,
+          plots.map((p) => plotForCaller(state, p, parsed.query)),
+        );
       },
     },
     {

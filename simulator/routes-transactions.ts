@@ -9,13 +9,20 @@ const FULL = { components: true, ddsReferences: true };
 
 export function transactionRoutes(state: SimState): Route[] {
   const entitled = (): void => {
-    if (!state.settings.entitlements.canManageTransactions) throw new HttpError(403, 'The business is not entitled to manage transactions');
+    if (!state.settings.entitlements.canManageTransactions)
+      throw new HttpError(403, 'The business is not entitled to manage transactions');
   };
   const isSupplier = (id: string): boolean => {
     const index = businessIndexOf(state, id);
     return index !== undefined && state.connections.supplierIndices().has(index);
   };
-  const guarded = (route: Route): Route => ({ ...route, handler: (ctx) => { entitled(); return route.handler(ctx); } });
+  const guarded = (route: Route): Route => ({
+    ...route,
+    handler: (ctx) => {
+      entitled();
+      return route.handler(ctx);
+    },
+  });
   const routes: Route[] = [
     {
       method: 'POST',
@@ -30,14 +37,32 @@ export function transactionRoutes(state: SimState): Route[] {
       method: 'GET',
       path: '/transactions',
       handler: ({ query }) => {
-        const includes = new Set((query.get('includes') ?? '').split(',').map((s) => s.trim()).filter(Boolean));
+        const includes = new Set(
+          (query.get('includes') ?? '')
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        );
         const unknown = [...includes].filter((i) => i !== 'components' && i !== 'components.ddsReferences');
-        if (unknown.length > 0) throw badRequest([`includes must be a comma-separated list of components, components.ddsReferences; unknown: ${unknown.join(', ')}`]);
-        const opts = { components: includes.has('components') || includes.has('components.ddsReferences'), ddsReferences: includes.has('components.ddsReferences') };
-        return json(200, state.transactions.list().map((tx) => transactionToWire(tx, opts)));
+        if (unknown.length > 0)
+          throw badRequest([
+            `includes must be a comma-separated list of components, components.ddsReferences; unknown: ${unknown.join(', ')}`,
+          ]);
+        const opts = {
+          components: includes.has('components') || includes.has('components.ddsReferences'),
+          ddsReferences: includes.has('components.ddsReferences'),
+        };
+        return json(
+          200,
+          state.transactions.list().map((tx) => transactionToWire(tx, opts)),
+        );
       },
     },
-    { method: 'GET', path: '/transactions/:id', handler: ({ params }) => json(200, transactionToWire(state.transactions.get(params[0] ?? ''), FULL)) },
+    {
+      method: 'GET',
+      path: '/transactions/:id',
+      handler: ({ params }) => json(200, transactionToWire(state.transactions.get(params[0] ?? ''), FULL)),
+    },
     {
       method: 'PATCH',
       path: '/transactions/:id',

@@ -11,7 +11,8 @@ export function webhookRoutes(state: SimState): Route[] {
   const guarded = (route: Route): Route => ({
     ...route,
     handler: (ctx) => {
-      if (!state.settings.entitlements.canManageWebhooks) throw new HttpError(403, 'The business is not entitled to manage webhooks');
+      if (!state.settings.entitlements.canManageWebhooks)
+        throw new HttpError(403, 'The business is not entitled to manage webhooks');
       return route.handler(ctx);
     },
   });
@@ -27,7 +28,11 @@ export function webhookRoutes(state: SimState): Route[] {
       },
     },
     { method: 'GET', path: '/webhooks/events', handler: () => json(200, { events: [...EVENT_TYPES] }) },
-    { method: 'GET', path: '/webhooks/:id', handler: ({ params }) => json(200, webhookToWire(webhooks.get(params[0] ?? ''))) },
+    {
+      method: 'GET',
+      path: '/webhooks/:id',
+      handler: ({ params }) => json(200, webhookToWire(webhooks.get(params[0] ?? ''))),
+    },
     {
       method: 'PATCH',
       path: '/webhooks/:id',
@@ -46,9 +51,17 @@ export function webhookRoutes(state: SimState): Route[] {
         return noContent();
       },
     },
-    { method: 'GET', path: '/webhooks/:id/stats', handler: ({ params }) => (webhooks.get(params[0] ?? ''), json(200, webhooks.stats(params[0] ?? ''))) },
+    {
+      method: 'GET',
+      path: '/webhooks/:id/stats',
+      handler: ({ params }) => (webhooks.get(params[0] ?? ''), json(200, webhooks.stats(params[0] ?? ''))),
+    },
     // The contract shows one object; like the hosted service's list endpoints we answer an array (newest first).
-    { method: 'GET', path: '/webhooks/:id/attempts', handler: ({ params }) => (webhooks.get(params[0] ?? ''), json(200, webhooks.attemptsOf(params[0] ?? ''))) },
+    {
+      method: 'GET',
+      path: '/webhooks/:id/attempts',
+      handler: ({ params }) => (webhooks.get(params[0] ?? ''), json(200, webhooks.attemptsOf(params[0] ?? ''))),
+    },
     {
       method: 'POST',
       path: '/webhooks/:id/send-example',
@@ -58,11 +71,19 @@ export function webhookRoutes(state: SimState): Route[] {
         if (typeof eventType !== 'string' || !(EVENT_TYPES as readonly string[]).includes(eventType)) {
           throw badRequest([`eventType must be one of the following values: ${EVENT_TYPES.join(', ')}`]);
         }
-        const payload = { data: { id: randomUUID(), status: 'SUBMITTED' }, event: eventType, timestamp: new Date().toISOString() };
+        const payload = {
+          data: { id: randomUUID(), status: 'SUBMITTED' },
+          event: eventType,
+          timestamp: new Date().toISOString(),
+        };
         return json(201, { messageId: state.delivery.send(hook, eventType, payload) });
       },
     },
-    { method: 'GET', path: '/webhooks/:id/secret', handler: ({ params }) => json(200, webhooks.get(params[0] ?? '').secret) },
+    {
+      method: 'GET',
+      path: '/webhooks/:id/secret',
+      handler: ({ params }) => json(200, webhooks.get(params[0] ?? '').secret),
+    },
   ];
   return routes.map(guarded);
 }

@@ -75,13 +75,21 @@ export function createState(opts: ResolvedOptions): SimState {
       defaultLegalEntityId: uuidFor(seed, 'legal-entity', 0),
       errorRatio: () => settings.errorRatio,
       delays: opts.transactionDelays,
-      onStatusChange: (tx) => delivery.broadcast('transaction.updated', {
-        data: { id: tx.id, status: tx.status }, event: 'transaction.updated', timestamp: tx.updatedAt,
-      }),
+      onStatusChange: (tx) =>
+        delivery.broadcast('transaction.updated', {
+          data: { id: tx.id, status: tx.status },
+          event: 'transaction.updated',
+          timestamp: tx.updatedAt,
+        }),
     }),
     webhooks,
     delivery,
-    auth: new Auth({ clientId: opts.clientId, clientSecret: opts.clientSecret, lifetimeSeconds: opts.tokenLifetimeSeconds, businessId: layout.businesses[CALLER]?.id ?? '' }),
+    auth: new Auth({
+      clientId: opts.clientId,
+      clientSecret: opts.clientSecret,
+      lifetimeSeconds: opts.tokenLifetimeSeconds,
+      businessId: layout.businesses[CALLER]?.id ?? '',
+    }),
     timers,
     settings,
     requestCounter: 0,
@@ -106,7 +114,11 @@ export function businessIndexOf(state: SimState, id: string): number | undefined
 }
 
 /** A plot as the caller sees it; `suppliers` are the connected direct suppliers reaching it. */
-export function plotForCaller(state: SimState, plot: PlotState, query: { includes?: Set<string>; select?: Set<string> } = {}): Record<string, unknown> {
+export function plotForCaller(
+  state: SimState,
+  plot: PlotState,
+  query: { includes?: Set<string>; select?: Set<string> } = {},
+): Record<string, unknown> {
   const connected = state.connections.supplierIndices();
   const via = (state.layout.reachedBy[plot.ownerIndex] ?? []).filter((s) => connected.has(s));
   const owner = state.layout.businesses[plot.ownerIndex];
@@ -132,7 +144,7 @@ export function connectionToWire(state: SimState, c: Connection): Record<string,
     if (!business || business.plotCount === 0) continue;
     for (const commodity of business.commodities) commodities.add(commodity);
   }
-  plotsCount = reach ? state.plots.liveCount(reach) : node?.plotCount ?? 0;
+  plotsCount = reach ? state.plots.liveCount(reach) : (node?.plotCount ?? 0);
   return {
     id: c.id,
     sourceBusiness: state.businessWire(c.sourceIndex),

@@ -21,7 +21,10 @@ export class SurveyStore {
   /** Scripted failures: the next `remaining` PDF requests of a response answer `status`. */
   private failures = new Map<string, { remaining: number; status: number }>();
 
-  constructor(private seed: number, private layout: Layout) {
+  constructor(
+    private seed: number,
+    private layout: Layout,
+  ) {
     this.reset();
   }
 
@@ -30,9 +33,16 @@ export class SurveyStore {
     this.documents.clear();
     this.failures.clear();
     SEEDED_STATUSES.forEach((status, i) => {
-      const business = this.layout.businesses[this.layout.supplierIndices[i % Math.max(1, this.layout.supplierIndices.length)] ?? 0];
+      const business =
+        this.layout.businesses[this.layout.supplierIndices[i % Math.max(1, this.layout.supplierIndices.length)] ?? 0];
       const id = uuidFor(this.seed, 'survey-response', i);
-      this.responses.set(id, { id, status, surveyName: i % 2 === 0 ? 'EUDR supplier questionnaire' : 'Deforestation-free sourcing survey', businessName: business?.name ?? 'Unknown', updatedAt: new Date(Date.UTC(2024, 2, 1 + i)).toISOString() });
+      this.responses.set(id, {
+        id,
+        status,
+        surveyName: i % 2 === 0 ? 'EUDR supplier questionnaire' : 'Deforestation-free sourcing survey',
+        businessName: business?.name ?? 'Unknown',
+        updatedAt: new Date(Date.UTC(2024, 2, 1 + i)).toISOString(),
+      });
     });
   }
 
@@ -70,9 +80,19 @@ export class SurveyStore {
     }
     const r = this.responses.get(id);
     if (!r) throw notFound(`Survey response ${id}`);
-    if (r.status !== 'COMPLETED') throw new HttpError(422, `Survey response ${id} is in status ${r.status}; a PDF can be produced only when it is COMPLETED`);
+    if (r.status !== 'COMPLETED')
+      throw new HttpError(
+        422,
+        `Survey response ${id} is in status ${r.status}; a PDF can be produced only when it is COMPLETED`,
+      );
     const document = this.documents.get(id);
     if (document) return document;
-    return renderPdf('Survey response', [`Survey response ${r.id}`, `Survey: ${r.surveyName}`, `Respondent: ${r.businessName}`, `Status: ${r.status}`, `Last updated: ${r.updatedAt}`]);
+    return renderPdf('Survey response', [
+      `Survey response ${r.id}`,
+      `Survey: ${r.surveyName}`,
+      `Respondent: ${r.businessName}`,
+      `Status: ${r.status}`,
+      `Last updated: ${r.updatedAt}`,
+    ]);
   }
 }

@@ -9,10 +9,13 @@ export class Timers {
   /** Runs `fn` after `ms` of simulated time (ms × timeScale of real time). */
   after(ms: number, fn: () => void): void {
     if (this.closed) return;
-    const handle = setTimeout(() => {
-      this.handles.delete(handle);
-      fn();
-    }, Math.max(0, Math.round(ms * this.timeScale)));
+    const handle = setTimeout(
+      () => {
+        this.handles.delete(handle);
+        fn();
+      },
+      Math.max(0, Math.round(ms * this.timeScale)),
+    );
     this.handles.add(handle);
   }
 

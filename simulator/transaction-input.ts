@@ -4,9 +4,17 @@
 // simulator refuses too, with the rule's own words ("<field>: <rule>").
 import type { RuleIssue } from '../schema/upstream/rule-issue.ts';
 import {
-  ACTIVITY_TYPES, COMPONENT_UNITS, CUSTOM_ID_MAX_LENGTH, VERIFICATION_NUMBER_FORMAT,
+  ACTIVITY_TYPES,
+  COMPONENT_UNITS,
+  CUSTOM_ID_MAX_LENGTH,
+  VERIFICATION_NUMBER_FORMAT,
 } from '../schema/upstream/service-facts.ts';
-import { componentKindIssues, countryOfActivityIssues, hsCodeIssues, quantityIssues } from '../schema/upstream/transaction-rules.ts';
+import {
+  componentKindIssues,
+  countryOfActivityIssues,
+  hsCodeIssues,
+  quantityIssues,
+} from '../schema/upstream/transaction-rules.ts';
 import { validateCustomData } from './custom-data.ts';
 
 export interface ComponentInput {
@@ -34,15 +42,23 @@ export interface TransactionInput {
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isDate = (v: unknown): boolean => typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v));
-const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string' && s.length > 0);
-const said = (issues: readonly RuleIssue[]): string[] => issues.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`));
+const isDate = (v: unknown): boolean =>
+  typeof v === 'string' && /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v));
+const isStringArray = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.every((s) => typeof s === 'string' && s.length > 0);
+const said = (issues: readonly RuleIssue[]): string[] =>
+  issues.map((i) => (i.path === '' ? i.message : `${i.path}: ${i.message}`));
 
 /**
  * Validates a component; `partial` for PATCH (absent fields unchanged). `isSupplier` decides
  * whether a supplierBusinessId is a direct supplier of the caller.
  */
-export function validateComponent(raw: unknown, prefix: string, isSupplier: (id: string) => boolean, partial = false): { value: Partial<ComponentInput>; messages: string[] } {
+export function validateComponent(
+  raw: unknown,
+  prefix: string,
+  isSupplier: (id: string) => boolean,
+  partial = false,
+): { value: Partial<ComponentInput>; messages: string[] } {
   const m: string[] = [];
   const value: Partial<ComponentInput> = {};
   if (!isObj(raw)) return { value, messages: [`${prefix || 'component'} must be an object`] };
@@ -59,7 +75,8 @@ export function validateComponent(raw: unknown, prefix: string, isSupplier: (id:
     else value.quantity = raw['quantity'] as number;
   }
   if (has('unit') || !partial) {
-    if (typeof raw['unit'] !== 'string' || !(COMPONENT_UNITS as readonly string[]).includes(raw['unit'])) m.push(`${f('unit')} must be one of the following values: ${COMPONENT_UNITS.join(', ')}`);
+    if (typeof raw['unit'] !== 'string' || !(COMPONENT_UNITS as readonly string[]).includes(raw['unit']))
+      m.push(`${f('unit')} must be one of the following values: ${COMPONENT_UNITS.join(', ')}`);
     else value.unit = raw['unit'];
   }
   if (has('description')) {
@@ -68,9 +85,16 @@ export function validateComponent(raw: unknown, prefix: string, isSupplier: (id:
   }
   if (has('namePairs')) {
     const pairs = raw['namePairs'];
-    if (!Array.isArray(pairs) || !pairs.every((p) => isObj(p) && typeof p['commonName'] === 'string' && typeof p['scientificName'] === 'string')) {
+    if (
+      !Array.isArray(pairs) ||
+      !pairs.every((p) => isObj(p) && typeof p['commonName'] === 'string' && typeof p['scientificName'] === 'string')
+    ) {
       m.push(`${f('namePairs')} must be an array of {commonName, scientificName} strings`);
-    } else value.namePairs = pairs.map((p: Obj) => ({ commonName: String(p['commonName']), scientificName: String(p['scientificName']) }));
+    } else
+      value.namePairs = pairs.map((p: Obj) => ({
+        commonName: String(p['commonName']),
+        scientificName: String(p['scientificName']),
+      }));
   }
   for (const k of ['dateOfProduction', 'endDateOfProduction'] as const) {
     if (!has(k)) continue;
@@ -79,14 +103,17 @@ export function validateComponent(raw: unknown, prefix: string, isSupplier: (id:
   }
   let suppliers: string[] | undefined;
   if (has('supplierBusinessId')) {
-    if (typeof raw['supplierBusinessId'] !== 'string' || raw['supplierBusinessId'] === '') m.push(`${f('supplierBusinessId')} must be a non-empty string`);
+    if (typeof raw['supplierBusinessId'] !== 'string' || raw['supplierBusinessId'] === '')
+      m.push(`${f('supplierBusinessId')} must be a non-empty string`);
     else suppliers = [raw['supplierBusinessId']];
   }
   if (has('supplierBusinessIds')) {
-    if (!isStringArray(raw['supplierBusinessIds']) || raw['supplierBusinessIds'].length === 0) m.push(`${f('supplierBusinessIds')} must be a non-empty array of strings`);
+    if (!isStringArray(raw['supplierBusinessIds']) || raw['supplierBusinessIds'].length === 0)
+      m.push(`${f('supplierBusinessIds')} must be a non-empty array of strings`);
     else suppliers = [...new Set([...(suppliers ?? []), ...raw['supplierBusinessIds']])];
   }
-  for (const id of suppliers ?? []) if (!isSupplier(id)) m.push(`${f('supplierBusinessId')} ${id} is not a direct supplier of the business`);
+  for (const id of suppliers ?? [])
+    if (!isSupplier(id)) m.push(`${f('supplierBusinessId')} ${id} is not a direct supplier of the business`);
   if (suppliers) value.supplierBusinessIds = suppliers;
   if (has('plotIds')) {
     if (!isStringArray(raw['plotIds'])) m.push(`${f('plotIds')} must be an array of strings`);
@@ -94,27 +121,55 @@ export function validateComponent(raw: unknown, prefix: string, isSupplier: (id:
   }
   if (has('ddsReferences')) {
     const refs = raw['ddsReferences'];
-    if (!Array.isArray(refs) || refs.length === 0 || !refs.every((r) => isObj(r) && typeof r['id'] === 'string' && r['id'] !== ''
-      && typeof r['verificationNumber'] === 'string' && VERIFICATION_NUMBER_FORMAT.test(r['verificationNumber']))) {
-      m.push(`${f('ddsReferences')} must be a non-empty array of {id, verificationNumber} (verificationNumber: 8 upper-case alphanumerics)`);
-    } else value.ddsReferences = refs.map((r: Obj) => ({ id: String(r['id']), verificationNumber: String(r['verificationNumber']) }));
+    if (
+      !Array.isArray(refs) ||
+      refs.length === 0 ||
+      !refs.every(
+        (r) =>
+          isObj(r) &&
+          typeof r['id'] === 'string' &&
+          r['id'] !== '' &&
+          typeof r['verificationNumber'] === 'string' &&
+          VERIFICATION_NUMBER_FORMAT.test(r['verificationNumber']),
+      )
+    ) {
+      m.push(
+        `${f('ddsReferences')} must be a non-empty array of {id, verificationNumber} (verificationNumber: 8 upper-case alphanumerics)`,
+      );
+    } else
+      value.ddsReferences = refs.map((r: Obj) => ({
+        id: String(r['id']),
+        verificationNumber: String(r['verificationNumber']),
+      }));
   }
   m.push(...said(componentKindIssues(raw, prefix.replace(/\.$/, ''), partial)));
   return { value, messages: m };
 }
 
 /** Validates a transaction body; `partial` for PATCH. */
-export function validateTransaction(raw: unknown, isSupplier: (id: string) => boolean, partial = false): { value: TransactionInput; messages: string[] } {
+export function validateTransaction(
+  raw: unknown,
+  isSupplier: (id: string) => boolean,
+  partial = false,
+): { value: TransactionInput; messages: string[] } {
   const m: string[] = [];
   const value: TransactionInput = {};
   if (!isObj(raw)) return { value, messages: ['body must be a JSON object'] };
   const has = (k: string): boolean => raw[k] !== undefined;
   if (has('customId')) {
-    if (typeof raw['customId'] !== 'string' || raw['customId'].length === 0 || raw['customId'].length > CUSTOM_ID_MAX_LENGTH) m.push(`customId must be a string of 1 to ${CUSTOM_ID_MAX_LENGTH} characters`);
+    if (
+      typeof raw['customId'] !== 'string' ||
+      raw['customId'].length === 0 ||
+      raw['customId'].length > CUSTOM_ID_MAX_LENGTH
+    )
+      m.push(`customId must be a string of 1 to ${CUSTOM_ID_MAX_LENGTH} characters`);
     else value.customId = raw['customId'];
   }
   if (has('activityType') || !partial) {
-    if (typeof raw['activityType'] !== 'string' || !(ACTIVITY_TYPES as readonly string[]).includes(raw['activityType'])) {
+    if (
+      typeof raw['activityType'] !== 'string' ||
+      !(ACTIVITY_TYPES as readonly string[]).includes(raw['activityType'])
+    ) {
       m.push(`activityType must be one of the following values: ${ACTIVITY_TYPES.join(', ')}`);
     } else value.activityType = raw['activityType'];
   }
@@ -124,11 +179,13 @@ export function validateTransaction(raw: unknown, isSupplier: (id: string) => bo
     else value.countryOfActivity = raw['countryOfActivity'] as string;
   }
   if (has('legalEntityId')) {
-    if (typeof raw['legalEntityId'] !== 'string' || raw['legalEntityId'] === '') m.push('legalEntityId must be a non-empty string');
+    if (typeof raw['legalEntityId'] !== 'string' || raw['legalEntityId'] === '')
+      m.push('legalEntityId must be a non-empty string');
     else value.legalEntityId = raw['legalEntityId'];
   }
   if (has('isGeoLocationConfidential')) {
-    if (typeof raw['isGeoLocationConfidential'] !== 'boolean') m.push('isGeoLocationConfidential must be a boolean value');
+    if (typeof raw['isGeoLocationConfidential'] !== 'boolean')
+      m.push('isGeoLocationConfidential must be a boolean value');
     else value.isGeoLocationConfidential = raw['isGeoLocationConfidential'];
   }
   if (has('customData')) {

@@ -82,7 +82,13 @@ export class TransactionStore {
 
   private newComponent(txId: string, input: ComponentInput): Component {
     const now = new Date().toISOString();
-    const c: Component = { ...input, id: uuidFor(this.deps.seed, 'component', this.counter++), transactionId: txId, createdAt: now, updatedAt: now };
+    const c: Component = {
+      ...input,
+      id: uuidFor(this.deps.seed, 'component', this.counter++),
+      transactionId: txId,
+      createdAt: now,
+      updatedAt: now,
+    };
     this.components.set(c.id, c);
     return c;
   }
@@ -116,7 +122,8 @@ export class TransactionStore {
   /** Rule 2 of the contract: after submission, modifications are refused with 409. */
   private draft(id: string): Transaction {
     const tx = this.get(id);
-    if (tx.status !== 'DRAFT') throw conflict(`Transaction ${id} is in status ${tx.status}; only DRAFT transactions can be modified`);
+    if (tx.status !== 'DRAFT')
+      throw conflict(`Transaction ${id} is in status ${tx.status}; only DRAFT transactions can be modified`);
     return tx;
   }
 
@@ -150,7 +157,10 @@ export class TransactionStore {
   patchComponent(id: string, patch: Partial<ComponentInput>): Component {
     const { tx, c } = this.componentOfDraft(id);
     // Switching kind replaces the other kind's fields.
-    if (patch.ddsReferences) { delete c.supplierBusinessIds; delete c.plotIds; }
+    if (patch.ddsReferences) {
+      delete c.supplierBusinessIds;
+      delete c.plotIds;
+    }
     if (patch.supplierBusinessIds) delete c.ddsReferences;
     Object.assign(c, patch, { updatedAt: new Date().toISOString() });
     tx.updatedAt = c.updatedAt;
@@ -165,14 +175,21 @@ export class TransactionStore {
 
   submit(id: string): Transaction {
     const tx = this.get(id);
-    if (tx.status !== 'DRAFT') throw conflict(`Transaction ${id} is in status ${tx.status}; only a DRAFT transaction can be submitted`);
+    if (tx.status !== 'DRAFT')
+      throw conflict(`Transaction ${id} is in status ${tx.status}; only a DRAFT transaction can be submitted`);
     tx.submittedAt = new Date().toISOString();
     this.move(tx, 'TO_SUBMIT');
     const { seed, delays } = this.deps;
-    this.deps.timers.after(pickDelay(delays.toSubmittedMs ?? [30_000, 300_000], unit(seed, 'to-submitted', tx.customId)), () => {
-      this.move(tx, 'SUBMITTED');
-      this.deps.timers.after(pickDelay(delays.validationMs ?? [20 * 60_000, 90 * 60_000], unit(seed, 'validation', tx.customId)), () => this.validate(tx));
-    });
+    this.deps.timers.after(
+      pickDelay(delays.toSubmittedMs ?? [30_000, 300_000], unit(seed, 'to-submitted', tx.customId)),
+      () => {
+        this.move(tx, 'SUBMITTED');
+        this.deps.timers.after(
+          pickDelay(delays.validationMs ?? [20 * 60_000, 90 * 60_000], unit(seed, 'validation', tx.customId)),
+          () => this.validate(tx),
+        );
+      },
+    );
     return tx;
   }
 
@@ -181,7 +198,9 @@ export class TransactionStore {
     if (!this.byId.has(tx.id) || tx.status !== 'SUBMITTED') return;
     const { seed } = this.deps;
     if (unit(seed, 'tx-error', tx.customId) < this.deps.errorRatio()) {
-      tx.errorReason = ERROR_REASONS[Math.floor(unit(seed, 'tx-error-reason', tx.customId) * ERROR_REASONS.length)] ?? ERROR_REASONS[0]!;
+      tx.errorReason =
+        ERROR_REASONS[Math.floor(unit(seed, 'tx-error-reason', tx.customId) * ERROR_REASONS.length)] ??
+        ERROR_REASONS[0]!;
       this.move(tx, 'ERROR');
       return;
     }
@@ -212,7 +231,10 @@ export class TransactionStore {
 }
 
 /** Wire form; components only when asked, and their DDS references only when asked too. */
-export function transactionToWire(tx: Transaction, includes: { components: boolean; ddsReferences: boolean }): Record<string, unknown> {
+export function transactionToWire(
+  tx: Transaction,
+  includes: { components: boolean; ddsReferences: boolean },
+): Record<string, unknown> {
   const { components, ...rest } = tx;
   if (!includes.components) return rest;
   return {

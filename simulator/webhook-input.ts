@@ -28,7 +28,8 @@ export function urlProblem(raw: unknown): string | undefined {
 export function validateWebhook(raw: unknown, requireUrl: boolean): { value: WebhookInput; messages: string[] } {
   const m: string[] = [];
   const value: WebhookInput = {};
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { value, messages: ['body must be a JSON object'] };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    return { value, messages: ['body must be a JSON object'] };
   const body = raw as Record<string, unknown>;
   if (body['url'] !== undefined || requireUrl) {
     const problem = urlProblem(body['url']);
@@ -37,7 +38,8 @@ export function validateWebhook(raw: unknown, requireUrl: boolean): { value: Web
   }
   if (body['description'] !== undefined) {
     if (typeof body['description'] !== 'string') m.push('description must be a string');
-    else if (body['description'].length > WEBHOOK_DESCRIPTION_MAX_LENGTH) m.push(`description must be shorter than or equal to ${WEBHOOK_DESCRIPTION_MAX_LENGTH} characters`);
+    else if (body['description'].length > WEBHOOK_DESCRIPTION_MAX_LENGTH)
+      m.push(`description must be shorter than or equal to ${WEBHOOK_DESCRIPTION_MAX_LENGTH} characters`);
     else value.description = body['description'];
   }
   if (body['isActive'] !== undefined) {
@@ -46,10 +48,14 @@ export function validateWebhook(raw: unknown, requireUrl: boolean): { value: Web
   }
   if (body['events'] !== undefined) {
     const events = body['events'];
-    if (!Array.isArray(events) || !events.every((e) => typeof e === 'string')) m.push('events must be an array of strings');
+    if (!Array.isArray(events) || !events.every((e) => typeof e === 'string'))
+      m.push('events must be an array of strings');
     else {
       const unknown = events.filter((e) => !(EVENT_TYPES as readonly string[]).includes(e));
-      if (unknown.length > 0) m.push(`each value in events must be one of the following values: ${EVENT_TYPES.join(', ')} (unknown: ${unknown.join(', ')})`);
+      if (unknown.length > 0)
+        m.push(
+          `each value in events must be one of the following values: ${EVENT_TYPES.join(', ')} (unknown: ${unknown.join(', ')})`,
+        );
       else value.events = [...new Set(events as string[])];
     }
   }

@@ -95,7 +95,9 @@ export class WebhookStore {
 
   /** Secrets to sign with right now (current first). */
   signingSecrets(hook: Webhook): string[] {
-    return hook.previousSecret && (hook.previousUntil ?? 0) > Date.now() ? [hook.secret, hook.previousSecret] : [hook.secret];
+    return hook.previousSecret && (hook.previousUntil ?? 0) > Date.now()
+      ? [hook.secret, hook.previousSecret]
+      : [hook.secret];
   }
 
   record(webhookId: string, attempt: Attempt): void {

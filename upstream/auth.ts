@@ -95,8 +95,12 @@ export class TokenManager {
       this.#inFlight = refresh;
       // Cleared after settling (also when exchange throws synchronously), so a failure is retried next time.
       refresh.then(
-        () => { if (this.#inFlight === refresh) this.#inFlight = undefined; },
-        () => { if (this.#inFlight === refresh) this.#inFlight = undefined; },
+        () => {
+          if (this.#inFlight === refresh) this.#inFlight = undefined;
+        },
+        () => {
+          if (this.#inFlight === refresh) this.#inFlight = undefined;
+        },
       );
     }
     return this.#inFlight;

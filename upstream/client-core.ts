@@ -79,7 +79,19 @@ export class UpstreamHttp {
   readonly #redactor = new Redactor();
   readonly #queue: PQueue;
   readonly #base: string;
-  readonly #o: Required<Pick<UpstreamClientOptions, 'timeoutMs' | 'maxAttempts' | 'maxTokenRejections' | 'retryBaseMs' | 'retryMaxMs' | 'retryAfterFloorMs' | 'retryAfterCapMs' | 'userAgent'>>;
+  readonly #o: Required<
+    Pick<
+      UpstreamClientOptions,
+      | 'timeoutMs'
+      | 'maxAttempts'
+      | 'maxTokenRejections'
+      | 'retryBaseMs'
+      | 'retryMaxMs'
+      | 'retryAfterFloorMs'
+      | 'retryAfterCapMs'
+      | 'userAgent'
+    >
+  >;
   readonly #fetch: typeof fetch;
   readonly #sleep: Sleep;
   readonly #now: () => number;
@@ -88,7 +100,8 @@ export class UpstreamHttp {
 
   constructor(options: UpstreamClientOptions) {
     const issues = [];
-    if (!/^https?:\/\/[^\s]+$/i.test(options.baseUrl ?? '')) issues.push({ path: 'baseUrl', message: 'expected an http(s) URL' });
+    if (!/^https?:\/\/[^\s]+$/i.test(options.baseUrl ?? ''))
+      issues.push({ path: 'baseUrl', message: 'expected an http(s) URL' });
     if (!options.clientId) issues.push({ path: 'clientId', message: 'required' });
     if (!options.clientSecret) issues.push({ path: 'clientSecret', message: 'required' });
     if (issues.length) throw new RequestValidationError('createUpstreamClient', issues);
@@ -113,7 +126,11 @@ export class UpstreamHttp {
       concurrency: options.concurrency ?? 8,
       ...(options.intervalCap ? { intervalCap: options.intervalCap, interval: options.intervalMs ?? 1000 } : {}),
     });
-    const credentials = { client_id: options.clientId, client_secret: options.clientSecret, grant_type: 'client_credentials' };
+    const credentials = {
+      client_id: options.clientId,
+      client_secret: options.clientSecret,
+      grant_type: 'client_credentials',
+    };
     const tokenEndpoint = endpointName('POST', PATHS.token);
     this.auth = new TokenManager(
       async () => {
@@ -122,20 +139,44 @@ export class UpstreamHttp {
         let body: unknown;
         try {
           body = await withRetries(
-            (attempt) => this.#attempt({ method: 'POST', template: PATHS.token, body: credentials, authenticated: false }, jsonBody, undefined, attempt, {}),
+            (attempt) =>
+              this.#attempt(
+                { method: 'POST', template: PATHS.token, body: credentials, authenticated: false },
+                jsonBody,
+                undefined,
+                attempt,
+                {},
+              ),
             {
-              endpoint: tokenEndpoint, repeatable: true, maxAttempts: Math.min(3, this.#o.maxAttempts),
-              backoff: { baseMs: this.#o.retryBaseMs, maxMs: this.#o.retryMaxMs }, sleep: this.#sleep, random: this.#random,
-              stats: [this.stats], logger: this.#logger,
+              endpoint: tokenEndpoint,
+              repeatable: true,
+              maxAttempts: Math.min(3, this.#o.maxAttempts),
+              backoff: { baseMs: this.#o.retryBaseMs, maxMs: this.#o.retryMaxMs },
+              sleep: this.#sleep,
+              random: this.#random,
+              stats: [this.stats],
+              logger: this.#logger,
             },
           );
         } catch (error) {
-          if (!(error instanceof UpstreamError && error.status !== undefined && TOKEN_REFUSAL_STATUSES.has(error.status))) throw error;
+          if (
+            !(error instanceof UpstreamError && error.status !== undefined && TOKEN_REFUSAL_STATUSES.has(error.status))
+          )
+            throw error;
           // Final: the TokenManager keeps it, so no later call of this process asks again.
-          throw new CredentialsRefusedError({ endpoint: tokenEndpoint, status: error.status, serviceMessages: error.serviceMessages });
+          throw new CredentialsRefusedError({
+            endpoint: tokenEndpoint,
+            status: error.status,
+            serviceMessages: error.serviceMessages,
+          });
         }
         const issued = issuedTokenFrom(body);
-        if ('problem' in issued) throw new ResponseValidationError(tokenEndpoint, [{ path: '', message: `unusable token response (${issued.problem})` }], 200);
+        if ('problem' in issued)
+          throw new ResponseValidationError(
+            tokenEndpoint,
+            [{ path: '', message: `unusable token response (${issued.problem})` }],
+            200,
+          );
         count([this.stats], 'tokenRefreshes');
         return issued;
       },
@@ -145,7 +186,11 @@ export class UpstreamHttp {
   }
 
   /** Sends a request through rate control, auth and retries; returns what `reader` read. */
-  async request<T>(spec: RequestSpec, reader: BodyReader<T> = jsonBody as BodyReader<T>, opts: CallOptions = {}): Promise<T> {
+  async request<T>(
+    spec: RequestSpec,
+    reader: BodyReader<T> = jsonBody as BodyReader<T>,
+    opts: CallOptions = {},
+  ): Promise<T> {
     const endpoint = endpointName(spec.method, spec.template);
     const url = this.#url(spec, endpoint);
     const sinks = [this.stats, opts.stats];
@@ -153,14 +198,24 @@ export class UpstreamHttp {
       async (attempt) => {
         if (spec.authenticated === false) return this.#attempt(spec, reader, url, attempt, opts);
         return withAcceptedToken(this.auth, (token) => this.#attempt(spec, reader, url, attempt, opts, token), {
-          maxRejections: this.#o.maxTokenRejections, backoff: { baseMs: this.#o.retryBaseMs, maxMs: this.#o.retryMaxMs },
-          sleep: this.#sleep, random: this.#random, signal: opts.signal, onRepeat: () => count(sinks, 'unauthorizedRetries'),
+          maxRejections: this.#o.maxTokenRejections,
+          backoff: { baseMs: this.#o.retryBaseMs, maxMs: this.#o.retryMaxMs },
+          sleep: this.#sleep,
+          random: this.#random,
+          signal: opts.signal,
+          onRepeat: () => count(sinks, 'unauthorizedRetries'),
         });
       },
       {
-        endpoint, repeatable: isRepeatable(spec.method, opts.repeatable), maxAttempts: this.#o.maxAttempts,
-        backoff: { baseMs: this.#o.retryBaseMs, maxMs: this.#o.retryMaxMs }, sleep: this.#sleep, random: this.#random,
-        signal: opts.signal, stats: sinks, logger: this.#logger,
+        endpoint,
+        repeatable: isRepeatable(spec.method, opts.repeatable),
+        maxAttempts: this.#o.maxAttempts,
+        backoff: { baseMs: this.#o.retryBaseMs, maxMs: this.#o.retryMaxMs },
+        sleep: this.#sleep,
+        random: this.#random,
+        signal: opts.signal,
+        stats: sinks,
+        logger: this.#logger,
       },
     );
   }
@@ -175,31 +230,51 @@ export class UpstreamHttp {
     this.#redactor.add(secret);
   }
 
-  async #attempt<T>(spec: RequestSpec, reader: BodyReader<T>, url: URL | undefined, attempt: number, opts: CallOptions, token?: string): Promise<T> {
+  async #attempt<T>(
+    spec: RequestSpec,
+    reader: BodyReader<T>,
+    url: URL | undefined,
+    attempt: number,
+    opts: CallOptions,
+    token?: string,
+  ): Promise<T> {
     const endpoint = endpointName(spec.method, spec.template);
-    const headers: Record<string, string> = { accept: spec.accept ?? 'application/json', 'user-agent': this.#o.userAgent };
+    const headers: Record<string, string> = {
+      accept: spec.accept ?? 'application/json',
+      'user-agent': this.#o.userAgent,
+    };
     if (token) headers['authorization'] = `Bearer ${token}`;
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
     const req: HttpRequest = {
-      method: spec.method, endpoint, url: url ?? this.#url(spec, endpoint), headers,
+      method: spec.method,
+      endpoint,
+      url: url ?? this.#url(spec, endpoint),
+      headers,
       ...(spec.body !== undefined ? { body: JSON.stringify(spec.body) } : {}),
     };
     const deps: TransportDeps = {
-      fetch: this.#fetch, redactor: this.#redactor, now: this.#now, timeoutMs: this.#o.timeoutMs, logger: this.#logger,
-      retryAfterBounds: { floorMs: this.#o.retryAfterFloorMs, capMs: this.#o.retryAfterCapMs }, stats: [this.stats, opts.stats],
+      fetch: this.#fetch,
+      redactor: this.#redactor,
+      now: this.#now,
+      timeoutMs: this.#o.timeoutMs,
+      logger: this.#logger,
+      retryAfterBounds: { floorMs: this.#o.retryAfterFloorMs, capMs: this.#o.retryAfterCapMs },
+      stats: [this.stats, opts.stats],
     };
-    return this.#queue.add(() => sendOnce(req, reader, deps, attempt, opts.signal), opts.signal ? { signal: opts.signal } : {}) as Promise<T>;
+    return this.#queue.add(
+      () => sendOnce(req, reader, deps, attempt, opts.signal),
+      opts.signal ? { signal: opts.signal } : {},
+    ) as Promise<T>;
   }
 
   #url(spec: RequestSpec, endpoint: string): URL {
     const path = spec.template.replace(/\{(\w+)\}/g, (_, name: string) => {
       const value = spec.params?.[name];
-      if (typeof value !== 'string' || value === '') throw new RequestValidationError(endpoint, [{ path: name, message: 'required, a non-empty string' }]);
+      if (typeof value !== 'string' || value === '')
+        throw new RequestValidationError(endpoint, [{ path: name, message: 'required, a non-empty string' }]);
       return encodeURIComponent(value);
     });
     const query = spec.query?.toString();
     return new URL(`${this.#base}${path}${query ? `?${query}` : ''}`);
   }
 }
-
-

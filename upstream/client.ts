@@ -1,10 +1,18 @@
 import type { Plot } from '../schema/upstream.ts';
-import { UpstreamHttp, type CallOptions, type UpstreamClientOptions } from './client-core.ts';
+import { UpstreamHttp, type UpstreamClientOptions } from './client-core.ts';
 import { networkEndpoints } from './endpoints/network.ts';
 import { surveyResponseEndpoints } from './endpoints/survey-responses.ts';
 import { transactionEndpoints } from './endpoints/transactions.ts';
 import { webhookEndpoints } from './endpoints/webhooks.ts';
-import { getSupplierPlotsPage, getSupplierPlotsPageText, supplierPlotPages, supplierPlots, type PlotPage, type PlotPageOptions, type RawPlotPage } from './paging.ts';
+import {
+  getSupplierPlotsPage,
+  getSupplierPlotsPageText,
+  supplierPlotPages,
+  supplierPlots,
+  type PlotPage,
+  type PlotPageOptions,
+  type RawPlotPage,
+} from './paging.ts';
 import { ownPlots, type OwnPlotsOptions } from './plot-stream.ts';
 import { emptyStats, type ClientStats } from './stats.ts';
 
@@ -31,10 +39,13 @@ export function createUpstreamClient(options: UpstreamClientOptions) {
     getSupplierPlotsPageText: (businessId: string, page: number, opts?: PlotPageOptions): Promise<RawPlotPage> =>
       getSupplierPlotsPageText(http, businessId, page, opts),
     /** Pages of a supplier's plots until the last one. */
-    supplierPlotPages: (businessId: string, opts?: PlotPageOptions & { startPage?: number }): AsyncGenerator<PlotPage> =>
-      supplierPlotPages(http, businessId, opts),
+    supplierPlotPages: (
+      businessId: string,
+      opts?: PlotPageOptions & { startPage?: number },
+    ): AsyncGenerator<PlotPage> => supplierPlotPages(http, businessId, opts),
     /** A supplier's plots, one by one, across pages. */
-    supplierPlots: (businessId: string, opts?: PlotPageOptions): AsyncGenerator<Plot> => supplierPlots(http, businessId, opts),
+    supplierPlots: (businessId: string, opts?: PlotPageOptions): AsyncGenerator<Plot> =>
+      supplierPlots(http, businessId, opts),
     /** The business's own plots (GET /plots), streamed. */
     ownPlots: (opts?: OwnPlotsOptions): AsyncGenerator<Plot> => ownPlots(http, opts),
 

@@ -17,7 +17,9 @@ export function parseCustomDataJson(text: string, endpoint = 'customData'): Cust
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    throw new RequestValidationError(endpoint, [{ path: 'customData', message: `not valid JSON (${(e as Error).message})` }]);
+    throw new RequestValidationError(endpoint, [
+      { path: 'customData', message: `not valid JSON (${(e as Error).message})` },
+    ]);
   }
   return prepareCustomData(parsed, endpoint);
 }

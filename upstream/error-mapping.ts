@@ -1,6 +1,16 @@
 import {
-  BadRequestError, ConflictError, ForbiddenError, NotEntitledError, NotFoundError, NotImplementedError,
-  RateLimitedError, ServerError, UnauthorizedError, UnexpectedStatusError, UnprocessableError, type UpstreamError,
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NotEntitledError,
+  NotFoundError,
+  NotImplementedError,
+  RateLimitedError,
+  ServerError,
+  UnauthorizedError,
+  UnexpectedStatusError,
+  UnprocessableError,
+  type UpstreamError,
 } from './errors.ts';
 
 /** Longest slice of a non-JSON error body kept as the "service message". */
@@ -42,14 +52,22 @@ export function errorForStatus(
 ): UpstreamError {
   const d = { endpoint, status, serviceMessages };
   switch (status) {
-    case 400: return new BadRequestError(d);
-    case 401: return new UnauthorizedError(d);
-    case 403: return isTransactionEndpoint(endpoint) ? new NotEntitledError(d) : new ForbiddenError(d);
-    case 404: return new NotFoundError(d);
-    case 409: return new ConflictError(d);
-    case 422: return new UnprocessableError(d);
-    case 429: return new RateLimitedError({ ...d, retryAfterMs });
-    case 501: return new NotImplementedError(d);
+    case 400:
+      return new BadRequestError(d);
+    case 401:
+      return new UnauthorizedError(d);
+    case 403:
+      return isTransactionEndpoint(endpoint) ? new NotEntitledError(d) : new ForbiddenError(d);
+    case 404:
+      return new NotFoundError(d);
+    case 409:
+      return new ConflictError(d);
+    case 422:
+      return new UnprocessableError(d);
+    case 429:
+      return new RateLimitedError({ ...d, retryAfterMs });
+    case 501:
+      return new NotImplementedError(d);
     default:
       if (status >= 500) return new ServerError({ ...d, retryAfterMs });
       return new UnexpectedStatusError(d);

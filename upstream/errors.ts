@@ -25,7 +25,10 @@ export class UpstreamError extends Error {
 
   constructor(summary: string, details: UpstreamErrorDetails) {
     const service = details.serviceMessages?.length ? `: ${details.serviceMessages.join('; ')}` : '';
-    super(`${details.endpoint}: ${summary}${service}`, details.cause === undefined ? undefined : { cause: details.cause });
+    super(
+      `${details.endpoint}: ${summary}${service}`,
+      details.cause === undefined ? undefined : { cause: details.cause },
+    );
     this.status = details.status;
     this.endpoint = details.endpoint;
     this.serviceMessages = details.serviceMessages ?? [];
@@ -42,7 +45,9 @@ type HttpDetails = Omit<UpstreamErrorDetails, 'retryable'> & { status: number };
 
 export class BadRequestError extends UpstreamError {
   override name = 'BadRequestError';
-  constructor(d: HttpDetails) { super('400 bad request', { ...d, retryable: false }); }
+  constructor(d: HttpDetails) {
+    super('400 bad request', { ...d, retryable: false });
+  }
 }
 /**
  * 401 on an endpoint other than the token endpoint: the token was refused (expired or revoked early,
@@ -52,7 +57,9 @@ export class BadRequestError extends UpstreamError {
  */
 export class UnauthorizedError extends UpstreamError {
   override name = 'UnauthorizedError';
-  constructor(d: HttpDetails, summary = '401 unauthorized (token refused)') { super(summary, { ...d, retryable: true }); }
+  constructor(d: HttpDetails, summary = '401 unauthorized (token refused)') {
+    super(summary, { ...d, retryable: true });
+  }
 }
 /**
  * The token endpoint refuses the client credentials (wrong, revoked, or not allowed). Final: nothing
@@ -60,32 +67,46 @@ export class UnauthorizedError extends UpstreamError {
  */
 export class CredentialsRefusedError extends UpstreamError {
   override name = 'CredentialsRefusedError';
-  constructor(d: HttpDetails) { super(`${d.status} client credentials refused`, { ...d, retryable: false }); }
+  constructor(d: HttpDetails) {
+    super(`${d.status} client credentials refused`, { ...d, retryable: false });
+  }
 }
 export class ForbiddenError extends UpstreamError {
   override name = 'ForbiddenError';
-  constructor(d: HttpDetails, summary = '403 forbidden') { super(summary, { ...d, retryable: false }); }
+  constructor(d: HttpDetails, summary = '403 forbidden') {
+    super(summary, { ...d, retryable: false });
+  }
 }
 /** 403 on transaction endpoints: the business is not entitled (canManageTransactions). */
 export class NotEntitledError extends ForbiddenError {
   override name = 'NotEntitledError';
-  constructor(d: HttpDetails) { super(d, '403 forbidden: the business is not entitled to this endpoint'); }
+  constructor(d: HttpDetails) {
+    super(d, '403 forbidden: the business is not entitled to this endpoint');
+  }
 }
 export class NotFoundError extends UpstreamError {
   override name = 'NotFoundError';
-  constructor(d: HttpDetails) { super('404 not found', { ...d, retryable: false }); }
+  constructor(d: HttpDetails) {
+    super('404 not found', { ...d, retryable: false });
+  }
 }
 export class ConflictError extends UpstreamError {
   override name = 'ConflictError';
-  constructor(d: HttpDetails) { super('409 conflict', { ...d, retryable: false }); }
+  constructor(d: HttpDetails) {
+    super('409 conflict', { ...d, retryable: false });
+  }
 }
 export class UnprocessableError extends UpstreamError {
   override name = 'UnprocessableError';
-  constructor(d: HttpDetails) { super('422 unprocessable', { ...d, retryable: false }); }
+  constructor(d: HttpDetails) {
+    super('422 unprocessable', { ...d, retryable: false });
+  }
 }
 export class NotImplementedError extends UpstreamError {
   override name = 'NotImplementedError';
-  constructor(d: HttpDetails) { super('501 not implemented on this environment', { ...d, retryable: false }); }
+  constructor(d: HttpDetails) {
+    super('501 not implemented on this environment', { ...d, retryable: false });
+  }
 }
 export class RateLimitedError extends UpstreamError {
   override name = 'RateLimitedError';
@@ -107,7 +128,9 @@ export class ServerError extends UpstreamError {
 /** Any other status (e.g. 405, 410, 413): not retried, surfaced with the service's message. */
 export class UnexpectedStatusError extends UpstreamError {
   override name = 'UnexpectedStatusError';
-  constructor(d: HttpDetails) { super(`unexpected status ${d.status}`, { ...d, retryable: false }); }
+  constructor(d: HttpDetails) {
+    super(`unexpected status ${d.status}`, { ...d, retryable: false });
+  }
 }
 
 /**
@@ -118,7 +141,11 @@ export class UnexpectedStatusError extends UpstreamError {
 export class NetworkError extends UpstreamError {
   override name = 'NetworkError';
   readonly outcomeUnknown: boolean;
-  constructor(endpoint: string, reason: string, opts: { cause?: unknown; outcomeUnknown?: boolean; status?: number } = {}) {
+  constructor(
+    endpoint: string,
+    reason: string,
+    opts: { cause?: unknown; outcomeUnknown?: boolean; status?: number } = {},
+  ) {
     super(`network error: ${reason}`, { endpoint, status: opts.status, retryable: true, cause: opts.cause });
     this.outcomeUnknown = opts.outcomeUnknown ?? false;
   }
@@ -158,6 +185,15 @@ export class RequestValidationError extends UpstreamError {
 
 /** Error types a Temporal retry policy should not retry (pass as nonRetryableErrorTypes). */
 export const NON_RETRYABLE_ERROR_TYPES = [
-  'BadRequestError', 'CredentialsRefusedError', 'ForbiddenError', 'NotEntitledError', 'NotFoundError', 'ConflictError',
-  'UnprocessableError', 'NotImplementedError', 'UnexpectedStatusError', 'ResponseValidationError', 'RequestValidationError',
+  'BadRequestError',
+  'CredentialsRefusedError',
+  'ForbiddenError',
+  'NotEntitledError',
+  'NotFoundError',
+  'ConflictError',
+  'UnprocessableError',
+  'NotImplementedError',
+  'UnexpectedStatusError',
+  'ResponseValidationError',
+  'RequestValidationError',
 ] as const;

@@ -11,7 +11,10 @@ export type Path = readonly (string | number)[];
 export type Obj = Record<string, unknown>;
 
 export class FieldFailure extends Error {
-  constructor(readonly path: Path, readonly rule: string) {
+  constructor(
+    readonly path: Path,
+    readonly rule: string,
+  ) {
     super(rule);
   }
 }
@@ -27,7 +30,8 @@ export function requireObject(v: unknown, at: Path): Obj {
 
 export function requiredString(o: Obj, key: string, at: Path): void {
   const v = o[key];
-  if (typeof v !== 'string') throw new FieldFailure([...at, key], v === undefined ? 'required string, missing' : 'expected string');
+  if (typeof v !== 'string')
+    throw new FieldFailure([...at, key], v === undefined ? 'required string, missing' : 'expected string');
 }
 
 export function optionalString(o: Obj, key: string, at: Path): void {
@@ -37,7 +41,8 @@ export function optionalString(o: Obj, key: string, at: Path): void {
 
 export function optionalNumber(o: Obj, key: string, at: Path): void {
   const v = o[key];
-  if (v != null && (typeof v !== 'number' || !Number.isFinite(v))) throw new FieldFailure([...at, key], 'expected number');
+  if (v != null && (typeof v !== 'number' || !Number.isFinite(v)))
+    throw new FieldFailure([...at, key], 'expected number');
 }
 
 export function optionalStrings(o: Obj, keys: readonly string[], at: Path): void {

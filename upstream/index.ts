@@ -8,7 +8,15 @@ export type { TransactionInclude } from './endpoints/transactions.ts';
 export type { UpdateInvitationInput } from './endpoints/network.ts';
 export { emptyStats, type ClientStats } from './stats.ts';
 export * from './errors.ts';
-export { buildPlotQuery, effectiveLimit, type PlotQuery, type PlotFilter, type FilterCondition, type PlotRelation, type PlotFilterField } from './plot-query.ts';
+export {
+  buildPlotQuery,
+  effectiveLimit,
+  type PlotQuery,
+  type PlotFilter,
+  type FilterCondition,
+  type PlotRelation,
+  type PlotFilterField,
+} from './plot-query.ts';
 export { hasMorePages } from './page-rule.ts';
 export { checkCustomData, prepareCustomData, parseCustomDataJson, type CustomDataInput } from './custom-data.ts';
 export { normalisePlots, normalisePlot, normalisePlotsSkippingInvalid, type InvalidRecord } from './plot-validator.ts';

@@ -11,7 +11,10 @@ export function hasMorePages(itemsOnPage: number, effectiveLimit: number): boole
  * A service that ignores `page` (or serves an invalid page as page 1) would return the same page
  * forever. Two consecutive full pages with the same first and last id are treated as that.
  */
-export function isRepeatedPage(previous: readonly { id: string }[] | undefined, current: readonly { id: string }[]): boolean {
+export function isRepeatedPage(
+  previous: readonly { id: string }[] | undefined,
+  current: readonly { id: string }[],
+): boolean {
   if (!previous || previous.length === 0 || current.length === 0) return false;
   return previous[0]!.id === current[0]!.id && previous.at(-1)!.id === current.at(-1)!.id;
 }

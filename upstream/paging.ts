@@ -34,7 +34,11 @@ export interface PlotPage {
 const ENDPOINT = endpointName('GET', PATHS.supplierPlots);
 
 function callOptions(o: PlotPageOptions): CallOptions {
-  return { ...(o.signal ? { signal: o.signal } : {}), ...(o.stats ? { stats: o.stats } : {}), ...(o.repeatable !== undefined ? { repeatable: o.repeatable } : {}) };
+  return {
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.stats ? { stats: o.stats } : {}),
+    ...(o.repeatable !== undefined ? { repeatable: o.repeatable } : {}),
+  };
 }
 
 /** A page as the service sent it, before parsing: callers may compare it with a page read before. */
@@ -45,11 +49,20 @@ export interface RawPlotPage {
   text: string;
 }
 
-export async function getSupplierPlotsPageText(http: UpstreamHttp, businessId: string, page: number, opts: PlotPageOptions = {}): Promise<RawPlotPage> {
+export async function getSupplierPlotsPageText(
+  http: UpstreamHttp,
+  businessId: string,
+  page: number,
+  opts: PlotPageOptions = {},
+): Promise<RawPlotPage> {
   const requested = opts.limit ?? PLOT_PAGE_DEFAULT_LIMIT;
   // Validates page, limit, filter, select and includes before anything is sent.
   const query = buildPlotQuery(opts, page, requested);
-  const { text } = await http.request({ method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query }, textBody, callOptions(opts));
+  const { text } = await http.request(
+    { method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query },
+    textBody,
+    callOptions(opts),
+  );
   return { page, limit: effectiveLimit(requested), text };
 }
 
@@ -71,17 +84,28 @@ export function parseSupplierPlotsPage(raw: RawPlotPage, opts: Pick<PlotPageOpti
   return { page: raw.page, limit: raw.limit, plots, invalid: [], more: hasMorePages(plots.length, raw.limit) };
 }
 
-export async function getSupplierPlotsPage(http: UpstreamHttp, businessId: string, page: number, opts: PlotPageOptions = {}): Promise<PlotPage> {
+export async function getSupplierPlotsPage(
+  http: UpstreamHttp,
+  businessId: string,
+  page: number,
+  opts: PlotPageOptions = {},
+): Promise<PlotPage> {
   return parseSupplierPlotsPage(await getSupplierPlotsPageText(http, businessId, page, opts), opts);
 }
 
 /** Every page from `startPage` on, until the stop rule says done. */
-export async function* supplierPlotPages(http: UpstreamHttp, businessId: string, opts: PlotPageOptions & { startPage?: number } = {}): AsyncGenerator<PlotPage> {
+export async function* supplierPlotPages(
+  http: UpstreamHttp,
+  businessId: string,
+  opts: PlotPageOptions & { startPage?: number } = {},
+): AsyncGenerator<PlotPage> {
   let previous: Plot[] | undefined;
   for (let page = opts.startPage ?? 1; ; page++) {
     const result = await getSupplierPlotsPage(http, businessId, page, opts);
     if (isRepeatedPage(previous, result.plots)) {
-      throw new ResponseValidationError(ENDPOINT, [{ path: `page ${page}`, message: `repeats page ${page - 1}: the service ignored the page parameter` }]);
+      throw new ResponseValidationError(ENDPOINT, [
+        { path: `page ${page}`, message: `repeats page ${page - 1}: the service ignored the page parameter` },
+      ]);
     }
     yield result;
     if (!result.more) return;
@@ -90,6 +114,10 @@ export async function* supplierPlotPages(http: UpstreamHttp, businessId: string,
 }
 
 /** Every plot of a supplier and its upstream businesses, page by page. */
-export async function* supplierPlots(http: UpstreamHttp, businessId: string, opts: PlotPageOptions = {}): AsyncGenerator<Plot> {
+export async function* supplierPlots(
+  http: UpstreamHttp,
+  businessId: string,
+  opts: PlotPageOptions = {},
+): AsyncGenerator<Plot> {
   for await (const page of supplierPlotPages(http, businessId, opts)) yield* page.plots;
 }

@@ -1,4 +1,10 @@
-import { PLOT_FILTER_OPERATIONS, PLOT_PAGE_MAX_LIMIT, PLOT_RELATION_PAIRS, PLOT_RELATIONS, PATHS } from '../schema/upstream/service-facts.ts';
+import {
+  PLOT_FILTER_OPERATIONS,
+  PLOT_PAGE_MAX_LIMIT,
+  PLOT_RELATION_PAIRS,
+  PLOT_RELATIONS,
+  PATHS,
+} from '../schema/upstream/service-facts.ts';
 import { isAllowedPlotRelationSet } from '../schema/upstream/plot-rules.ts';
 import { RequestValidationError, type ValidationIssue } from './errors.ts';
 
@@ -41,11 +47,15 @@ function filterIssues(filter: unknown): { issues: ValidationIssue[]; pairs: [str
   const issues: ValidationIssue[] = [];
   const pairs: [string, string][] = [];
   if (filter === undefined) return { issues, pairs };
-  if (filter === null || typeof filter !== 'object') return { issues: [{ path: 'filter', message: 'expected object' }], pairs };
+  if (filter === null || typeof filter !== 'object')
+    return { issues: [{ path: 'filter', message: 'expected object' }], pairs };
   for (const [field, conditions] of Object.entries(filter)) {
     const allowed = (PLOT_FILTER_OPERATIONS as Record<string, readonly string[]>)[field];
     if (!Object.hasOwn(PLOT_FILTER_OPERATIONS, field) || !allowed) {
-      issues.push({ path: `filter.${field}`, message: `unknown filter field (allowed: ${Object.keys(PLOT_FILTER_OPERATIONS).join(', ')})` });
+      issues.push({
+        path: `filter.${field}`,
+        message: `unknown filter field (allowed: ${Object.keys(PLOT_FILTER_OPERATIONS).join(', ')})`,
+      });
       continue;
     }
     if (conditions === undefined) continue;
@@ -57,7 +67,10 @@ function filterIssues(filter: unknown): { issues: ValidationIssue[]; pairs: [str
       const at = `filter.${field}[${i}]`;
       const { op, value, not } = (c ?? {}) as { op?: unknown; value?: unknown; not?: unknown };
       if (typeof op !== 'string' || !allowed.includes(op)) {
-        issues.push({ path: `${at}.op`, message: `operation ${JSON.stringify(op)} not allowed on ${field} (allowed: ${allowed.join(', ')})` });
+        issues.push({
+          path: `${at}.op`,
+          message: `operation ${JSON.stringify(op)} not allowed on ${field} (allowed: ${allowed.join(', ')})`,
+        });
         return;
       }
       if (not !== undefined && typeof not !== 'boolean') {
@@ -68,7 +81,10 @@ function filterIssues(filter: unknown): { issues: ValidationIssue[]; pairs: [str
       if (field === 'areaHa') {
         const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
         if (typeof n !== 'number' || !Number.isFinite(n) || n < 0) {
-          issues.push({ path: `${at}.value`, message: `areaHa must be a non-negative number of hectares, got ${JSON.stringify(value)}` });
+          issues.push({
+            path: `${at}.value`,
+            message: `areaHa must be a non-negative number of hectares, got ${JSON.stringify(value)}`,
+          });
           return;
         }
         text = String(n);
@@ -91,24 +107,33 @@ function includesIssues(includes: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const name of includes) {
     if (!(PLOT_RELATIONS as readonly unknown[]).includes(name)) {
-      issues.push({ path: 'includes', message: `unknown relation ${JSON.stringify(name)} (known: ${PLOT_RELATIONS.join(', ')})` });
+      issues.push({
+        path: 'includes',
+        message: `unknown relation ${JSON.stringify(name)} (known: ${PLOT_RELATIONS.join(', ')})`,
+      });
     }
   }
-  if (new Set(includes).size !== includes.length) issues.push({ path: 'includes', message: 'a relation is listed twice' });
+  if (new Set(includes).size !== includes.length)
+    issues.push({ path: 'includes', message: 'a relation is listed twice' });
   if (issues.length || includes.length <= 1) return issues;
   if (!isAllowedPlotRelationSet(includes as string[])) {
     const pairs = PLOT_RELATION_PAIRS.map(([a, b]) => `${a}+${b}`).join(' or ');
-    issues.push({ path: 'includes', message: `combination ${includes.join('+')} not allowed: at most one relation, or ${pairs}` });
+    issues.push({
+      path: 'includes',
+      message: `combination ${includes.join('+')} not allowed: at most one relation, or ${pairs}`,
+    });
   }
   return issues;
 }
 
 function selectIssues(select: unknown): ValidationIssue[] {
   if (select === undefined) return [];
-  if (!Array.isArray(select) || select.length === 0) return [{ path: 'select', message: 'expected a non-empty array of field names' }];
+  if (!Array.isArray(select) || select.length === 0)
+    return [{ path: 'select', message: 'expected a non-empty array of field names' }];
   const issues: ValidationIssue[] = [];
   for (const f of select) {
-    if (typeof f !== 'string' || !FIELD_NAME.test(f)) issues.push({ path: 'select', message: `invalid field name ${JSON.stringify(f)}` });
+    if (typeof f !== 'string' || !FIELD_NAME.test(f))
+      issues.push({ path: 'select', message: `invalid field name ${JSON.stringify(f)}` });
   }
   if (!select.includes('id')) issues.push({ path: 'select', message: 'must include id (plots are keyed by id)' });
   return issues;
@@ -116,7 +141,9 @@ function selectIssues(select: unknown): ValidationIssue[] {
 
 /** A positive integer page; an invalid page is served as page 1 upstream, so never send one. */
 export function checkPage(page: unknown): ValidationIssue[] {
-  return Number.isSafeInteger(page) && (page as number) >= 1 ? [] : [{ path: 'page', message: `must be a positive integer, got ${JSON.stringify(page)}` }];
+  return Number.isSafeInteger(page) && (page as number) >= 1
+    ? []
+    : [{ path: 'page', message: `must be a positive integer, got ${JSON.stringify(page)}` }];
 }
 
 /** The limit the service will apply: the server clamps at 500. */
@@ -125,7 +152,9 @@ export function effectiveLimit(limit: number): number {
 }
 
 export function checkLimit(limit: unknown): ValidationIssue[] {
-  return Number.isSafeInteger(limit) && (limit as number) >= 1 ? [] : [{ path: 'limit', message: `must be a positive integer, got ${JSON.stringify(limit)}` }];
+  return Number.isSafeInteger(limit) && (limit as number) >= 1
+    ? []
+    : [{ path: 'limit', message: `must be a positive integer, got ${JSON.stringify(limit)}` }];
 }
 
 /** Validates the query and renders it; repeated `filter.*` params for several conditions. */

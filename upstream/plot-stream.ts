@@ -43,6 +43,10 @@ export async function* ownPlots(http: UpstreamHttp, opts: OwnPlotsOptions = {}):
   } catch (e) {
     if (e instanceof UpstreamError) throw e;
     if (opts.signal?.aborted) throw opts.signal.reason;
-    throw new NetworkError(ENDPOINT, `plot stream truncated or not a JSON array (${http.scrub(String((e as Error)?.message ?? e))})`, { cause: e, status: 200 });
+    throw new NetworkError(
+      ENDPOINT,
+      `plot stream truncated or not a JSON array (${http.scrub(String((e as Error)?.message ?? e))})`,
+      { cause: e, status: 200 },
+    );
   }
 }

@@ -1,8 +1,21 @@
 import { BusinessSchema, type Business, type Plot } from '../schema/upstream.ts';
 import { ResponseValidationError } from './errors.ts';
 import {
-  FieldFailure, isObject, optionalFlag, optionalGeometry, optionalNumber, optionalRecord, optionalString,
-  optionalStringArray, optionalStrings, optionalUnsetString, requireObject, requiredString, unsetToNull, type Obj, type Path,
+  FieldFailure,
+  isObject,
+  optionalFlag,
+  optionalGeometry,
+  optionalNumber,
+  optionalRecord,
+  optionalString,
+  optionalStringArray,
+  optionalStrings,
+  optionalUnsetString,
+  requireObject,
+  requiredString,
+  unsetToNull,
+  type Obj,
+  type Path,
 } from './field-checks.ts';
 import { formatPath } from './validate.ts';
 import type { InvalidRecord } from '../schema/upstream/records.ts';
@@ -16,12 +29,38 @@ export type { InvalidRecord };
  * A supplier carrying nested relations falls back to BusinessSchema (rare, and exact).
  */
 
-const PLOT_STRINGS = ['createdAt', 'updatedAt', 'name', 'countryCode', 'riskAssessmentStatus', 'riskLevel', 'description', 'ownerId'];
+const PLOT_STRINGS = [
+  'createdAt',
+  'updatedAt',
+  'name',
+  'countryCode',
+  'riskAssessmentStatus',
+  'riskLevel',
+  'description',
+  'ownerId',
+];
 const ANALYSIS_STRINGS = ['createdAt', 'updatedAt', 'status', 'plotId', 'version', 'type', 'name'];
 const BUSINESS_STRINGS = [
-  'email', 'name', 'username', 'addressStreet', 'addressZip', 'addressPostcode', 'addressArea', 'addressCity',
-  'addressCountryCode', 'addressCountry', 'addressLine1', 'addressLine2', 'createdAt', 'updatedAt', 'initialLocale',
-  'units', 'machineToMachineClientId', 'eori', 'vat', 'systemEnvironment',
+  'email',
+  'name',
+  'username',
+  'addressStreet',
+  'addressZip',
+  'addressPostcode',
+  'addressArea',
+  'addressCity',
+  'addressCountryCode',
+  'addressCountry',
+  'addressLine1',
+  'addressLine2',
+  'createdAt',
+  'updatedAt',
+  'initialLocale',
+  'units',
+  'machineToMachineClientId',
+  'eori',
+  'vat',
+  'systemEnvironment',
 ];
 const BUSINESS_RELATIONS = ['plots', 'members', 'connectionsAsSource', 'connectionsAsTarget', 'businessInvitations'];
 
@@ -114,12 +153,15 @@ export function normalisePlots(body: unknown, endpoint: string, status?: number)
   }
 }
 
-
 /**
  * The lenient form used by the refresh: one bad plot must not cost the rest of its page. Only the
  * page's shape (an array) is fatal; each plot that fails is reported and left out.
  */
-export function normalisePlotsSkippingInvalid(body: unknown, endpoint: string, status?: number): { plots: Plot[]; invalid: InvalidRecord[]; received: number } {
+export function normalisePlotsSkippingInvalid(
+  body: unknown,
+  endpoint: string,
+  status?: number,
+): { plots: Plot[]; invalid: InvalidRecord[]; received: number } {
   if (!Array.isArray(body)) throw toResponseError(new FieldFailure([], 'expected array'), endpoint, status);
   const plots: Plot[] = [];
   const invalid: InvalidRecord[] = [];
@@ -139,7 +181,9 @@ export function checkPlotLeniently(value: unknown, index: number): { plot: Plot 
   } catch (e) {
     if (!(e instanceof FieldFailure)) throw e;
     const raw = value as { id?: unknown } | null;
-    return { invalid: { index, id: typeof raw?.id === 'string' ? raw.id : null, path: formatPath(e.path), message: e.rule } };
+    return {
+      invalid: { index, id: typeof raw?.id === 'string' ? raw.id : null, path: formatPath(e.path), message: e.rule },
+    };
   }
 }
 

@@ -35,7 +35,10 @@ export async function withRetries<T>(attemptFn: (attempt: number) => Promise<T>,
       if (attempt >= o.maxAttempts || !shouldRetry(error, o.repeatable)) throw error;
       const delayMs = nextDelay(attempt, retryAfterOf(error), o.backoff, o.random);
       count(o.stats, 'retries');
-      o.logger?.debug({ endpoint: o.endpoint, attempt, delayMs, error: (error as Error).name }, 'upstream request will be retried');
+      o.logger?.debug(
+        { endpoint: o.endpoint, attempt, delayMs, error: (error as Error).name },
+        'upstream request will be retried',
+      );
       await o.sleep(delayMs, o.signal);
     }
   }

@@ -20,7 +20,15 @@ export interface ClientStats {
 }
 
 export function emptyStats(): ClientStats {
-  return { requests: 0, retries: 0, rateLimited: 0, serverErrors: 0, networkErrors: 0, tokenRefreshes: 0, unauthorizedRetries: 0 };
+  return {
+    requests: 0,
+    retries: 0,
+    rateLimited: 0,
+    serverErrors: 0,
+    networkErrors: 0,
+    tokenRefreshes: 0,
+    unauthorizedRetries: 0,
+  };
 }
 
 /** Increments a counter in every sink given (the client's totals and the caller's own). */

@@ -31,7 +31,11 @@ export interface TokenRejectionPolicy {
 /** Cap on all repeats of one call, per allowed rejection: a call that keeps losing its token to revocations still ends. */
 const REPEATS_PER_REJECTION = 10;
 
-export async function withAcceptedToken<T>(auth: TokenManager, send: (token: string) => Promise<T>, p: TokenRejectionPolicy): Promise<T> {
+export async function withAcceptedToken<T>(
+  auth: TokenManager,
+  send: (token: string) => Promise<T>,
+  p: TokenRejectionPolicy,
+): Promise<T> {
   let token = await auth.token();
   let refused = 0;
   let repeats = 0;

@@ -40,7 +40,14 @@ export interface TransportDeps {
 class RequestTimeout extends Error {}
 
 /** Codes that mean the request never reached the service: repeating it cannot duplicate work. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 function failureCode(e: unknown): string | undefined {
   const cause = (e as { cause?: { code?: unknown } } | undefined)?.cause;
@@ -48,7 +55,13 @@ function failureCode(e: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-export async function sendOnce<T>(req: HttpRequest, reader: BodyReader<T>, deps: TransportDeps, attempt: number, signal?: AbortSignal): Promise<T> {
+export async function sendOnce<T>(
+  req: HttpRequest,
+  reader: BodyReader<T>,
+  deps: TransportDeps,
+  attempt: number,
+  signal?: AbortSignal,
+): Promise<T> {
   signal?.throwIfAborted();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new RequestTimeout()), deps.timeoutMs);
@@ -79,13 +92,38 @@ export async function sendOnce<T>(req: HttpRequest, reader: BodyReader<T>, deps:
 
   let res: Response;
   try {
-    res = await deps.fetch(req.url, { method: req.method, headers: req.headers, body: req.body, signal: controller.signal });
+    res = await deps.fetch(req.url, {
+      method: req.method,
+      headers: req.headers,
+      body: req.body,
+      signal: controller.signal,
+    });
   } catch (e) {
     cleanup();
-    deps.logger?.debug({ method: req.method, endpoint: req.endpoint, path: req.url.pathname, status: null, ms: deps.now() - started, attempt }, 'upstream request failed');
+    deps.logger?.debug(
+      {
+        method: req.method,
+        endpoint: req.endpoint,
+        path: req.url.pathname,
+        status: null,
+        ms: deps.now() - started,
+        attempt,
+      },
+      'upstream request failed',
+    );
     throw networkError(e, 'request');
   }
-  deps.logger?.debug({ method: req.method, endpoint: req.endpoint, path: req.url.pathname, status: res.status, ms: deps.now() - started, attempt }, 'upstream request');
+  deps.logger?.debug(
+    {
+      method: req.method,
+      endpoint: req.endpoint,
+      path: req.url.pathname,
+      status: res.status,
+      ms: deps.now() - started,
+      attempt,
+    },
+    'upstream request',
+  );
 
   if (!res.ok) {
     let text = '';
@@ -97,7 +135,12 @@ export async function sendOnce<T>(req: HttpRequest, reader: BodyReader<T>, deps:
     cleanup();
     if (signal?.aborted) throw signal.reason;
     const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'), deps.now(), deps.retryAfterBounds);
-    const error = errorForStatus(req.endpoint, res.status, serviceMessagesFrom(text).map((m) => deps.redactor.scrub(m)), retryAfterMs);
+    const error = errorForStatus(
+      req.endpoint,
+      res.status,
+      serviceMessagesFrom(text).map((m) => deps.redactor.scrub(m)),
+      retryAfterMs,
+    );
     if (error instanceof RateLimitedError) count(deps.stats, 'rateLimited');
     if (error instanceof ServerError || res.status >= 500) count(deps.stats, 'serverErrors');
     throw error;
@@ -134,7 +177,11 @@ function withIdleTimeout(res: Response, ms: number, onIdle: () => void): Respons
       clearTimeout(timer);
     },
   });
-  return new Response(res.body.pipeThrough(watchdog), { status: res.status, statusText: res.statusText, headers: res.headers });
+  return new Response(res.body.pipeThrough(watchdog), {
+    status: res.status,
+    statusText: res.statusText,
+    headers: res.headers,
+  });
 }
 
 /** JSON body read fully (bounded responses); a truncated or unparseable body is a NetworkError. */

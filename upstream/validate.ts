@@ -24,7 +24,9 @@ export function ruleOf(issue: z.core.$ZodIssue): string {
 }
 
 export function issuesFrom(error: z.ZodError, prefix: readonly PropertyKey[] = []): ValidationIssue[] {
-  return error.issues.slice(0, MAX_ISSUES).map((i) => ({ path: formatPath([...prefix, ...i.path]), message: ruleOf(i) }));
+  return error.issues
+    .slice(0, MAX_ISSUES)
+    .map((i) => ({ path: formatPath([...prefix, ...i.path]), message: ruleOf(i) }));
 }
 
 /**

@@ -11,7 +11,10 @@ import type { UpstreamClient } from './index.ts';
  */
 export class VerificationFailure extends Error {
   override name = 'VerificationFailure';
-  constructor(readonly status: 400 | 401 | 404, message: string) {
+  constructor(
+    readonly status: 400 | 401 | 404,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -37,7 +40,12 @@ export interface VerifierOptions {
 /** Why a request cannot be a signed delivery (a Svix header missing), or undefined. */
 export function missingSignatureHeaders(headers: Record<string, string | undefined>): string | undefined {
   const present = (a: string, b: string) => headers[a] ?? headers[b];
-  if (present('svix-id', 'webhook-id') && present('svix-timestamp', 'webhook-timestamp') && present('svix-signature', 'webhook-signature')) return undefined;
+  if (
+    present('svix-id', 'webhook-id') &&
+    present('svix-timestamp', 'webhook-timestamp') &&
+    present('svix-signature', 'webhook-signature')
+  )
+    return undefined;
   return 'missing svix-id / svix-timestamp / svix-signature (or webhook-*) headers';
 }
 
@@ -47,7 +55,10 @@ export class DeliveryVerifier {
   readonly #refetchEvery: number;
   readonly #now: () => number;
 
-  constructor(private readonly api: SecretApi, options: VerifierOptions = {}) {
+  constructor(
+    private readonly api: SecretApi,
+    options: VerifierOptions = {},
+  ) {
     this.#refetchEvery = options.refetchAtMostEveryMs ?? REFETCH_AT_MOST_EVERY_MS;
     this.#now = options.now ?? Date.now;
   }
@@ -60,7 +71,12 @@ export class DeliveryVerifier {
     try {
       return this.#check(known.secret, rawBody, headers);
     } catch (error) {
-      if (!(error instanceof VerificationFailure) || error.message !== 'no matching signature' || this.#now() - known.fetchedAt < this.#refetchEvery) throw error;
+      if (
+        !(error instanceof VerificationFailure) ||
+        error.message !== 'no matching signature' ||
+        this.#now() - known.fetchedAt < this.#refetchEvery
+      )
+        throw error;
       // The secret may have been rotated since it was fetched: one more look before refusing.
       known = await this.#fetch(webhookId);
       return this.#check(known.secret, rawBody, headers);
@@ -72,7 +88,8 @@ export class DeliveryVerifier {
       return new Webhook(secret).verify(rawBody, headers as Record<string, string>);
     } catch (error) {
       if (!(error instanceof WebhookVerificationError)) throw error;
-      if (/timestamp too old|timestamp too new/i.test(error.message)) throw new VerificationFailure(401, `timestamp more than 5 minutes from now (${error.message.toLowerCase()})`);
+      if (/timestamp too old|timestamp too new/i.test(error.message))
+        throw new VerificationFailure(401, `timestamp more than 5 minutes from now (${error.message.toLowerCase()})`);
       if (/no matching signature/i.test(error.message)) throw new VerificationFailure(401, 'no matching signature');
       throw new VerificationFailure(400, error.message);
     }
@@ -89,7 +106,8 @@ export class DeliveryVerifier {
     if (!pending) {
       // Bounded, retries included: the service gives a delivery 15 s, and a delivery answered late
       // is retried by it anyway (and then counted, not stored twice).
-      pending = this.api.getWebhookSecret(webhookId, { signal: AbortSignal.timeout(SECRET_FETCH_BUDGET_MS) })
+      pending = this.api
+        .getWebhookSecret(webhookId, { signal: AbortSignal.timeout(SECRET_FETCH_BUDGET_MS) })
         .then((secret) => {
           const known = { secret, fetchedAt: this.#now() };
           this.#secrets.set(webhookId, known);

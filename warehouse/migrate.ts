@@ -22,10 +22,17 @@ export interface MigrationFile {
 
 export async function readMigrationFiles(dir = MIGRATIONS_DIR): Promise<MigrationFile[]> {
   const files = (await readdir(dir)).filter((f) => MIGRATION_FILE.test(f)).sort();
-  return Promise.all(files.map(async (file) => {
-    const bytes = await readFile(join(dir, file));
-    return { file, name: file.replace(/\.sql$/, ''), sha256: createHash('sha256').update(bytes).digest('hex'), text: bytes.toString('utf8') };
-  }));
+  return Promise.all(
+    files.map(async (file) => {
+      const bytes = await readFile(join(dir, file));
+      return {
+        file,
+        name: file.replace(/\.sql$/, ''),
+        sha256: createHash('sha256').update(bytes).digest('hex'),
+        text: bytes.toString('utf8'),
+      };
+    }),
+  );
 }
 
 /**
@@ -41,7 +48,9 @@ export async function readReleased(dir = MIGRATIONS_DIR): Promise<Record<string,
     throw error;
   }
   // Keys that are not migration files ("//") are comments.
-  return Object.fromEntries(Object.entries(JSON.parse(text) as Record<string, string>).filter(([file]) => MIGRATION_FILE.test(file)));
+  return Object.fromEntries(
+    Object.entries(JSON.parse(text) as Record<string, string>).filter(([file]) => MIGRATION_FILE.test(file)),
+  );
 }
 
 /** A path to show: relative to the working directory when inside it (sql/migrations/0001_warehouse.sql). */
@@ -51,20 +60,33 @@ function shown(dir: string, file: string): string {
 }
 
 /** What differs from the release record: a released migration edited or gone. One sentence each. */
-export function releasedMismatches(files: readonly MigrationFile[], released: Readonly<Record<string, string>>, dir = MIGRATIONS_DIR): string[] {
+export function releasedMismatches(
+  files: readonly MigrationFile[],
+  released: Readonly<Record<string, string>>,
+  dir = MIGRATIONS_DIR,
+): string[] {
   const record = shown(dir, CHECKSUMS_FILE);
   const byFile = new Map(files.map((f) => [f.file, f]));
   const problems: string[] = [];
   for (const [file, sha256] of Object.entries(released).sort()) {
     const found = byFile.get(file);
-    if (!found) problems.push(`${shown(dir, file)} was released (${record}) and is gone: put it back; a released migration stays.`);
-    else if (found.sha256 !== sha256) problems.push(`${shown(dir, file)} is not the migration that was released: its sha256 is ${found.sha256}, ${record} records ${sha256}.`);
+    if (!found)
+      problems.push(
+        `${shown(dir, file)} was released (${record}) and is gone: put it back; a released migration stays.`,
+      );
+    else if (found.sha256 !== sha256)
+      problems.push(
+        `${shown(dir, file)} is not the migration that was released: its sha256 is ${found.sha256}, ${record} records ${sha256}.`,
+      );
   }
   return problems;
 }
 
 /** Migration files with no entry in the release record: new ones, to record before they land. */
-export function unreleased(files: readonly MigrationFile[], released: Readonly<Record<string, string>>): MigrationFile[] {
+export function unreleased(
+  files: readonly MigrationFile[],
+  released: Readonly<Record<string, string>>,
+): MigrationFile[] {
   return files.filter((f) => !(f.file in released));
 }
 
@@ -95,7 +117,9 @@ class SqlFileMigrationProvider implements MigrationProvider {
   }
 
   private async record(db: Kysely<unknown>): Promise<void> {
-    const { rows } = await sql<{ present: boolean }>`select to_regclass('migration_checksums') is not null as present`.execute(db);
+    const { rows } = await sql<{
+      present: boolean;
+    }>`select to_regclass('migration_checksums') is not null as present`.execute(db);
     if (!rows[0]?.present) return;
     // 0013 wrote a row without checksum for each migration applied before it; this run knows its own.
     await sql`
@@ -108,12 +132,21 @@ class SqlFileMigrationProvider implements MigrationProvider {
 
 /** Migrations whose file differs from what this warehouse applied (as migration_checksums recorded it). */
 async function appliedMismatches(db: Kysely<unknown>, files: readonly MigrationFile[], dir: string): Promise<string[]> {
-  const { rows: [table] } = await sql<{ present: boolean }>`select to_regclass('migration_checksums') is not null as present`.execute(db);
+  const {
+    rows: [table],
+  } = await sql<{ present: boolean }>`select to_regclass('migration_checksums') is not null as present`.execute(db);
   if (!table?.present) return [];
-  const { rows } = await sql<{ name: string; sha256: string }>`select name, sha256 from migration_checksums where sha256 is not null`.execute(db);
+  const { rows } = await sql<{
+    name: string;
+    sha256: string;
+  }>`select name, sha256 from migration_checksums where sha256 is not null`.execute(db);
   const applied = new Map(rows.map((r) => [r.name, r.sha256]));
-  return files.filter((f) => applied.has(f.name) && applied.get(f.name) !== f.sha256)
-    .map((f) => `${shown(dir, f.file)} is not the migration this warehouse applied: its sha256 is ${f.sha256}, the warehouse ran ${applied.get(f.name)} (migration_checksums).`);
+  return files
+    .filter((f) => applied.has(f.name) && applied.get(f.name) !== f.sha256)
+    .map(
+      (f) =>
+        `${shown(dir, f.file)} is not the migration this warehouse applied: its sha256 is ${f.sha256}, the warehouse ran ${applied.get(f.name)} (migration_checksums).`,
+    );
 }
 
 export interface MigrationOutcome {
@@ -131,16 +164,20 @@ export class MigrationError extends Error {
  * this warehouse applied (migration_checksums): what the warehouse is would no longer be what the
  * files say.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the migrator works on any schema
+// biome-ignore lint/suspicious/noExplicitAny: the migrator works on any schema
 export async function migrateToLatest(db: Kysely<any>, dir = MIGRATIONS_DIR): Promise<MigrationOutcome> {
   const files = await readMigrationFiles(dir);
   const edited = releasedMismatches(files, await readReleased(dir), dir);
   if (edited.length > 0) {
-    throw new MigrationError(`${edited.join(' ')} ${NEVER_EDIT} To go on, put the file back as it was released (git log -- ${shown(dir, '')}).`);
+    throw new MigrationError(
+      `${edited.join(' ')} ${NEVER_EDIT} To go on, put the file back as it was released (git log -- ${shown(dir, '')}).`,
+    );
   }
   const drifted = await appliedMismatches(db, files, dir);
   if (drifted.length > 0) {
-    throw new MigrationError(`${drifted.join(' ')} ${NEVER_EDIT} Put the file back as this warehouse ran it; a development warehouse that ran a draft can be made anew instead (ddsync stack --fresh).`);
+    throw new MigrationError(
+      `${drifted.join(' ')} ${NEVER_EDIT} Put the file back as this warehouse ran it; a development warehouse that ran a draft can be made anew instead (ddsync stack --fresh).`,
+    );
   }
   const migrator = new Migrator({ db, provider: new SqlFileMigrationProvider(files) });
   const { error, results }: MigrationResultSet = await migrator.migrateToLatest();

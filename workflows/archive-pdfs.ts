@@ -1,4 +1,13 @@
-import { ActivityFailure, ApplicationFailure, continueAsNew, isCancellation, log, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  continueAsNew,
+  isCancellation,
+  log,
+  proxyActivities,
+  proxyLocalActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { PdfActivities, PdfAttemptOutcome } from '../activities/pdfs/activities.ts';
 import { PDF_RUN_PROBLEM } from '../platform/run-problem.ts';
 import { forEachInWindow } from './scheduling/sliding-window.ts';
@@ -40,7 +49,12 @@ export interface ArchivePdfsResult {
   skipped: number;
 }
 
-export const PDF_ARCHIVE_DEFAULTS = { batchSize: 20, concurrency: 4, backoffBaseMs: 60_000, backoffMaxMs: 12 * 3_600_000 } as const;
+export const PDF_ARCHIVE_DEFAULTS = {
+  batchSize: 20,
+  concurrency: 4,
+  backoffBaseMs: 60_000,
+  backoffMaxMs: 12 * 3_600_000,
+} as const;
 
 export const pdfArchiveWorkflowId = (nonce: string) => `pdf-archive/${nonce}`;
 
@@ -60,13 +74,21 @@ const { archiveSurveyPdf } = proxyActivities<PdfActivities>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '1 minute',
   // Two tries more than the activity repeats on its own, for a database hiccup while recording.
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: QUICK_ATTEMPTS + 2 },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: QUICK_ATTEMPTS + 2,
+  },
 });
 
 function whole(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw ApplicationFailure.nonRetryable(`archiveSurveyPdfs: ${name} must be a whole number from ${min} to ${max}, got ${String(value)}`, 'InvalidInput');
+    throw ApplicationFailure.nonRetryable(
+      `archiveSurveyPdfs: ${name} must be a whole number from ${min} to ${max}, got ${String(value)}`,
+      'InvalidInput',
+    );
   }
   return value;
 }
@@ -75,9 +97,24 @@ export async function archiveSurveyPdfs(input: ArchivePdfsInput = {}): Promise<A
   const batchSize = whole('batchSize', input.batchSize, PDF_ARCHIVE_DEFAULTS.batchSize, 1, 500);
   const concurrency = whole('concurrency', input.concurrency, PDF_ARCHIVE_DEFAULTS.concurrency, 1, 50);
   const baseMs = whole('backoffBaseMs', input.backoffBaseMs, PDF_ARCHIVE_DEFAULTS.backoffBaseMs, 1, 30 * 86_400_000);
-  const maxMs = whole('backoffMaxMs', input.backoffMaxMs, Math.max(baseMs, PDF_ARCHIVE_DEFAULTS.backoffMaxMs), baseMs, 30 * 86_400_000);
+  const maxMs = whole(
+    'backoffMaxMs',
+    input.backoffMaxMs,
+    Math.max(baseMs, PDF_ARCHIVE_DEFAULTS.backoffMaxMs),
+    baseMs,
+    30 * 86_400_000,
+  );
   const backoff = { baseMs, maxMs };
-  const counts: ArchivePdfsResult = { archived: 0, waiting: 0, gone: 0, failed: 0, stored: 0, deduplicated: 0, skipped: 0, ...input.carried?.counts };
+  const counts: ArchivePdfsResult = {
+    archived: 0,
+    waiting: 0,
+    gone: 0,
+    failed: 0,
+    stored: 0,
+    deduplicated: 0,
+    skipped: 0,
+    ...input.carried?.counts,
+  };
   let cutoff = input.carried?.cutoff ?? null;
   const owner = workflowInfo().workflowId;
 

@@ -1,6 +1,16 @@
 import {
-  CancellationScope, ParentClosePolicy, WorkflowIdReusePolicy, continueAsNew, defineQuery, getExternalWorkflowHandle, isCancellation,
-  proxyLocalActivities, setHandler, sleep, startChild, workflowInfo,
+  CancellationScope,
+  ParentClosePolicy,
+  WorkflowIdReusePolicy,
+  continueAsNew,
+  defineQuery,
+  getExternalWorkflowHandle,
+  isCancellation,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  startChild,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { SubmissionActivities } from '../activities/submission/activities.ts';
@@ -72,7 +82,17 @@ const PAST_LAST_LINE = 2_147_483_647;
 export async function bulkSubmit(input: BulkSubmitInput): Promise<BulkProgress> {
   const concurrency = Math.max(1, input.concurrency ?? 20);
   const s: BulkState = input.state ?? { cursor: 0, started: 0, alreadyStarted: 0, allStarted: false };
-  let progress: BulkProgress = { started: s.started, states: {}, ended: 0, pending: 0, available: 0, error: 0, failed: 0, alreadyStarted: s.alreadyStarted, allStarted: s.allStarted };
+  let progress: BulkProgress = {
+    started: s.started,
+    states: {},
+    ended: 0,
+    pending: 0,
+    available: 0,
+    error: 0,
+    failed: 0,
+    alreadyStarted: s.alreadyStarted,
+    allStarted: s.allStarted,
+  };
   let holding: string[] = [];
   setHandler(bulkProgressQuery, () => ({ ...progress, batchId: input.batchId }));
 
@@ -81,14 +101,30 @@ export async function bulkSubmit(input: BulkSubmitInput): Promise<BulkProgress> 
       const standing = await batchStanding({ batchId: input.batchId, cursor: s.cursor });
       holding = standing.holding;
       progress = {
-        started: standing.started, states: standing.states, ended: standing.ended, pending: standing.started - standing.ended,
-        available: standing.states['available'] ?? 0, error: standing.states['error'] ?? 0, failed: (standing.states['failed'] ?? 0) + (standing.states['timed_out'] ?? 0),
-        alreadyStarted: s.alreadyStarted, allStarted: s.allStarted,
+        started: standing.started,
+        states: standing.states,
+        ended: standing.ended,
+        pending: standing.started - standing.ended,
+        available: standing.states['available'] ?? 0,
+        error: standing.states['error'] ?? 0,
+        failed: (standing.states['failed'] ?? 0) + (standing.states['timed_out'] ?? 0),
+        alreadyStarted: s.alreadyStarted,
+        allStarted: s.allStarted,
       };
-      const step = batchStep({ allStarted: s.allStarted, pending: progress.pending, holding: holding.length, concurrency });
+      const step = batchStep({
+        allStarted: s.allStarted,
+        pending: progress.pending,
+        holding: holding.length,
+        concurrency,
+      });
       if (step.kind === 'close') break;
       if (step.kind === 'start') {
-        const next = await nextRequestsOfBatch({ batchId: input.batchId, afterLine: s.cursor, limit: step.limit, ...(input.restart ? { onlyPending: true } : {}) });
+        const next = await nextRequestsOfBatch({
+          batchId: input.batchId,
+          afterLine: s.cursor,
+          limit: step.limit,
+          ...(input.restart ? { onlyPending: true } : {}),
+        });
         if (next.length === 0) s.allStarted = true;
         // A restart skips keys that are not pending, some of them perhaps still followed: from now on they count too.
         if (next.length === 0 && input.restart) s.cursor = PAST_LAST_LINE;
@@ -109,7 +145,13 @@ export async function bulkSubmit(input: BulkSubmitInput): Promise<BulkProgress> 
     if (!isCancellation(error)) throw error;
     return CancellationScope.nonCancellable(async () => {
       // Transactions still creating or submitting are asked to stop; submitted ones carry on.
-      await Promise.all(holding.map((key) => getExternalWorkflowHandle(transactionWorkflowId(key)).cancel().catch(() => undefined)));
+      await Promise.all(
+        holding.map((key) =>
+          getExternalWorkflowHandle(transactionWorkflowId(key))
+            .cancel()
+            .catch(() => undefined),
+        ),
+      );
       await closeSubmissionBatch({ batchId: input.batchId, cancelled: true });
       return { ...progress, allStarted: s.allStarted };
     });
@@ -124,7 +166,9 @@ export async function bulkSubmit(input: BulkSubmitInput): Promise<BulkProgress> 
         parentClosePolicy: ParentClosePolicy.ABANDON,
         // One workflow per key at a time, and none after the first unless the batch is restarted (then
         // only for keys reopened as pending): a second workflow never creates a second transaction.
-        workflowIdReusePolicy: bulk.restart ? WorkflowIdReusePolicy.ALLOW_DUPLICATE : WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        workflowIdReusePolicy: bulk.restart
+          ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
+          : WorkflowIdReusePolicy.REJECT_DUPLICATE,
         // Its requests are local activities, which hold a workflow task open while a slow service
         // answers: a 5 s task hands it back every 4 s at most (see refresh-warehouse.ts, TMPRL1104).
         workflowTaskTimeout: '5 seconds',

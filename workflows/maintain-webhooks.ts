@@ -19,7 +19,9 @@ const { reconcileWebhooks, pullWebhookDeliveries } = proxyActivities<WebhookActi
 
 export const maintainWebhooksWorkflowId = (nonce: string) => `webhooks/${nonce}`;
 
-export async function maintainWebhooks(input: MaintainWebhooksInput): Promise<ReconcileResult & { webhooks: number; newAttempts: number }> {
+export async function maintainWebhooks(
+  input: MaintainWebhooksInput,
+): Promise<ReconcileResult & { webhooks: number; newAttempts: number }> {
   const reconciled = await reconcileWebhooks({ desired: input.desired });
   const pulled = await pullWebhookDeliveries();
   return { ...reconciled, ...pulled };

@@ -20,18 +20,45 @@ export interface RefreshTimeouts {
  */
 export type PageActivityMode = 'local' | 'task-queue';
 
-const upstreamRetry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 8 } as const;
-const bookkeepingRetry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20 } as const;
+const upstreamRetry = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  maximumAttempts: 8,
+} as const;
+const bookkeepingRetry = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '30 seconds',
+  maximumAttempts: 20,
+} as const;
 
 export function refreshActivities(timeouts: RefreshTimeouts = {}, pages: PageActivityMode = 'local') {
   const heartbeatTimeout = timeouts.heartbeatTimeout ?? '30 seconds';
-  const remote = proxyActivities<RefreshActivities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout, retry: upstreamRetry });
+  const remote = proxyActivities<RefreshActivities>({
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout,
+    retry: upstreamRetry,
+  });
   return {
     // proxyActivities returns a Proxy: spreading it copies nothing, so the names are picked.
     ...pick(remote, 'syncNetwork', 'syncInvitations'),
-    loadPlotPage: pages === 'local' ? proxyLocalActivities<RefreshActivities>({ startToCloseTimeout: '10 minutes', retry: upstreamRetry }).loadPlotPage : remote.loadPlotPage,
-    ...pick(proxyActivities<RefreshActivities>({ startToCloseTimeout: '4 hours', heartbeatTimeout, retry: upstreamRetry }), 'loadOwnPlots', 'verifySupplierScan'),
-    ...pick(proxyActivities<RefreshActivities>({ startToCloseTimeout: '1 hour', heartbeatTimeout, retry: bookkeepingRetry }), 'finishRefresh', 'finishSupplier', 'beginRefresh'),
+    loadPlotPage:
+      pages === 'local'
+        ? proxyLocalActivities<RefreshActivities>({ startToCloseTimeout: '10 minutes', retry: upstreamRetry })
+            .loadPlotPage
+        : remote.loadPlotPage,
+    ...pick(
+      proxyActivities<RefreshActivities>({ startToCloseTimeout: '4 hours', heartbeatTimeout, retry: upstreamRetry }),
+      'loadOwnPlots',
+      'verifySupplierScan',
+    ),
+    ...pick(
+      proxyActivities<RefreshActivities>({ startToCloseTimeout: '1 hour', heartbeatTimeout, retry: bookkeepingRetry }),
+      'finishRefresh',
+      'finishSupplier',
+      'beginRefresh',
+    ),
   };
 }
 

@@ -1,5 +1,13 @@
 import {
-  CancellationScope, ContinueAsNew, ParentClosePolicy, continueAsNew, defineQuery, executeChild, setHandler, uuid4, workflowInfo,
+  CancellationScope,
+  ContinueAsNew,
+  ParentClosePolicy,
+  continueAsNew,
+  defineQuery,
+  executeChild,
+  setHandler,
+  uuid4,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { RunSummary } from '../warehouse/refresh/sweep.ts';
 import type { SupplierToRead } from '../activities/refresh/activities.ts';
@@ -48,9 +56,18 @@ export const refreshWorkflowId = (runId: string) => `refresh/${runId}`;
 export async function refreshWarehouse(input: RefreshInput = {}): Promise<RunSummary> {
   const runId = input.runId ?? uuid4();
   const concurrency = Math.max(1, input.supplierConcurrency ?? 4);
-  const progress: RefreshProgress = { runId, phase: 'network', suppliersTotal: 0, suppliersDone: 0, suppliersFailed: input.progress?.failed ?? 0 };
+  const progress: RefreshProgress = {
+    runId,
+    phase: 'network',
+    suppliersTotal: 0,
+    suppliersDone: 0,
+    suppliersFailed: input.progress?.failed ?? 0,
+  };
   setHandler(refreshProgressQuery, () => progress);
-  const { beginRefresh, syncNetwork, syncInvitations, loadOwnPlots, finishRefresh } = refreshActivities(input.timeouts, input.pageActivities);
+  const { beginRefresh, syncNetwork, syncInvitations, loadOwnPlots, finishRefresh } = refreshActivities(
+    input.timeouts,
+    input.pageActivities,
+  );
   try {
     let state = input.progress;
     if (!state) {
@@ -96,23 +113,43 @@ async function readSuppliers(
   progress.suppliersTotal = suppliers.length;
   progress.suppliersDone = state.next - state.failed;
   let failed = state.failed;
-  const next = await forEachInWindow(suppliers, {
-    limit: options.concurrency,
-    from: state.next,
-    mayStart: (startedHere) => mayStartChild(startedHere, workflowInfo(), childrenPerRun),
-  }, (supplier) => executeChild(syncSupplierPlots, {
-    workflowId: supplierPlotsWorkflowId(runId, supplier.id),
-    args: [{ runId, supplierId: supplier.id, expectedPages: supplier.expectedPages, pagesPerRun, pageWindow, pageActivities, timeouts }],
-    parentClosePolicy: ParentClosePolicy.TERMINATE,
-    // Page loads run as local activities, which keep a workflow task open until they resolve or the
-    // task nears its timeout (at 80 %, then a new task takes over). At the default 10 s a steady stream
-    // of pages held each task 8 s: the SDK warns past 5 s (TMPRL1104), and page results reach history,
-    // and a crash, a cancel or a signal is noticed, only at a task's end. 5 s: every 4 s at most.
-    workflowTaskTimeout: '5 seconds',
-  }).then(
-    () => { progress.suppliersDone++; },
-    // A failed supplier is recorded by its own workflow; the run goes on without it (and ends partial).
-    () => { failed++; progress.suppliersFailed++; },
-  ));
+  const next = await forEachInWindow(
+    suppliers,
+    {
+      limit: options.concurrency,
+      from: state.next,
+      mayStart: (startedHere) => mayStartChild(startedHere, workflowInfo(), childrenPerRun),
+    },
+    (supplier) =>
+      executeChild(syncSupplierPlots, {
+        workflowId: supplierPlotsWorkflowId(runId, supplier.id),
+        args: [
+          {
+            runId,
+            supplierId: supplier.id,
+            expectedPages: supplier.expectedPages,
+            pagesPerRun,
+            pageWindow,
+            pageActivities,
+            timeouts,
+          },
+        ],
+        parentClosePolicy: ParentClosePolicy.TERMINATE,
+        // Page loads run as local activities, which keep a workflow task open until they resolve or the
+        // task nears its timeout (at 80 %, then a new task takes over). At the default 10 s a steady stream
+        // of pages held each task 8 s: the SDK warns past 5 s (TMPRL1104), and page results reach history,
+        // and a crash, a cancel or a signal is noticed, only at a task's end. 5 s: every 4 s at most.
+        workflowTaskTimeout: '5 seconds',
+      }).then(
+        () => {
+          progress.suppliersDone++;
+        },
+        // A failed supplier is recorded by its own workflow; the run goes on without it (and ends partial).
+        () => {
+          failed++;
+          progress.suppliersFailed++;
+        },
+      ),
+  );
   return next < suppliers.length ? { suppliers, next, failed } : undefined;
 }

@@ -1,6 +1,15 @@
 import {
-  ActivityFailure, ApplicationFailure, CancellationScope, condition, defineQuery, defineSignal, isCancellation,
-  patched, proxyActivities, proxyLocalActivities, setHandler,
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  condition,
+  defineQuery,
+  defineSignal,
+  isCancellation,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
 } from '@temporalio/workflow';
 import type { SubmissionActivities, TransactionView } from '../activities/submission/activities.ts';
 import { failureMessage } from './failure-message.ts';
@@ -35,7 +44,10 @@ export interface TransactionTiming {
 }
 
 export const DEFAULT_TRANSACTION_TIMING: TransactionTiming = {
-  firstPollMs: 60_000, maxPollMs: 3_600_000, euWaitMs: EU_POLL_NOT_BEFORE_MS, deadlineMs: 7 * 86_400_000,
+  firstPollMs: 60_000,
+  maxPollMs: 3_600_000,
+  euWaitMs: EU_POLL_NOT_BEFORE_MS,
+  deadlineMs: 7 * 86_400_000,
 };
 
 export interface SubmitTransactionInput {
@@ -55,7 +67,13 @@ export interface SubmitTransactionResult {
 
 /** Sent by the webhook receiver when the service says the transaction changed. */
 export const transactionUpdatedSignal = defineSignal<[{ status?: string }]>('transactionUpdated');
-export const transactionStatusQuery = defineQuery<{ key: string; phase: string; status: string | null; transactionId: string | null; polls: number }>('status');
+export const transactionStatusQuery = defineQuery<{
+  key: string;
+  phase: string;
+  status: string | null;
+  transactionId: string | null;
+  polls: number;
+}>('status');
 
 export const transactionWorkflowId = (key: string) => `transaction/${key}`;
 
@@ -87,7 +105,10 @@ export async function submitTransaction(input: SubmitTransactionInput): Promise<
     return await followShipment(input);
   } catch (error) {
     // Whatever ends this workflow, the warehouse must say so: the bulk submission waits for it.
-    if (!isCancellation(error)) await CancellationScope.nonCancellable(() => recordTransactionEnd({ key: input.key, state: 'failed', error: failureMessage(error) }));
+    if (!isCancellation(error))
+      await CancellationScope.nonCancellable(() =>
+        recordTransactionEnd({ key: input.key, state: 'failed', error: failureMessage(error) }),
+      );
     throw error;
   }
 }
@@ -102,14 +123,18 @@ async function followShipment(input: SubmitTransactionInput): Promise<SubmitTran
   });
   setHandler(transactionStatusQuery, () => ({ key, ...state }));
   const end = async (outcome: TransactionOutcome, error: string | null): Promise<SubmitTransactionResult> => {
-    if (outcome === 'failed' || outcome === 'timed_out' || outcome === 'cancelled') await recordTransactionEnd({ key, state: outcome, error });
+    if (outcome === 'failed' || outcome === 'timed_out' || outcome === 'cancelled')
+      await recordTransactionEnd({ key, state: outcome, error });
     state.phase = 'done';
     return { key, outcome, transactionId: state.transactionId, status: state.status };
   };
 
   let current: TransactionView;
   try {
-    current = await createAndSubmitTransaction({ key, ...(timing.createSettleMs !== undefined ? { createSettleMs: timing.createSettleMs } : {}) });
+    current = await createAndSubmitTransaction({
+      key,
+      ...(timing.createSettleMs !== undefined ? { createSettleMs: timing.createSettleMs } : {}),
+    });
     state.transactionId = current.transactionId;
   } catch (error) {
     if (isCancellation(error)) {
@@ -136,13 +161,21 @@ async function followShipment(input: SubmitTransactionInput): Promise<SubmitTran
     let delay = timing.firstPollMs;
     while (!current.final) {
       const wait = nextPollWait(timing, { startedAt, submittedSeenAt, delay }, Date.now());
-      if (wait === null) return end('timed_out', `no final status within ${Math.round(timing.deadlineMs / 60_000)} minutes (last: ${current.status})`);
+      if (wait === null)
+        return end(
+          'timed_out',
+          `no final status within ${Math.round(timing.deadlineMs / 60_000)} minutes (last: ${current.status})`,
+        );
       const signalled = await condition(() => woken, wait);
       // Reset before reading: an update that arrives while reading wakes the next wait.
       woken = false;
       let next: TransactionView;
       try {
-        next = await pollTransactionStatus({ key, transactionId: current.transactionId, source: signalled ? 'webhook' : 'poll' });
+        next = await pollTransactionStatus({
+          key,
+          transactionId: current.transactionId,
+          source: signalled ? 'webhook' : 'poll',
+        });
       } catch (error) {
         if (isRefusal(error)) return end('failed', failureMessage(error));
         throw error;

@@ -56,7 +56,12 @@ export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<
     let collect = first;
     let ended = false;
     // What workflowInfo() says now: read at each step, as Temporal updates it between activations.
-    const limits = () => ({ expected, window, pagesPerRun, continueAsNewSuggested: workflowInfo().continueAsNewSuggested });
+    const limits = () => ({
+      expected,
+      window,
+      pagesPerRun,
+      continueAsNewSuggested: workflowInfo().continueAsNewSuggested,
+    });
     for (;;) {
       for (const page of pagesToStart({ first, launch, collect, inFlight: inFlight.size, ended }, limits())) {
         inFlight.set(page, loadPlotPage({ runId, supplierId, page }));
@@ -67,7 +72,10 @@ export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<
       const result = await pending;
       inFlight.delete(collect);
       if (result.signature !== '' && result.signature === lastSignature) {
-        throw ApplicationFailure.nonRetryable(`page ${collect} repeats page ${collect - 1} of supplier ${supplierId}: the service ignored the page parameter`, 'RepeatedPageError');
+        throw ApplicationFailure.nonRetryable(
+          `page ${collect} repeats page ${collect - 1} of supplier ${supplierId}: the service ignored the page parameter`,
+          'RepeatedPageError',
+        );
       }
       totals.pages++;
       totals.plots += result.received;

@@ -12,7 +12,15 @@ import { TEMP_DIR } from './content-address.ts';
 import { PDF_RUN_PROBLEM } from '../../platform/run-problem.ts';
 import { DEFAULT_PDF_ARCHIVE_DIR } from '../../platform/config.ts';
 import type { PdfBackoff } from '../../warehouse/pdfs/backoff.ts';
-import { claimDuePdfs, databaseNow, noteFailedTry, recordArchived, recordGone, recordRetryLater, renewLease } from '../../warehouse/pdfs/queue.ts';
+import {
+  claimDuePdfs,
+  databaseNow,
+  noteFailedTry,
+  recordArchived,
+  recordGone,
+  recordRetryLater,
+  renewLease,
+} from '../../warehouse/pdfs/queue.ts';
 
 /**
  * The activities of the survey-response PDF archive. Each PDF is streamed from the service into the
@@ -29,7 +37,6 @@ export interface PdfDeps {
   /** Where PDFs are stored (DDSYNC_PDF_ARCHIVE_DIR); relative paths are taken from the worker's working directory. */
   pdfArchiveDir?: string | undefined;
 }
-
 
 /** Temporary files older than this are a dead worker's leftovers. */
 const STALE_TEMP_MS = 3_600_000;
@@ -58,11 +65,20 @@ export type PdfAttemptOutcome =
 
 /** A failure of the local file system (permissions, space, read-only), as opposed to the download. */
 function isStorageError(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && !(error instanceof UpstreamError) && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+  return (
+    error instanceof Error &&
+    !(error instanceof UpstreamError) &&
+    typeof (error as NodeJS.ErrnoException).syscall === 'string'
+  );
 }
 
 function runProblem(message: string, cause: unknown): ApplicationFailure {
-  return ApplicationFailure.create({ message, type: PDF_RUN_PROBLEM, nonRetryable: true, cause: cause instanceof Error ? cause : undefined });
+  return ApplicationFailure.create({
+    message,
+    type: PDF_RUN_PROBLEM,
+    nonRetryable: true,
+    cause: cause instanceof Error ? cause : undefined,
+  });
 }
 
 function errorText(error: unknown): string {
@@ -78,8 +94,13 @@ export function createPdfActivities({ db, api, log, pdfArchiveDir }: PdfDeps) {
      * The next due entries, leased to this run. `cutoff` (the database's time at the run's first
      * claim) keeps a run from taking up again what it already tried and rescheduled.
      */
-    async claimDueSurveyPdfs(input: { limit: number; cutoff: string | null; leaseMs: number; owner: string }): Promise<{ cutoff: string; ids: string[] }> {
-      const cutoff = input.cutoff ?? await databaseNow(db);
+    async claimDueSurveyPdfs(input: {
+      limit: number;
+      cutoff: string | null;
+      leaseMs: number;
+      owner: string;
+    }): Promise<{ cutoff: string; ids: string[] }> {
+      const cutoff = input.cutoff ?? (await databaseNow(db));
       return { cutoff, ids: await claimDuePdfs(db, cutoff, input.limit, input.leaseMs, input.owner) };
     },
 
@@ -92,7 +113,10 @@ export function createPdfActivities({ db, api, log, pdfArchiveDir }: PdfDeps) {
         await mkdir(join(archiveDir, TEMP_DIR), { recursive: true });
         await access(join(archiveDir, TEMP_DIR), constants.W_OK);
       } catch (error) {
-        throw runProblem(`the PDF archive directory ${archiveDir} (DDSYNC_PDF_ARCHIVE_DIR) cannot be written: ${errorText(error)}`, error);
+        throw runProblem(
+          `the PDF archive directory ${archiveDir} (DDSYNC_PDF_ARCHIVE_DIR) cannot be written: ${errorText(error)}`,
+          error,
+        );
       }
       const removed = await removeStaleTempFiles(archiveDir, STALE_TEMP_MS);
       if (removed > 0) log.info({ removed, archiveDir }, 'stale temporary PDF downloads removed');
@@ -109,7 +133,10 @@ export function createPdfActivities({ db, api, log, pdfArchiveDir }: PdfDeps) {
       const signal = context.cancellationSignal;
       const { id, owner } = input;
       if (!(await renewLease(db, id, owner, input.leaseMs))) {
-        log.info({ surveyResponseId: id }, 'survey-response PDF skipped: claimed by another archive run, or no longer queued');
+        log.info(
+          { surveyResponseId: id },
+          'survey-response PDF skipped: claimed by another archive run, or no longer queued',
+        );
         return { id, outcome: 'skipped' };
       }
       let responded = false;
@@ -124,22 +151,48 @@ export function createPdfActivities({ db, api, log, pdfArchiveDir }: PdfDeps) {
       // Not caught above: a database error here is retried by Temporal (the file is stored; the
       // next try finds it by its content), not counted as a failed download.
       await recordArchived(db, id, stored, 200);
-      log.info({ surveyResponseId: id, sha256: stored.sha256, sizeBytes: stored.sizeBytes, deduplicated: stored.deduplicated }, 'survey-response PDF archived');
-      return { id, outcome: 'archived', sha256: stored.sha256, sizeBytes: stored.sizeBytes, deduplicated: stored.deduplicated };
+      log.info(
+        { surveyResponseId: id, sha256: stored.sha256, sizeBytes: stored.sizeBytes, deduplicated: stored.deduplicated },
+        'survey-response PDF archived',
+      );
+      return {
+        id,
+        outcome: 'archived',
+        sha256: stored.sha256,
+        sizeBytes: stored.sizeBytes,
+        deduplicated: stored.deduplicated,
+      };
     },
   };
 
   /** An attempt that did not store the PDF: what the answer means for the entry, recorded. */
-  async function failedAttempt(input: ArchivePdfInput, error: unknown, responded: boolean, signal: AbortSignal, attempt: number): Promise<PdfAttemptOutcome> {
+  async function failedAttempt(
+    input: ArchivePdfInput,
+    error: unknown,
+    responded: boolean,
+    signal: AbortSignal,
+    attempt: number,
+  ): Promise<PdfAttemptOutcome> {
     const { id, owner } = input;
     // Cancelled: nothing to record; the lease makes the entry due again later.
     if (signal.aborted) throw error;
     const message = errorText(error);
-    if (isStorageError(error)) throw runProblem(`the PDF archive directory ${archiveDir} (DDSYNC_PDF_ARCHIVE_DIR) cannot be written: ${message}`, error);
-    if (error instanceof CredentialsRefusedError) throw runProblem(`the service refuses ddsync's credentials: ${message}`, error);
+    if (isStorageError(error))
+      throw runProblem(
+        `the PDF archive directory ${archiveDir} (DDSYNC_PDF_ARCHIVE_DIR) cannot be written: ${message}`,
+        error,
+      );
+    if (error instanceof CredentialsRefusedError)
+      throw runProblem(`the service refuses ddsync's credentials: ${message}`, error);
     if (error instanceof UnprocessableError) {
       const later = await recordRetryLater(db, id, owner, 'waiting', 422, message, input.backoff);
-      return { id, outcome: 'waiting', status: 422, error: message, nextAttemptAt: later?.nextAttemptAt.toISOString() ?? null };
+      return {
+        id,
+        outcome: 'waiting',
+        status: 422,
+        error: message,
+        nextAttemptAt: later?.nextAttemptAt.toISOString() ?? null,
+      };
     }
     if (error instanceof NotFoundError) {
       await recordGone(db, id, 404, message);
@@ -153,7 +206,10 @@ export function createPdfActivities({ db, api, log, pdfArchiveDir }: PdfDeps) {
       throw error;
     }
     const later = await recordRetryLater(db, id, owner, 'retrying', status, message, input.backoff);
-    log.warn({ surveyResponseId: id, status, error: message, nextAttemptAt: later?.nextAttemptAt }, 'survey-response PDF not archived: retried later');
+    log.warn(
+      { surveyResponseId: id, status, error: message, nextAttemptAt: later?.nextAttemptAt },
+      'survey-response PDF not archived: retried later',
+    );
     return { id, outcome: 'failed', status, error: message, nextAttemptAt: later?.nextAttemptAt.toISOString() ?? null };
   }
 }

@@ -18,7 +18,6 @@ export class NotAPdfError extends Error {
   override name = 'NotAPdfError';
 }
 
-
 export interface StoreOptions {
   /** The response's Content-Length, when it sent one: a body of another size is refused. */
   expectedLength?: number | undefined;
@@ -29,11 +28,18 @@ export interface StoreOptions {
 const HEAD_BYTES = 40;
 
 function checkHead(head: Buffer): void {
-  if (!startsLikePdf(head)) throw new NotAPdfError(`not a PDF: ${describeHead(head)}${head.length < HEAD_BYTES ? ` (${head.length} bytes)` : ''}`);
+  if (!startsLikePdf(head))
+    throw new NotAPdfError(
+      `not a PDF: ${describeHead(head)}${head.length < HEAD_BYTES ? ` (${head.length} bytes)` : ''}`,
+    );
 }
 
 /** Streams `body` into the archive under `archiveDir` (created if missing). */
-export async function storePdf(archiveDir: string, body: AsyncIterable<Uint8Array>, options: StoreOptions = {}): Promise<StoredPdf> {
+export async function storePdf(
+  archiveDir: string,
+  body: AsyncIterable<Uint8Array>,
+  options: StoreOptions = {},
+): Promise<StoredPdf> {
   const tmpDir = join(archiveDir, TEMP_DIR);
   try {
     await mkdir(tmpDir, { recursive: true });

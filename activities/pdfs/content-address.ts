@@ -26,6 +26,8 @@ export function startsLikePdf(head: Uint8Array): boolean {
 /** A short, printable preview of a body that is not a PDF (an HTML error page of a proxy, say). */
 export function describeHead(head: Uint8Array): string {
   if (head.length === 0) return 'an empty body';
-  const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.length, 40)).toString('latin1').replace(/[^\x20-\x7e]/g, '.');
+  const text = Buffer.from(head.buffer, head.byteOffset, Math.min(head.length, 40))
+    .toString('latin1')
+    .replace(/[^\x20-\x7e]/g, '.');
   return `a body starting "${text}"`;
 }

@@ -4,7 +4,8 @@
  * Pure.
  */
 
-export const SURVEY_RESPONSE_ID_RULE = 'a UUID: 8-4-4-4-12 hexadecimal digits, e.g. 3f2b8c1e-9a4d-4c7e-8b21-5d6f0a9e1c34';
+export const SURVEY_RESPONSE_ID_RULE =
+  'a UUID: 8-4-4-4-12 hexadecimal digits, e.g. 3f2b8c1e-9a4d-4c7e-8b21-5d6f0a9e1c34';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -37,7 +38,10 @@ export class IdCollector {
 
   /** A line of a file: a `#` starts a comment (whole line or after the id); blanks trimmed; empty lines ignored. */
   addLine(raw: string, line: number): void {
-    const text = raw.replace(/^\uFEFF/, '').replace(/#.*$/, '').trim();
+    const text = raw
+      .replace(/^\uFEFF/, '')
+      .replace(/#.*$/, '')
+      .trim();
     if (text === '') return;
     this.add(text, line);
   }
@@ -64,6 +68,6 @@ export class IdCollector {
 /** The ids of a text with one per line (blank lines and `#` comments ignored). */
 export function parseIdLines(text: string): IdList {
   const collector = new IdCollector();
-  text.split(/\r?\n/).forEach((line, i) => collector.addLine(line, i + 1));
+  for (const [i, line] of text.split(/\r?\n/).entries()) collector.addLine(line, i + 1);
   return collector.result();
 }

@@ -6,7 +6,12 @@ import type { Warehouse } from '../../warehouse/database.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { rowsWritten } from '../../warehouse/refresh/counts.ts';
 import { toInvitationRows, toNetwork } from '../../warehouse/refresh/network-rows.ts';
-import { INVITATIONS_SCOPE, NETWORK_SCOPE, writeInvitations, writeNetwork } from '../../warehouse/refresh/network-writer.ts';
+import {
+  INVITATIONS_SCOPE,
+  NETWORK_SCOPE,
+  writeInvitations,
+  writeNetwork,
+} from '../../warehouse/refresh/network-writer.ts';
 import type { RequestCounts } from '../../warehouse/refresh/page-ledger.ts';
 import { storePlotBatch } from '../../warehouse/refresh/plot-batch.ts';
 import { sourcePageHash } from '../../warehouse/refresh/plot-fingerprint.ts';
@@ -14,7 +19,13 @@ import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
 import type { RecordIssue } from '../../warehouse/refresh/issues.ts';
 import type { PlotRows } from '../../warehouse/refresh/rows.ts';
 import { reuseUnchangedPage } from '../../warehouse/refresh/plot-writer.ts';
-import { beginRun, finishScope, markScopeRunning, openScopes, OWN_PLOTS_SCOPE } from '../../warehouse/refresh/run-ledger.ts';
+import {
+  beginRun,
+  finishScope,
+  markScopeRunning,
+  openScopes,
+  OWN_PLOTS_SCOPE,
+} from '../../warehouse/refresh/run-ledger.ts';
 import { finishRun, type RunSummary } from '../../warehouse/refresh/sweep.ts';
 import { recordVerification, verifySupplierScan, type VerifyStatus } from './scan-verification.ts';
 
@@ -23,7 +34,10 @@ import { recordVerification, verifySupplierScan, type VerifyStatus } from './sca
  * what returns to the workflow is ids and counts only, so plot data never enters workflow history.
  */
 
-export type RefreshApi = Pick<UpstreamClient, 'listSuppliers' | 'listBuyers' | 'listBusinessInvitations' | 'getSupplierPlotsPageText' | 'ownPlots'>;
+export type RefreshApi = Pick<
+  UpstreamClient,
+  'listSuppliers' | 'listBuyers' | 'listBusinessInvitations' | 'getSupplierPlotsPageText' | 'ownPlots'
+>;
 
 export interface RefreshDeps {
   db: Warehouse;
@@ -67,8 +81,19 @@ function cancellation(): AbortSignal {
   return Context.current().cancellationSignal;
 }
 
-function mapPage(page: PlotPage): { rows: PlotRows[]; issues: RecordIssue[]; invalid: InvalidRecord[]; more: boolean; received: number } {
-  return { ...mapPlots(page.plots, page.page, false), invalid: page.invalid, more: page.more, received: page.plots.length + page.invalid.length };
+function mapPage(page: PlotPage): {
+  rows: PlotRows[];
+  issues: RecordIssue[];
+  invalid: InvalidRecord[];
+  more: boolean;
+  received: number;
+} {
+  return {
+    ...mapPlots(page.plots, page.page, false),
+    invalid: page.invalid,
+    more: page.more,
+    received: page.plots.length + page.invalid.length,
+  };
 }
 
 /** A non-retryable upstream answer ends a part of the run as failed, with the service's message. */
@@ -90,18 +115,29 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       await markScopeRunning(db, runId, NETWORK_SCOPE);
       const stats = emptyStats();
       const signal = cancellation();
-      const [suppliers, buyers] = await Promise.all([api.listSuppliers({ stats, signal }), api.listBuyers({ stats, signal })]);
+      const [suppliers, buyers] = await Promise.all([
+        api.listSuppliers({ stats, signal }),
+        api.listBuyers({ stats, signal }),
+      ]);
       const network = toNetwork(suppliers, buyers);
       await writeNetwork(db, runId, network, requestCounts(stats));
       await openScopes(db, runId, [
-        ...network.suppliers.map((s) => ({ scope: s.id, kind: 'supplier' as const, supplierId: s.id, plotsExpected: s.plotsCount })),
+        ...network.suppliers.map((s) => ({
+          scope: s.id,
+          kind: 'supplier' as const,
+          supplierId: s.id,
+          plotsExpected: s.plotsCount,
+        })),
         { scope: OWN_PLOTS_SCOPE, kind: 'own_plots' as const },
         { scope: INVITATIONS_SCOPE, kind: 'invitations' as const },
       ]);
       await finishScope(db, runId, NETWORK_SCOPE, 'succeeded');
       log.info({ runId, suppliers: network.suppliers.length, buyers: buyers.length }, 'network synced');
       return {
-        suppliers: network.suppliers.map((s) => ({ id: s.id, expectedPages: s.plotsCount === null ? null : Math.ceil(s.plotsCount / PLOT_PAGE_DEFAULT_LIMIT) })),
+        suppliers: network.suppliers.map((s) => ({
+          id: s.id,
+          expectedPages: s.plotsCount === null ? null : Math.ceil(s.plotsCount / PLOT_PAGE_DEFAULT_LIMIT),
+        })),
       };
     },
 
@@ -127,15 +163,40 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       const { runId, supplierId, page } = input;
       if (page === 1) await markScopeRunning(db, runId, supplierId);
       const stats = emptyStats();
-      let raw: RawPlotPage | undefined = await api.getSupplierPlotsPageText(supplierId, page, { stats, signal: cancellation() });
+      let raw: RawPlotPage | undefined = await api.getSupplierPlotsPageText(supplierId, page, {
+        stats,
+        signal: cancellation(),
+      });
       const limit = raw.limit;
       const sourceHash = sourcePageHash(raw.text);
-      const reused = await reuseUnchangedPage(db, { runId, scope: supplierId, page, hash: sourceHash, requests: requestCounts(stats) });
-      if (reused) return { more: hasMorePages(reused.received, limit), received: reused.received, written: 0, signature: reused.signature };
+      const reused = await reuseUnchangedPage(db, {
+        runId,
+        scope: supplierId,
+        page,
+        hash: sourceHash,
+        requests: requestCounts(stats),
+      });
+      if (reused)
+        return {
+          more: hasMorePages(reused.received, limit),
+          received: reused.received,
+          written: 0,
+          signature: reused.signature,
+        };
       // Parsed and mapped at once (synchronously), so the parsed objects die young; the text is let go.
       const { rows, issues, invalid, more, received } = mapPage(parseSupplierPlotsPage(raw, { skipInvalid: true }));
       raw = undefined;
-      const outcome = await storePlotBatch(db, { runId, scope: supplierId, supplierId, page, rows, issues, invalid, requests: requestCounts(stats), sourceHash });
+      const outcome = await storePlotBatch(db, {
+        runId,
+        scope: supplierId,
+        supplierId,
+        page,
+        rows,
+        issues,
+        invalid,
+        requests: requestCounts(stats),
+        sourceHash,
+      });
       return {
         more,
         received,
@@ -159,7 +220,16 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
         // Requests are counted on the batch during which they happened.
         const requests = requestCounts(stats);
         Object.assign(stats, emptyStats());
-        await storePlotBatch(db, { runId, scope: OWN_PLOTS_SCOPE, supplierId: null, page: pages, rows: batch, issues, invalid, requests });
+        await storePlotBatch(db, {
+          runId,
+          scope: OWN_PLOTS_SCOPE,
+          supplierId: null,
+          page: pages,
+          rows: batch,
+          issues,
+          invalid,
+          requests,
+        });
         plots += batch.length + invalid.length;
         batch = [];
         issues = [];
@@ -187,28 +257,62 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
      * After a supplier's last page: what the scan missed is proven gone, found again (it slid across a
      * page boundary), or deferred to the next refresh, by one bounded verification read (scan-verification.ts).
      */
-    async verifySupplierScan(input: { runId: string; supplierId: string }): Promise<{ missing: number; status: VerifyStatus; pages: number; found: number }> {
+    async verifySupplierScan(input: {
+      runId: string;
+      supplierId: string;
+    }): Promise<{ missing: number; status: VerifyStatus; pages: number; found: number }> {
       const { runId, supplierId } = input;
       const stats = emptyStats();
       const signal = cancellation();
-      const outcome = await verifySupplierScan({
-        db,
-        readPage: (page) => api.getSupplierPlotsPageText(supplierId, page, { stats, signal }),
-        onPage: (pages) => Context.current().heartbeat({ pages }),
-      }, runId, supplierId);
+      const outcome = await verifySupplierScan(
+        {
+          db,
+          readPage: (page) => api.getSupplierPlotsPageText(supplierId, page, { stats, signal }),
+          onPage: (pages) => Context.current().heartbeat({ pages }),
+        },
+        runId,
+        supplierId,
+      );
       await recordVerification(db, runId, supplierId, outcome, stats.requests);
-      if (outcome.missing > 0) log.info({ runId, supplierId, missing: outcome.missing, verify: outcome.status, pages: outcome.pages, found: outcome.found.length }, 'supplier scan verified');
+      if (outcome.missing > 0)
+        log.info(
+          {
+            runId,
+            supplierId,
+            missing: outcome.missing,
+            verify: outcome.status,
+            pages: outcome.pages,
+            found: outcome.found.length,
+          },
+          'supplier scan verified',
+        );
       return { missing: outcome.missing, status: outcome.status, pages: outcome.pages, found: outcome.found.length };
     },
 
     async finishSupplier(input: { runId: string; supplierId: string; error?: string }): Promise<void> {
-      await finishScope(db, input.runId, input.supplierId, input.error === undefined ? 'succeeded' : 'failed', input.error);
+      await finishScope(
+        db,
+        input.runId,
+        input.supplierId,
+        input.error === undefined ? 'succeeded' : 'failed',
+        input.error,
+      );
     },
 
     /** Sweep, totals, outcome: see sweep.ts. `failure` ends the run as failed without sweeping. */
     async finishRefresh(input: { runId: string; failure?: string }): Promise<RunSummary> {
       const summary = await finishRun(db, input.runId, input.failure);
-      log.info({ runId: input.runId, status: summary.status, seconds: summary.seconds, pages: summary.pages, plots: summary.plotsSeen, rowsWritten: summary.rowsWritten }, 'refresh finished');
+      log.info(
+        {
+          runId: input.runId,
+          status: summary.status,
+          seconds: summary.seconds,
+          pages: summary.pages,
+          plots: summary.plotsSeen,
+          rowsWritten: summary.rowsWritten,
+        },
+        'refresh finished',
+      );
       return summary;
     },
   };

@@ -56,7 +56,11 @@ export interface VerificationDeps {
   onPage?(pages: number): void;
 }
 
-export async function verifySupplierScan(deps: VerificationDeps, runId: string, supplierId: string): Promise<VerificationOutcome> {
+export async function verifySupplierScan(
+  deps: VerificationDeps,
+  runId: string,
+  supplierId: string,
+): Promise<VerificationOutcome> {
   const { db } = deps;
   const scanned = await scannedPages(db, runId, supplierId);
   const missing = await missingLinks(db, runId, supplierId, scanned);
@@ -98,7 +102,13 @@ export async function verifySupplierScan(deps: VerificationDeps, runId: string, 
 }
 
 /** Records the outcome on the supplier's part of the run, where the sweep reads it. */
-export async function recordVerification(db: Kysely<Database>, runId: string, supplierId: string, o: VerificationOutcome, requests: number): Promise<void> {
+export async function recordVerification(
+  db: Kysely<Database>,
+  runId: string,
+  supplierId: string,
+  o: VerificationOutcome,
+  requests: number,
+): Promise<void> {
   await sql`
     update sync_run_scopes set missing = ${o.missing}, verify_status = ${o.status}, verify_pages = ${o.pages},
       verify_requests = ${requests}, verify_seen = ${o.found}::text[]
@@ -110,10 +120,18 @@ function sameOrder(a: readonly string[], b: readonly string[]): boolean {
 }
 
 async function scannedPages(db: Kysely<Database>, runId: string, scope: string): Promise<Map<number, ScannedPage>> {
-  const { rows } = await sql<{ page: number; content_hash: string | null; ids: string[]; received: number; reused: boolean }>`
+  const { rows } = await sql<{
+    page: number;
+    content_hash: string | null;
+    ids: string[];
+    received: number;
+    reused: boolean;
+  }>`
     select page, content_hash, ids, received, reused from sync_pages
     where run_id = ${runId}::uuid and scope = ${scope} and entity = 'plots'`.execute(db);
-  return new Map(rows.map((r) => [r.page, { hash: r.content_hash, ids: r.ids, received: r.received, reused: r.reused }]));
+  return new Map(
+    rows.map((r) => [r.page, { hash: r.content_hash, ids: r.ids, received: r.received, reused: r.reused }]),
+  );
 }
 
 /**
@@ -122,11 +140,18 @@ async function scannedPages(db: Kysely<Database>, runId: string, scope: string):
  * Skipped when every page was the same text as at the last complete read and no link is marked
  * missing: the pages then hold exactly the links that read left live.
  */
-async function missingLinks(db: Kysely<Database>, runId: string, supplierId: string, scanned: Map<number, ScannedPage>): Promise<{ settled: string[]; all: number }> {
+async function missingLinks(
+  db: Kysely<Database>,
+  runId: string,
+  supplierId: string,
+  scanned: Map<number, ScannedPage>,
+): Promise<{ settled: string[]; all: number }> {
   const allReused = [...scanned.values()].every((p) => p.reused);
   if (allReused) {
     const marked = await sql<{ n: number }>`
-      select count(*)::int as n from plot_suppliers where supplier_id = ${supplierId} and missing_since is not null and deleted_at is null`.execute(db);
+      select count(*)::int as n from plot_suppliers where supplier_id = ${supplierId} and missing_since is not null and deleted_at is null`.execute(
+      db,
+    );
     if ((marked.rows[0]?.n ?? 0) === 0) return { settled: [], all: 0 };
   }
   const { rows } = await sql<{ plot_id: string; settled: boolean }>`

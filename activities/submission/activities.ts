@@ -5,8 +5,21 @@ import { ConflictError, NetworkError, UpstreamError, provesNotApplied, serviceFa
 import type { Warehouse } from '../../warehouse/database.ts';
 import type { Logger } from '../../platform/logger.ts';
 import {
-  batchStanding, beginCreateAttempt, cancelUnstarted, closeBatch, noteCreateSent, type BatchStanding, recordComponents, recordEnd, recordTransaction, requestsAfter,
-  stateOf, transactionIdOf, withdrawCreateSent, type StatusSource, type TransactionState,
+  batchStanding,
+  beginCreateAttempt,
+  cancelUnstarted,
+  closeBatch,
+  noteCreateSent,
+  type BatchStanding,
+  recordComponents,
+  recordEnd,
+  recordTransaction,
+  requestsAfter,
+  stateOf,
+  transactionIdOf,
+  withdrawCreateSent,
+  type StatusSource,
+  type TransactionState,
 } from '../../warehouse/submission/transaction-ledger.ts';
 import { trackStepFailures } from './step-failures.ts';
 
@@ -16,7 +29,10 @@ import { trackStepFailures } from './step-failures.ts';
  * An attempt that fails says so there too, until the step succeeds (step-failures.ts).
  */
 
-export type SubmissionApi = Pick<UpstreamClient, 'createTransaction' | 'findTransactionByCustomId' | 'getTransaction' | 'submitTransaction' | 'deleteTransaction'>;
+export type SubmissionApi = Pick<
+  UpstreamClient,
+  'createTransaction' | 'findTransactionByCustomId' | 'getTransaction' | 'submitTransaction' | 'deleteTransaction'
+>;
 
 export interface SubmissionDeps {
   db: Warehouse;
@@ -58,7 +74,8 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
   /** The transaction for `key` at the service, created if no earlier attempt did: as just read or created. */
   const createDraft = async (key: string, settleMs: number): Promise<Transaction> => {
     const request = await beginCreateAttempt(db, key);
-    let transaction = request.earlierAttempts > 0 || request.transactionId ? await findExisting(key, request.transactionId) : undefined;
+    let transaction =
+      request.earlierAttempts > 0 || request.transactionId ? await findExisting(key, request.transactionId) : undefined;
     if (!transaction) {
       // An earlier create whose answer never came may still be applied: not a second one until it
       // had time to appear under its customId (then this look found it).
@@ -66,7 +83,8 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
         throw ApplicationFailure.retryable(
           // Worded the same at every attempt: it is shown as the step's error while it repeats (step-failures.ts).
           `a create of ${key} got no answer and may still be applied by the service: looked for by customId until ${Math.round(settleMs / 1000)} s after it was sent, then sent again`,
-          'CreateMayStillApply');
+          'CreateMayStillApply',
+        );
       }
       stopIfCancelled('creating');
       const previousSent = await noteCreateSent(db, key);
@@ -97,7 +115,10 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
       // Not aborted once sent (see createDraft): a cancelled batch stops before, never during.
       await api.submitTransaction(transactionId);
     } catch (error) {
-      const settled = error instanceof ConflictError || (error instanceof UpstreamError && error.status === 400) || (error instanceof NetworkError && error.outcomeUnknown);
+      const settled =
+        error instanceof ConflictError ||
+        (error instanceof UpstreamError && error.status === 400) ||
+        (error instanceof NetworkError && error.outcomeUnknown);
       if (!settled) throw error;
       const after = await api.getTransaction(transactionId, { signal: signal() });
       if (after.status === 'DRAFT') throw error;
@@ -112,7 +133,12 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
   // A step that keeps failing shows in the warehouse (step-failures.ts). Failure mapping and
   // heartbeats come from the worker's interceptors, as for every activity (activities/index.ts).
   return trackStepFailures(db, {
-    async nextRequestsOfBatch(input: { batchId: string; afterLine: number; limit: number; onlyPending?: boolean }): Promise<Array<{ key: string; line: number }>> {
+    async nextRequestsOfBatch(input: {
+      batchId: string;
+      afterLine: number;
+      limit: number;
+      onlyPending?: boolean;
+    }): Promise<Array<{ key: string; line: number }>> {
       return requestsAfter(db, input.batchId, input.afterLine, input.limit, input.onlyPending ?? false);
     },
 
@@ -128,7 +154,11 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
     },
 
     /** Reads the transaction (on a timer, or because a webhook said it changed) and records what is new. */
-    async pollTransactionStatus(input: { key: string; transactionId: string; source: Extract<StatusSource, 'poll' | 'webhook'> }): Promise<TransactionView> {
+    async pollTransactionStatus(input: {
+      key: string;
+      transactionId: string;
+      source: Extract<StatusSource, 'poll' | 'webhook'>;
+    }): Promise<TransactionView> {
       const t = await api.getTransaction(input.transactionId, { signal: signal() });
       await recordTransaction(db, input.key, t, input.source);
       return view(t);
@@ -150,7 +180,11 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
       return { deleted: true };
     },
 
-    async recordTransactionEnd(input: { key: string; state: 'failed' | 'timed_out' | 'cancelled'; error: string | null }): Promise<void> {
+    async recordTransactionEnd(input: {
+      key: string;
+      state: 'failed' | 'timed_out' | 'cancelled';
+      error: string | null;
+    }): Promise<void> {
       await recordEnd(db, input.key, input.state, input.error);
       log.warn({ key: input.key, state: input.state, error: input.error }, 'transaction ended without a DDS reference');
     },

@@ -30,7 +30,9 @@ const SERVICE_ENDS = ['available', 'error', 'withdrawn'];
 
 /** One short line, without secrets: what the warehouse and `ddsync submissions status` show. */
 export function stepError(step: string, error: unknown): string {
-  const text = scrubSecrets(error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ').trim();
+  const text = scrubSecrets(error instanceof Error ? error.message : String(error))
+    .replace(/\s+/g, ' ')
+    .trim();
   const line = `${step}: ${text || (error as Error)?.name || 'unknown error'}`;
   return line.length > MAX_ERROR_LENGTH ? `${line.slice(0, MAX_ERROR_LENGTH - 1)}…` : line;
 }
@@ -58,7 +60,9 @@ async function clearFailures(db: Warehouse, subject: Subject): Promise<void> {
       update transactions set last_error = case when state = any(${DECIDED_ENDS}::text[]) then last_error end, failed_attempts = 0, last_failed_at = null
       where key = ${subject.key} and failed_attempts > 0`.execute(db);
   } else if (subject.batchId !== undefined) {
-    await sql`update submission_batches set last_error = null, failed_attempts = 0, last_failed_at = null where id = ${subject.batchId}::uuid and failed_attempts > 0`.execute(db);
+    await sql`update submission_batches set last_error = null, failed_attempts = 0, last_failed_at = null where id = ${subject.batchId}::uuid and failed_attempts > 0`.execute(
+      db,
+    );
   }
 }
 
@@ -78,14 +82,23 @@ function quietly(error: unknown): unknown {
   if (error instanceof ApplicationFailure) {
     if (error.nonRetryable) return error;
     return ApplicationFailure.create({
-      message: error.message, type: error.type ?? 'Error', details: error.details ?? [], ...(error.nextRetryDelay != null ? { nextRetryDelay: error.nextRetryDelay } : {}),
-      ...(error.cause ? { cause: error.cause } : {}), category: ApplicationFailureCategory.BENIGN,
+      message: error.message,
+      type: error.type ?? 'Error',
+      details: error.details ?? [],
+      ...(error.nextRetryDelay != null ? { nextRetryDelay: error.nextRetryDelay } : {}),
+      ...(error.cause ? { cause: error.cause } : {}),
+      category: ApplicationFailureCategory.BENIGN,
     });
   }
-  return ApplicationFailure.create({ message: error.message, type: error.name, cause: error, category: ApplicationFailureCategory.BENIGN });
+  return ApplicationFailure.create({
+    message: error.message,
+    type: error.name,
+    cause: error,
+    category: ApplicationFailureCategory.BENIGN,
+  });
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- activities of any signature
+// biome-ignore lint/suspicious/noExplicitAny: activities of any signature
 type AnyActivity = (...args: any[]) => Promise<unknown>;
 
 /**
@@ -107,7 +120,9 @@ export function trackStepFailures<T extends Record<string, AnyActivity>>(db: War
         const error = toActivityFailure(thrown);
         const context = Context.current();
         if (error instanceof CancelledFailure || context.cancellationSignal.aborted) throw error;
-        const attempts = await within(recordFailure(db, subject, stepError(step, error)), RECORD_TIMEOUT_MS).catch(() => undefined);
+        const attempts = await within(recordFailure(db, subject, stepError(step, error)), RECORD_TIMEOUT_MS).catch(
+          () => undefined,
+        );
         throw isPowerOfTwo(attempts ?? context.info.attempt) ? error : quietly(error);
       }
       await within(clearFailures(db, subject), RECORD_TIMEOUT_MS).catch(() => undefined);

@@ -8,7 +8,10 @@ import { planWebhooks, type WebhookAction } from './reconcile-plan.ts';
 
 /** Keeping the desired webhooks registered, and their attempts and stats in the warehouse. */
 
-export type WebhookApi = Pick<UpstreamClient, 'listWebhooks' | 'createWebhook' | 'updateWebhook' | 'deleteWebhook' | 'listWebhookAttempts' | 'getWebhookStats'>;
+export type WebhookApi = Pick<
+  UpstreamClient,
+  'listWebhooks' | 'createWebhook' | 'updateWebhook' | 'deleteWebhook' | 'listWebhookAttempts' | 'getWebhookStats'
+>;
 
 export interface WebhookDeps {
   db: Warehouse;
@@ -35,7 +38,11 @@ export function createWebhookActivities({ db, api, log }: WebhookDeps) {
           done.push({ kind: action.kind, name: action.name, id: action.id, reason: action.reason });
           continue;
         }
-        const body = { url: action.desired.url, description: describedAs(action.desired), isActive: action.desired.active };
+        const body = {
+          url: action.desired.url,
+          description: describedAs(action.desired),
+          isActive: action.desired.active,
+        };
         if (action.kind === 'patch') {
           await api.updateWebhook(action.id, body, { signal: signal() });
           done.push({ kind: action.kind, name: action.name, id: action.id, changes: action.changes });
@@ -44,7 +51,12 @@ export function createWebhookActivities({ db, api, log }: WebhookDeps) {
         // The contract's PATCH cannot change events: a webhook listening to other events is replaced.
         if (action.kind === 'recreate') await api.deleteWebhook(action.id, { signal: signal() });
         const created = await api.createWebhook({ ...body, events: action.desired.events }, { signal: signal() });
-        done.push({ kind: action.kind, name: action.name, id: created.id, ...(action.kind === 'recreate' ? { changes: action.changes } : {}) });
+        done.push({
+          kind: action.kind,
+          name: action.name,
+          id: created.id,
+          ...(action.kind === 'recreate' ? { changes: action.changes } : {}),
+        });
       }
       const now = await api.listWebhooks({ signal: signal() });
       await recordWebhooks(db, now);

@@ -32,7 +32,8 @@ export function planWebhooks(desired: readonly DesiredWebhook[], actual: readonl
     const found = [...(ours.get(d.name) ?? [])].sort(oldestFirst);
     ours.delete(d.name);
     const [keep, ...extra] = found;
-    for (const w of extra) actions.push({ kind: 'delete', name: d.name, id: w.id, reason: 'a second webhook with the same name' });
+    for (const w of extra)
+      actions.push({ kind: 'delete', name: d.name, id: w.id, reason: 'a second webhook with the same name' });
     if (!keep) {
       actions.push({ kind: 'create', name: d.name, desired: d });
       continue;
@@ -41,7 +42,8 @@ export function planWebhooks(desired: readonly DesiredWebhook[], actual: readonl
     if (keep.url !== d.url) changes.push('url');
     if (keep.description !== describedAs(d)) changes.push('description');
     if ((keep.isActive ?? true) !== d.active) changes.push(d.active ? 'reactivate' : 'deactivate');
-    if (!sameSet(keep.events ?? [], d.events)) actions.push({ kind: 'recreate', name: d.name, id: keep.id, desired: d, changes: ['events', ...changes] });
+    if (!sameSet(keep.events ?? [], d.events))
+      actions.push({ kind: 'recreate', name: d.name, id: keep.id, desired: d, changes: ['events', ...changes] });
     else if (changes.length > 0) actions.push({ kind: 'patch', name: d.name, id: keep.id, desired: d, changes });
   }
   for (const [name, hooks] of ours) {

@@ -44,32 +44,37 @@ export function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv)
     if (running()) proc.kill('SIGKILL');
   };
   let stopping: Promise<void> | undefined;
-  const stop = (graceMs = 10_000) => (stopping ??= (async () => {
-    unregister();
-    if (!running()) return;
-    proc.kill('SIGTERM');
-    const timer = setTimeout(kill, graceMs);
-    await exited;
-    clearTimeout(timer);
-  })());
+  const stop = (graceMs = 10_000) =>
+    (stopping ??= (async () => {
+      unregister();
+      if (!running()) return;
+      proc.kill('SIGTERM');
+      const timer = setTimeout(kill, graceMs);
+      await exited;
+      clearTimeout(timer);
+    })());
   // Ctrl-C or a crash of the benchmark must not leave children behind.
   const unregister = stopOnExit({ stop, kill });
 
-  const waitForLine = (pattern: RegExp, timeoutMs: number) => new Promise<RegExpMatchArray>((resolve, reject) => {
-    const done = (error?: Error, match?: RegExpMatchArray) => {
-      listeners.delete(onLine);
-      clearTimeout(timer);
-      if (error) reject(error);
-      else resolve(match!);
-    };
-    const onLine = (line: string) => {
-      const match = pattern.exec(line);
-      if (match) done(undefined, match);
-    };
-    const timer = setTimeout(() => done(new Error(`${name} printed no line matching ${pattern} within ${timeoutMs} ms:\n${tail()}`)), timeoutMs);
-    listeners.add(onLine);
-    void exited.then((how) => done(new Error(`${how} before it was ready:\n${tail()}`)));
-  });
+  const waitForLine = (pattern: RegExp, timeoutMs: number) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const done = (error?: Error, match?: RegExpMatchArray) => {
+        listeners.delete(onLine);
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve(match!);
+      };
+      const onLine = (line: string) => {
+        const match = pattern.exec(line);
+        if (match) done(undefined, match);
+      };
+      const timer = setTimeout(
+        () => done(new Error(`${name} printed no line matching ${pattern} within ${timeoutMs} ms:\n${tail()}`)),
+        timeoutMs,
+      );
+      listeners.add(onLine);
+      void exited.then((how) => done(new Error(`${how} before it was ready:\n${tail()}`)));
+    });
 
   return { name, pid: proc.pid, exited, tail, waitForLine, stop };
 }

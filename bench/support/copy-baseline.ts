@@ -51,7 +51,11 @@ async function prepareDatabase(postgres: RunningPostgres): Promise<pg.Client> {
 }
 
 /** Reads every page again, maps each distinct plot once and COPYs the rows; times only the COPYs. */
-export async function measureCopyOnly(api: WalkApi, supplierIds: readonly string[], postgres: RunningPostgres): Promise<CopyResult> {
+export async function measureCopyOnly(
+  api: WalkApi,
+  supplierIds: readonly string[],
+  postgres: RunningPostgres,
+): Promise<CopyResult> {
   const client = await prepareDatabase(postgres);
   try {
     const copier = new BatchedCopy(client);
@@ -70,7 +74,8 @@ export async function measureCopyOnly(api: WalkApi, supplierIds: readonly string
     await walkSupplierPages(api, supplierIds, 1, onBatch);
     await copier.flush();
     const counted = await client.query<{ n: string }>(`select count(*) as n from ${BARE_TABLE}`);
-    if (Number(counted.rows[0]?.n) !== copier.rows) throw new Error(`COPY baseline: ${copier.rows} rows sent, ${counted.rows[0]?.n} stored`);
+    if (Number(counted.rows[0]?.n) !== copier.rows)
+      throw new Error(`COPY baseline: ${copier.rows} rows sent, ${counted.rows[0]?.n} stored`);
     return { rows: copier.rows, seconds: copier.seconds, statements: copier.statements, megabytes: copier.bytes / 1e6 };
   } finally {
     await client.end();

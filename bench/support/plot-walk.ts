@@ -27,7 +27,12 @@ export async function listSupplierIds(api: WalkApi): Promise<string[]> {
   return toNetwork(suppliers, buyers).suppliers.map((s) => s.id);
 }
 
-export async function walkSupplierPages(api: WalkApi, supplierIds: readonly string[], concurrency: number, onBatch: OnBatch): Promise<void> {
+export async function walkSupplierPages(
+  api: WalkApi,
+  supplierIds: readonly string[],
+  concurrency: number,
+  onBatch: OnBatch,
+): Promise<void> {
   await inPool(supplierIds, concurrency, async (supplierId) => {
     for (let page = 1; ; page++) {
       const result = await api.getSupplierPlotsPage(supplierId, page, { skipInvalid: true, limit: PAGE_LIMIT });

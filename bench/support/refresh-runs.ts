@@ -24,8 +24,18 @@ export interface RefreshRun {
  * Starts the worker as production runs it (the built CLI, the prebuilt workflow bundle, `nodeFlags`)
  * and waits until it polls both the workflow and the activity task queue.
  */
-export async function startWorker(env: NodeJS.ProcessEnv, client: Client, taskQueue: string, nodeFlags: readonly string[], timeoutMs = 120_000): Promise<Child> {
-  const worker = spawnChild('worker', [...nodeFlags, packagePath(BUILT_CLI), 'worker', '--bundle', packagePath(BUILT_WORKFLOW_BUNDLE)], { ...WORKER_ENV, ...env });
+export async function startWorker(
+  env: NodeJS.ProcessEnv,
+  client: Client,
+  taskQueue: string,
+  nodeFlags: readonly string[],
+  timeoutMs = 120_000,
+): Promise<Child> {
+  const worker = spawnChild(
+    'worker',
+    [...nodeFlags, packagePath(BUILT_CLI), 'worker', '--bundle', packagePath(BUILT_WORKFLOW_BUNDLE)],
+    { ...WORKER_ENV, ...env },
+  );
   let exit: string | undefined;
   void worker.exited.then((how) => {
     exit = how;
@@ -45,25 +55,43 @@ export async function startWorker(env: NodeJS.ProcessEnv, client: Client, taskQu
 
 async function hasPollers(client: Client, taskQueue: string): Promise<boolean> {
   for (const taskQueueType of Object.values(TASK_QUEUE_TYPES)) {
-    const described = await client.workflowService.describeTaskQueue({ namespace: client.options.namespace, taskQueue: { name: taskQueue }, taskQueueType });
+    const described = await client.workflowService.describeTaskQueue({
+      namespace: client.options.namespace,
+      taskQueue: { name: taskQueue },
+      taskQueueType,
+    });
     if ((described.pollers ?? []).length === 0) return false;
   }
   return true;
 }
 
 /** One refresh (`supplierConcurrency` 4, as scheduled), timed; fails if the worker dies meanwhile. */
-export async function runRefresh(client: Client, taskQueue: string, worker: Child, workflowId: string): Promise<RefreshRun> {
+export async function runRefresh(
+  client: Client,
+  taskQueue: string,
+  worker: Child,
+  workflowId: string,
+): Promise<RefreshRun> {
   const sampler = sampleRss(worker.pid);
   try {
     const started = performance.now();
-    const handle = await client.workflow.start<typeof refreshWarehouse>('refreshWarehouse', { taskQueue, workflowId, args: [{ supplierConcurrency: 4 }] });
+    const handle = await client.workflow.start<typeof refreshWarehouse>('refreshWarehouse', {
+      taskQueue,
+      workflowId,
+      args: [{ supplierConcurrency: 4 }],
+    });
     const died = worker.exited.then((how): never => {
       throw new Error(`${how} during refresh ${workflowId}:\n${worker.tail()}`);
     });
     const summary = await Promise.race([handle.result(), died]);
     const seconds = (performance.now() - started) / 1000;
     if (summary.status === 'failed') throw new Error(`refresh ${workflowId} failed: ${summary.error}`);
-    return { summary, seconds, sampledPeakRssMb: sampler.stop(), finishSeconds: await activitySeconds(client, workflowId, 'finishRefresh') };
+    return {
+      summary,
+      seconds,
+      sampledPeakRssMb: sampler.stop(),
+      finishSeconds: await activitySeconds(client, workflowId, 'finishRefresh'),
+    };
   } finally {
     sampler.stop();
   }
@@ -72,9 +100,14 @@ export async function runRefresh(client: Client, taskQueue: string, worker: Chil
 /** How long an activity of the workflow's latest run took, scheduled to completed (its last attempt included). */
 async function activitySeconds(client: Client, workflowId: string, activityType: string): Promise<number | undefined> {
   const { events } = await client.workflow.getHandle(workflowId).fetchHistory();
-  const millis = (e: (typeof events & object)[number]) => Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
-  const scheduled = (events ?? []).find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityType);
+  const millis = (e: (typeof events & object)[number]) =>
+    Number(e.eventTime?.seconds ?? 0) * 1000 + (e.eventTime?.nanos ?? 0) / 1e6;
+  const scheduled = (events ?? []).find(
+    (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === activityType,
+  );
   if (!scheduled) return undefined;
-  const completed = (events ?? []).find((e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? -1) === Number(scheduled.eventId));
+  const completed = (events ?? []).find(
+    (e) => Number(e.activityTaskCompletedEventAttributes?.scheduledEventId ?? -1) === Number(scheduled.eventId),
+  );
   return completed ? (millis(completed) - millis(scheduled)) / 1000 : undefined;
 }

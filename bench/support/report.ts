@@ -74,8 +74,15 @@ export function formatReport(r: RefreshBenchResult): string {
     `  benchmark process during the COPY baseline: ${n0(r.benchCopyPhaseRssMb)} MB`,
   ];
   if (r.fetchOnlyPlots !== r.fullPlotsSeen || r.fullPlotsSeen !== r.noChangePlotsSeen) {
-    lines.push(`  note: plots read differ between fetch-only (${r.fetchOnlyPlots}), full (${r.fullPlotsSeen}) and no-change (${r.noChangePlotsSeen})`);
+    lines.push(
+      `  note: plots read differ between fetch-only (${r.fetchOnlyPlots}), full (${r.fullPlotsSeen}) and no-change (${r.noChangePlotsSeen})`,
+    );
   }
-  lines.push('', `phases (wall): ${Object.entries(r.phaseSeconds).map(([name, s]) => `${name} ${n2(s)} s`).join(', ')}`);
+  lines.push(
+    '',
+    `phases (wall): ${Object.entries(r.phaseSeconds)
+      .map(([name, s]) => `${name} ${n2(s)} s`)
+      .join(', ')}`,
+  );
   return lines.join('\n');
 }

@@ -20,7 +20,11 @@ export class Teardown {
   }
   async run(): Promise<void> {
     for (const step of this.#steps.reverse()) {
-      await step.run().catch((error: unknown) => this.say(`could not stop ${step.name}: ${error instanceof Error ? error.message : String(error)}`));
+      await step
+        .run()
+        .catch((error: unknown) =>
+          this.say(`could not stop ${step.name}: ${error instanceof Error ? error.message : String(error)}`),
+        );
     }
     this.#steps = [];
   }
@@ -32,7 +36,12 @@ export function progressTo(bench: string): (message: string) => void {
 }
 
 /** Runs `step` and records its wall time under `name`. */
-export async function phase<T>(say: (message: string) => void, seconds: Record<string, number>, name: string, step: () => Promise<T>): Promise<T> {
+export async function phase<T>(
+  say: (message: string) => void,
+  seconds: Record<string, number>,
+  name: string,
+  step: () => Promise<T>,
+): Promise<T> {
   say(`${name}…`);
   const started = performance.now();
   try {
@@ -57,17 +66,30 @@ export interface Stack {
 }
 
 export async function startStack(simulatorArgs: string[], teardown: Teardown): Promise<Stack> {
-  const postgres = await startEmbeddedPostgres({ dataDir: `${BENCH_DIR}/pg-${Date.now()}-${process.pid}`, persistent: false });
+  const postgres = await startEmbeddedPostgres({
+    dataDir: `${BENCH_DIR}/pg-${Date.now()}-${process.pid}`,
+    persistent: false,
+  });
   teardown.add('Postgres', () => postgres.stop());
   const temporal = await startTemporalDevServer();
   teardown.add('Temporal dev server', () => temporal.stop());
   // Its own process, so serving requests does not share an event loop with what is measured.
-  const simulator = spawnChild('simulator', [DDSYNC_BIN, 'simulator', '--port', '0', '--seed', '1', ...simulatorArgs], process.env);
+  const simulator = spawnChild(
+    'simulator',
+    [DDSYNC_BIN, 'simulator', '--port', '0', '--seed', '1', ...simulatorArgs],
+    process.env,
+  );
   teardown.add('simulator', () => simulator.stop());
   const [, upstreamUrl] = await simulator.waitForLine(/simulator listening on (http:\/\/\S+)/, 120_000);
   const connection = await Connection.connect({ address: temporal.address });
   teardown.add('Temporal client', () => connection.close());
-  return { postgres, temporal, simulator, upstreamUrl: upstreamUrl!, temporalClient: new Client({ connection, namespace: temporal.namespace }) };
+  return {
+    postgres,
+    temporal,
+    simulator,
+    upstreamUrl: upstreamUrl!,
+    temporalClient: new Client({ connection, namespace: temporal.namespace }),
+  };
 }
 
 /** The settings a worker reads; the benchmark's own client is configured from the same ones. */

@@ -8,18 +8,32 @@ export async function run(o: { markdown?: boolean }): Promise<number> {
   });
   if (o.markdown) {
     const lines = ['| Variable | Default | Rule | What it is |', '|---|---|---|---|'];
-    for (const r of rows) lines.push(`| \`${r.name}\` | ${r.fallback === '(required)' ? 'required' : r.fallback ? `\`${r.fallback}\`` : ''} | ${r.rule} | ${r.doc}${r.secret ? ' Secret.' : ''} |`);
+    for (const r of rows)
+      lines.push(
+        `| \`${r.name}\` | ${r.fallback === '(required)' ? 'required' : r.fallback ? `\`${r.fallback}\`` : ''} | ${r.rule} | ${r.doc}${r.secret ? ' Secret.' : ''} |`,
+      );
     process.stdout.write(`${lines.join('\n')}\n`);
     return 0;
   }
   for (const r of rows) {
     const raw = process.env[r.name];
-    const unset = r.fallback === '(required)' ? 'unset (required)' : `unset${r.fallback ? ` (default ${r.fallback})` : ''}`;
+    const unset =
+      r.fallback === '(required)' ? 'unset (required)' : `unset${r.fallback ? ` (default ${r.fallback})` : ''}`;
     const shown = raw === undefined || raw === '' ? unset : r.secret ? 'set (secret, not shown)' : raw;
     process.stdout.write(`${r.name.padEnd(26)} ${shown}\n`);
   }
   try {
-    loadConfig(['upstream', 'database', 'temporal', 'worker', 'refresh', 'submission', 'webhooks', 'pdfs', 'logging'] satisfies Section[]);
+    loadConfig([
+      'upstream',
+      'database',
+      'temporal',
+      'worker',
+      'refresh',
+      'submission',
+      'webhooks',
+      'pdfs',
+      'logging',
+    ] satisfies Section[]);
     process.stdout.write('\nconfiguration complete: a worker can start with it\n');
     return 0;
   } catch (error) {

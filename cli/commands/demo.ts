@@ -22,7 +22,13 @@ import { demoFigures, formatDemoFigures } from '../demo-report.ts';
 const BI_LOGIN = 'ddsync_bi';
 const BI_PASSWORD = 'ddsync-bi';
 
-export async function run(values: { suppliers: number; plots: number; timeScale: number; keep?: boolean; json?: boolean }): Promise<number> {
+export async function run(values: {
+  suppliers: number;
+  plots: number;
+  timeScale: number;
+  keep?: boolean;
+  json?: boolean;
+}): Promise<number> {
   const { suppliers, plots, timeScale } = values;
   const timing = demoTiming(timeScale);
   const started = Date.now();
@@ -34,9 +40,17 @@ export async function run(values: { suppliers: number; plots: number; timeScale:
   // everything started so far is stopped in reverse order and nothing is left behind.
   const interrupted = untilSignal();
   const cleanup: Array<() => Promise<unknown>> = [];
-  const until = <T>(work: Promise<T>) => Promise.race([work, interrupted.then(() => { throw new Interrupted(); })]);
+  const until = <T>(work: Promise<T>) =>
+    Promise.race([
+      work,
+      interrupted.then(() => {
+        throw new Interrupted();
+      }),
+    ]);
   try {
-    say(`ddsync demo: starting PostgreSQL, the Temporal dev server and the simulator (${suppliers} suppliers, ${plots.toLocaleString('en-US')} plots, clock ${1 / timeScale}x)…`);
+    say(
+      `ddsync demo: starting PostgreSQL, the Temporal dev server and the simulator (${suppliers} suppliers, ${plots.toLocaleString('en-US')} plots, clock ${1 / timeScale}x)…`,
+    );
     // A demo always starts from an empty warehouse: a cluster of its own, removed when it ends.
     const workDir = await freshDemoDir();
     cleanup.push(() => rm(workDir, { recursive: true, force: true }));
@@ -44,7 +58,13 @@ export async function run(values: { suppliers: number; plots: number; timeScale:
     const temporalStart = startTemporalDevServer({ ui: true });
     const simStart = startSimulator({ port: 0, suppliers, plots, seed: 1, timeScale });
     // Whatever started is stopped, even when another part failed to start.
-    cleanup.push(() => Promise.allSettled([pgStart.then((p) => p.stop()), temporalStart.then((t) => t.stop()), simStart.then((x) => x.close())]));
+    cleanup.push(() =>
+      Promise.allSettled([
+        pgStart.then((p) => p.stop()),
+        temporalStart.then((t) => t.stop()),
+        simStart.then((x) => x.close()),
+      ]),
+    );
     const [postgres, temporal, sim] = await until(Promise.all([pgStart, temporalStart, simStart]));
     const db = openWarehouse(postgres.url, 10, 'ddsync-demo');
     cleanup.push(() => db.destroy());
@@ -54,8 +74,19 @@ export async function run(values: { suppliers: number; plots: number; timeScale:
     cleanup.push(() => workerConnection.close());
     const taskQueue = 'ddsync';
     const worker = await createDdsyncWorker({
-      connection: workerConnection, namespace: temporal.namespace, taskQueue,
-      deps: { db, api: createUpstreamClient({ baseUrl: sim.url, clientId: 'ddsync-demo', clientSecret: 'ddsync-demo-secret', logger: log }), log },
+      connection: workerConnection,
+      namespace: temporal.namespace,
+      taskQueue,
+      deps: {
+        db,
+        api: createUpstreamClient({
+          baseUrl: sim.url,
+          clientId: 'ddsync-demo',
+          clientSecret: 'ddsync-demo-secret',
+          logger: log,
+        }),
+        log,
+      },
       maxConcurrentActivities: 8,
     });
     const working = worker.run();
@@ -75,44 +106,75 @@ export async function run(values: { suppliers: number; plots: number; timeScale:
     const figures = await demoFigures(db);
     const plotsAtSource = sim.control.countPlots();
 
-    say(`submitting ${DEMO_SHIPMENTS.replace(/.*\/examples\//, 'examples/')} durably; the EU system's 20–90 minutes take ${Math.round(20 * 60 * timeScale)}–${Math.round(90 * 60 * timeScale)} s on the simulator's clock`);
-    const submission = await until(runDemoSubmission(db, client, { taskQueue, timing, reportPath: resolve(workDir, 'shipments.report.ndjson'), progress: values.json ? null : process.stderr }));
+    say(
+      `submitting ${DEMO_SHIPMENTS.replace(/.*\/examples\//, 'examples/')} durably; the EU system's 20–90 minutes take ${Math.round(20 * 60 * timeScale)}–${Math.round(90 * 60 * timeScale)} s on the simulator's clock`,
+    );
+    const submission = await until(
+      runDemoSubmission(db, client, {
+        taskQueue,
+        timing,
+        reportPath: resolve(workDir, 'shipments.report.ndjson'),
+        progress: values.json ? null : process.stderr,
+      }),
+    );
 
     const biUrl = postgres.url.replace(/\/\/[^@]+@/, `//${BI_LOGIN}:${BI_PASSWORD}@`);
     if (!values.json) {
-      process.stdout.write([
-        formatRunSummary(result),
-        '',
-        formatDemoFigures(figures, plotsAtSource),
-        '',
-        formatDemoSubmission(submission),
-        '',
-        `query it (read-only role):  psql '${biUrl}'`,
-        `  e.g.  select * from bi_suppliers order by flagged_plots desc limit 10;`,
-        `Temporal UI:                ${temporal.uiUrl ?? '(headless)'}`,
-        '',
-      ].join('\n'));
+      process.stdout.write(
+        [
+          formatRunSummary(result),
+          '',
+          formatDemoFigures(figures, plotsAtSource),
+          '',
+          formatDemoSubmission(submission),
+          '',
+          `query it (read-only role):  psql '${biUrl}'`,
+          `  e.g.  select * from bi_suppliers order by flagged_plots desc limit 10;`,
+          `Temporal UI:                ${temporal.uiUrl ?? '(headless)'}`,
+          '',
+        ].join('\n'),
+      );
     } else {
       const states = submission.report.states;
-      process.stdout.write(`${JSON.stringify({
-        plots: figures.plots, plotsAtSource, suppliers: figures.suppliers, analyses: figures.analyses, runId: result.runId,
-        status: result.status, seconds: Math.round((Date.now() - started) / 100) / 10, refreshSeconds: result.seconds,
-        rowsWritten: result.rowsWritten, hectares: figures.hectares, flaggedPlots: figures.flaggedPlots,
-        psql: biUrl, temporalUi: temporal.uiUrl ?? null, timeScale,
-        submission: {
-          batchId: submission.intake.batchId, rows: submission.intake.rows, accepted: submission.intake.accepted, refused: submission.intake.invalid,
-          available: states['available'] ?? 0, error: states['error'] ?? 0, failed: states['failed'] ?? 0, references: submission.references,
-        },
-      })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({
+          plots: figures.plots,
+          plotsAtSource,
+          suppliers: figures.suppliers,
+          analyses: figures.analyses,
+          runId: result.runId,
+          status: result.status,
+          seconds: Math.round((Date.now() - started) / 100) / 10,
+          refreshSeconds: result.seconds,
+          rowsWritten: result.rowsWritten,
+          hectares: figures.hectares,
+          flaggedPlots: figures.flaggedPlots,
+          psql: biUrl,
+          temporalUi: temporal.uiUrl ?? null,
+          timeScale,
+          submission: {
+            batchId: submission.intake.batchId,
+            rows: submission.intake.rows,
+            accepted: submission.intake.accepted,
+            refused: submission.intake.invalid,
+            available: states['available'] ?? 0,
+            error: states['error'] ?? 0,
+            failed: states['failed'] ?? 0,
+            references: submission.references,
+          },
+        })}\n`,
+      );
     }
     if (values.keep) {
-      say([
-        `everything keeps running until Ctrl-C, the simulator's clock still ${1 / timeScale}x fast (EU validation in seconds). From another terminal:`,
-        `  export DATABASE_URL='${postgres.url}' TEMPORAL_ADDRESS=${temporal.address}`,
-        '  npx ddsync refresh --wait',
-        `  ${timingEnv(timing)} npx ddsync submit examples/shipments.ndjson --wait   # (its keys were sent already: use your own file)`,
-        `  (the simulator's control API: ${sim.url}/_sim/state)`,
-      ].join('\n'));
+      say(
+        [
+          `everything keeps running until Ctrl-C, the simulator's clock still ${1 / timeScale}x fast (EU validation in seconds). From another terminal:`,
+          `  export DATABASE_URL='${postgres.url}' TEMPORAL_ADDRESS=${temporal.address}`,
+          '  npx ddsync refresh --wait',
+          `  ${timingEnv(timing)} npx ddsync submit examples/shipments.ndjson --wait   # (its keys were sent already: use your own file)`,
+          `  (the simulator's control API: ${sim.url}/_sim/state)`,
+        ].join('\n'),
+      );
       await interrupted;
       say('stopping everything');
     }
@@ -130,13 +192,15 @@ class Interrupted extends Error {}
 
 /** A login for BI tools in the read-only group role the migrations create. */
 async function createBiLogin(db: ReturnType<typeof openWarehouse>): Promise<void> {
-  await sql.raw(`
+  await sql
+    .raw(`
     do $$ begin
       if not exists (select 1 from pg_roles where rolname = '${BI_LOGIN}') then
         create role ${BI_LOGIN} login password '${BI_PASSWORD}' in role ddsync_reader;
       end if;
     exception when duplicate_object or unique_violation then null;
-    end $$`).execute(db);
+    end $$`)
+    .execute(db);
 }
 
 const DEMO_ROOT = resolve('.ddsync/demo');
@@ -151,7 +215,9 @@ async function freshDemoDir(): Promise<string> {
   await mkdir(DEMO_ROOT, { recursive: true });
   for (const entry of await readdir(DEMO_ROOT)) {
     const dir = resolve(DEMO_ROOT, entry);
-    const pidFile = [resolve(dir, 'postmaster.pid'), resolve(dir, 'postgres', 'postmaster.pid')].find((f) => existsSync(f));
+    const pidFile = [resolve(dir, 'postmaster.pid'), resolve(dir, 'postgres', 'postmaster.pid')].find((f) =>
+      existsSync(f),
+    );
     const pid = pidFile ? Number((await readFile(pidFile, 'utf8')).split('\n')[0]) : NaN;
     if (Number.isInteger(pid) && pid > 0 && alive(pid)) continue;
     // Without a postmaster.pid, a young folder may be another demo's, still starting (initdb).

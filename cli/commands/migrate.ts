@@ -8,7 +8,8 @@ export async function run(o: { json?: boolean }): Promise<number> {
   try {
     const outcome = await migrateToLatest(db);
     if (o.json) process.stdout.write(`${JSON.stringify(outcome)}\n`);
-    else if (outcome.applied.length === 0) process.stdout.write(`warehouse is up to date (${outcome.current ?? 'no migrations'})\n`);
+    else if (outcome.applied.length === 0)
+      process.stdout.write(`warehouse is up to date (${outcome.current ?? 'no migrations'})\n`);
     else process.stdout.write(`applied ${outcome.applied.join(', ')}; warehouse at ${outcome.current}\n`);
     return 0;
   } finally {

@@ -15,7 +15,9 @@ export async function run(): Promise<number> {
   const api = createUpstreamFromConfig(config.upstream!, log);
   const { host, port, maxBodyBytes } = config.webhooks!.receiver;
   const receiver = await startReceiver({ db, api, temporal, log, host, port, maxBodyBytes });
-  process.stdout.write(`webhook receiver listening on ${receiver.url} (deliveries to ${receiver.url}/hooks/<webhook name>)\n`);
+  process.stdout.write(
+    `webhook receiver listening on ${receiver.url} (deliveries to ${receiver.url}/hooks/<webhook name>)\n`,
+  );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

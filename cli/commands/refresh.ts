@@ -14,9 +14,15 @@ export async function run(values: { wait?: boolean; json?: boolean }): Promise<n
   const client = await connectClient(config.temporal!);
   try {
     const started = await startRefresh(client, config.temporal!.taskQueue, refreshInputFrom(config.refresh!));
-    const note = started.attached ? `a refresh is already running: following ${started.workflowId}` : `refresh ${started.runId} started (workflow ${started.workflowId})`;
+    const note = started.attached
+      ? `a refresh is already running: following ${started.workflowId}`
+      : `refresh ${started.runId} started (workflow ${started.workflowId})`;
     if (!values.wait) {
-      process.stdout.write(values.json ? `${JSON.stringify({ runId: started.runId, workflowId: started.workflowId, attached: started.attached })}\n` : `${note}\n`);
+      process.stdout.write(
+        values.json
+          ? `${JSON.stringify({ runId: started.runId, workflowId: started.workflowId, attached: started.attached })}\n`
+          : `${note}\n`,
+      );
       return 0;
     }
     process.stderr.write(`${note}\n`);

@@ -2,7 +2,13 @@ import type { Client } from '@temporalio/client';
 import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import {
-  applySchedules, ddsyncSchedules, describeSchedule, listSchedules, retireSchedules, type ScheduleConfig, type ScheduleListing,
+  applySchedules,
+  ddsyncSchedules,
+  describeSchedule,
+  listSchedules,
+  retireSchedules,
+  type ScheduleConfig,
+  type ScheduleListing,
 } from '../../infra/schedules.ts';
 
 export async function run(subcommand: 'apply' | 'list', values: { json?: boolean }): Promise<number> {
@@ -10,7 +16,13 @@ export async function run(subcommand: 'apply' | 'list', values: { json?: boolean
   const temporal = config.temporal!;
   const client = await connectClient(temporal);
   try {
-    if (subcommand === 'apply') await apply(client, { temporal, refresh: config.refresh!, webhooks: config.webhooks!, pdfs: config.pdfs! }, temporal.namespace, values.json === true);
+    if (subcommand === 'apply')
+      await apply(
+        client,
+        { temporal, refresh: config.refresh!, webhooks: config.webhooks!, pdfs: config.pdfs! },
+        temporal.namespace,
+        values.json === true,
+      );
     else await list(client, temporal.namespace, values.json === true);
     return 0;
   } finally {
@@ -33,7 +45,9 @@ async function apply(client: Client, config: ScheduleConfig, namespace: string, 
   for (const r of retired) process.stdout.write(`${r.id.padEnd(width)}  deleted    (no longer configured)\n`);
   for (const r of rows) {
     const changed = r.changed.length > 0 ? ` (${r.changed.join(', ')})` : '';
-    process.stdout.write(`${r.id.padEnd(width)}  ${(r.outcome + changed).padEnd(9)}  ${every(r)}  ${r.paused ? 'paused' : `next ${iso(r.nextActionTimes[0])}`}\n`);
+    process.stdout.write(
+      `${r.id.padEnd(width)}  ${(r.outcome + changed).padEnd(9)}  ${every(r)}  ${r.paused ? 'paused' : `next ${iso(r.nextActionTimes[0])}`}\n`,
+    );
   }
 }
 
@@ -55,15 +69,17 @@ async function list(client: Client, namespace: string, json: boolean) {
   const width = Math.max(...schedules.map((s) => s.id.length));
   for (const s of schedules) {
     const last = s.recentActions.at(-1);
-    process.stdout.write([
-      s.id.padEnd(width),
-      s.managedByDdsync ? 'ddsync' : 'other ',
-      every(s),
-      `${s.workflowType} on ${s.taskQueue}`,
-      `overlap ${s.overlap}`,
-      s.paused ? `paused${s.note ? ` (${s.note})` : ''}` : `next ${iso(s.nextActionTimes[0])}`,
-      `last ${last ? `${iso(last.takenAt)} ${last.workflowId}` : 'never'}`,
-    ].join('  ') + '\n');
+    process.stdout.write(
+      `${[
+        s.id.padEnd(width),
+        s.managedByDdsync ? 'ddsync' : 'other ',
+        every(s),
+        `${s.workflowType} on ${s.taskQueue}`,
+        `overlap ${s.overlap}`,
+        s.paused ? `paused${s.note ? ` (${s.note})` : ''}` : `next ${iso(s.nextActionTimes[0])}`,
+        `last ${last ? `${iso(last.takenAt)} ${last.workflowId}` : 'never'}`,
+      ].join('  ')}\n`,
+    );
   }
 }
 

@@ -10,14 +10,24 @@ import { retryBatch } from '../submission-retry.ts';
 import { followBatch } from '../submission-runner.ts';
 
 /** `batchId` is checked (a UUID) for every subcommand but list. */
-export async function run(sub: 'list' | 'status' | 'cancel' | 'retry', batchId: string | undefined, values: { json?: boolean; wait?: boolean }): Promise<number> {
-  const config = loadConfig(sub === 'list' ? ['database'] : sub === 'retry' ? ['database', 'temporal', 'submission'] : ['database', 'temporal']);
+export async function run(
+  sub: 'list' | 'status' | 'cancel' | 'retry',
+  batchId: string | undefined,
+  values: { json?: boolean; wait?: boolean },
+): Promise<number> {
+  const config = loadConfig(
+    sub === 'list' ? ['database'] : sub === 'retry' ? ['database', 'temporal', 'submission'] : ['database', 'temporal'],
+  );
   const db = await connectWarehouse(config.database!.url, 2, 'ddsync-submissions');
   try {
     if (sub === 'list') {
       const batches = await recentBatches(db);
       if (values.json) process.stdout.write(`${JSON.stringify(batches)}\n`);
-      else for (const b of batches) process.stdout.write(`${b.id}  ${b.created_at.toISOString()}  ${b.status.padEnd(9)} ${String(b.accepted).padStart(7)} accepted  ${b.source}\n`);
+      else
+        for (const b of batches)
+          process.stdout.write(
+            `${b.id}  ${b.created_at.toISOString()}  ${b.status.padEnd(9)} ${String(b.accepted).padStart(7)} accepted  ${b.source}\n`,
+          );
       return 0;
     }
     const report = await batchReport(db, batchId!);
@@ -28,23 +38,42 @@ export async function run(sub: 'list' | 'status' | 'cancel' | 'retry', batchId: 
     const client = await connectClient(config.temporal!);
     try {
       if (sub === 'retry') {
-        const outcome = await retryBatch(db, client, report, { taskQueue: config.temporal!.taskQueue, concurrency: config.submission!.concurrency, timing: config.submission!.timing });
+        const outcome = await retryBatch(db, client, report, {
+          taskQueue: config.temporal!.taskQueue,
+          concurrency: config.submission!.concurrency,
+          timing: config.submission!.timing,
+        });
         if (outcome.kind === 'refused') {
           process.stderr.write(`ddsync submissions: ${outcome.reason}\n`);
           return 1;
         }
         if (outcome.kind === 'nothing') {
-          process.stdout.write(values.json ? `${JSON.stringify({ batchId, reopened: 0, started: false })}\n` : `batch ${batchId}: nothing to send again\n`);
+          process.stdout.write(
+            values.json
+              ? `${JSON.stringify({ batchId, reopened: 0, started: false })}\n`
+              : `batch ${batchId}: nothing to send again\n`,
+          );
           return 0;
         }
-        const sent = { batchId, reopened: outcome.reopened, pending: outcome.pending, started: true, workflowId: outcome.handle.workflowId };
-        if (!values.json) process.stdout.write(`batch ${batchId}: ${outcome.pending} transaction(s) sent again under their keys (follow with: ddsync submissions status ${batchId})\n`);
+        const sent = {
+          batchId,
+          reopened: outcome.reopened,
+          pending: outcome.pending,
+          started: true,
+          workflowId: outcome.handle.workflowId,
+        };
+        if (!values.json)
+          process.stdout.write(
+            `batch ${batchId}: ${outcome.pending} transaction(s) sent again under their keys (follow with: ddsync submissions status ${batchId})\n`,
+          );
         if (!values.wait) {
           if (values.json) process.stdout.write(`${JSON.stringify(sent)}\n`);
           return 0;
         }
         const after = await followBatch(db, outcome.handle, batchId!, values.json ? null : process.stderr);
-        process.stdout.write(values.json ? `${JSON.stringify({ ...sent, report: after })}\n` : `${formatBatch(after)}\n`);
+        process.stdout.write(
+          values.json ? `${JSON.stringify({ ...sent, report: after })}\n` : `${formatBatch(after)}\n`,
+        );
         return batchExitCode(after);
       }
       const handle = client.workflow.getHandle(bulkSubmitWorkflowId(batchId!));
@@ -57,16 +86,27 @@ export async function run(sub: 'list' | 'status' | 'cancel' | 'retry', batchId: 
           return 1;
         }
         await handle.result().catch(() => undefined);
-        process.stdout.write(`batch ${batchId} cancelled: nothing more is sent; transactions already submitted are followed to the end\n`);
+        process.stdout.write(
+          `batch ${batchId} cancelled: nothing more is sent; transactions already submitted are followed to the end\n`,
+        );
         return 0;
       }
       const live = await handle.query(bulkProgressQuery).catch(() => undefined);
       const resubmittable = await resubmittableKeys(db, batchId!);
-      if (values.json) process.stdout.write(`${JSON.stringify({ ...report, workflow: live ?? null, resubmittable: resubmittable.count })}\n`);
+      if (values.json)
+        process.stdout.write(
+          `${JSON.stringify({ ...report, workflow: live ?? null, resubmittable: resubmittable.count })}\n`,
+        );
       else {
         process.stdout.write(`${formatBatch(report)}\n`);
-        if (live) process.stdout.write(`  workflow: started ${live.started}, ended ${live.ended}, pending ${live.pending}${live.allStarted ? '' : ' (still starting)'}\n`);
-        if (resubmittable.count > 0) process.stdout.write(`  ${resubmittable.count} failed without the service refusing them (e.g. ${resubmittable.keys.join(', ')}): ddsync submissions retry ${batchId} sends them again\n`);
+        if (live)
+          process.stdout.write(
+            `  workflow: started ${live.started}, ended ${live.ended}, pending ${live.pending}${live.allStarted ? '' : ' (still starting)'}\n`,
+          );
+        if (resubmittable.count > 0)
+          process.stdout.write(
+            `  ${resubmittable.count} failed without the service refusing them (e.g. ${resubmittable.keys.join(', ')}): ddsync submissions retry ${batchId} sends them again\n`,
+          );
       }
       return batchExitCode(report);
     } finally {

@@ -6,7 +6,7 @@ import type { Warehouse } from '../../warehouse/database.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
-import { takeInShipments } from '../../warehouse/submission/intake.ts';
+import { takeInShipments, type IntakeSummary } from '../../warehouse/submission/intake.ts';
 import { FileFormatError } from '../../warehouse/submission/shipment-file.ts';
 import { bulkSubmit, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
 import { followBatch } from '../submission-runner.ts';
@@ -28,7 +28,7 @@ export async function run(path: string, values: { wait?: boolean; json?: boolean
   const db = await connectWarehouse(config.database!.url, 2, 'ddsync-submit');
   try {
     await migrateToLatest(db);
-    let intake;
+    let intake: IntakeSummary;
     try {
       intake = await takeInShipments(db, file, resolve(values.report ?? `${file}.report.ndjson`));
     } catch (error) {
@@ -42,7 +42,8 @@ export async function run(path: string, values: { wait?: boolean; json?: boolean
     const startBatch = async (client: Client, batchId: string) => {
       const workflowId = bulkSubmitWorkflowId(batchId);
       const handle = await client.workflow.start(bulkSubmit, {
-        taskQueue: config.temporal!.taskQueue, workflowId,
+        taskQueue: config.temporal!.taskQueue,
+        workflowId,
         args: [{ batchId, concurrency: config.submission!.concurrency, timing: config.submission!.timing }],
       });
       await sql`update submission_batches set workflow_id = ${workflowId} where id = ${batchId}::uuid`.execute(db);
@@ -67,27 +68,40 @@ export async function run(path: string, values: { wait?: boolean; json?: boolean
       } finally {
         await client.connection.close();
       }
-      if (!values.json) for (const batchId of resumed) process.stdout.write(`batch ${batchId} had not run to its end: started again (see ddsync submissions status ${batchId})\n`);
+      if (!values.json)
+        for (const batchId of resumed)
+          process.stdout.write(
+            `batch ${batchId} had not run to its end: started again (see ddsync submissions status ${batchId})\n`,
+          );
     }
     if (intake.accepted === 0) {
       // The intake closed the batch: nothing of it will run.
       if (values.json) process.stdout.write(`${JSON.stringify({ ...intake, started: false, resumed })}\n`);
       else {
         const report = await batchReport(db, intake.batchId);
-        process.stdout.write(`${report ? nothingToSend(report) : 'nothing to send'} (batch ${intake.batchId} ${report?.status ?? 'done'})\n`);
+        process.stdout.write(
+          `${report ? nothingToSend(report) : 'nothing to send'} (batch ${intake.batchId} ${report?.status ?? 'done'})\n`,
+        );
       }
       return intake.invalid > 0 ? 1 : 0;
     }
     const client = await connectClient(config.temporal!);
     try {
       const { handle, workflowId } = await startBatch(client, intake.batchId);
-      if (!values.json) process.stdout.write(`batch ${intake.batchId} started (workflow ${workflowId}); follow it with: ddsync submissions status ${intake.batchId}\n`);
+      if (!values.json)
+        process.stdout.write(
+          `batch ${intake.batchId} started (workflow ${workflowId}); follow it with: ddsync submissions status ${intake.batchId}\n`,
+        );
       if (!values.wait) {
         if (values.json) process.stdout.write(`${JSON.stringify({ ...intake, started: true, workflowId, resumed })}\n`);
         return intake.invalid > 0 ? 1 : 0;
       }
       const report = await followBatch(db, handle, intake.batchId, values.json ? null : process.stderr);
-      process.stdout.write(values.json ? `${JSON.stringify({ ...intake, started: true, workflowId, resumed, report })}\n` : `${formatBatch(report)}\n`);
+      process.stdout.write(
+        values.json
+          ? `${JSON.stringify({ ...intake, started: true, workflowId, resumed, report })}\n`
+          : `${formatBatch(report)}\n`,
+      );
       return batchExitCode(report);
     } finally {
       await client.connection.close();

@@ -13,11 +13,22 @@ import type { Warehouse } from '../../warehouse/database.ts';
 import { CredentialsRefusedError, UpstreamError, type UpstreamClient } from '../../upstream/index.ts';
 
 /** DDSYNC_RECEIVER_IN_WORKER: the webhook receiver in this process (its own Temporal client to signal). */
-async function startReceiverInWorker(config: Config, db: Warehouse, api: UpstreamClient, log: Logger): Promise<RunningReceiver & { close(): Promise<void> }> {
+async function startReceiverInWorker(
+  config: Config,
+  db: Warehouse,
+  api: UpstreamClient,
+  log: Logger,
+): Promise<RunningReceiver & { close(): Promise<void> }> {
   const client = await connectClient(config.temporal!);
   const { host, port, maxBodyBytes } = config.webhooks!.receiver;
   const receiver = await startReceiver({ db, api, temporal: client, log, host, port, maxBodyBytes });
-  return { ...receiver, close: async () => { await receiver.close(); await client.connection.close(); } };
+  return {
+    ...receiver,
+    close: async () => {
+      await receiver.close();
+      await client.connection.close();
+    },
+  };
 }
 
 /**
@@ -33,9 +44,12 @@ async function checkUpstream(api: UpstreamClient, log: Logger): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof CredentialsRefusedError) {
       const said = error.serviceMessage ? ` (${error.status}: ${error.serviceMessage})` : ` (${error.status})`;
-      throw new Error(`the service at DDSYNC_UPSTREAM_URL refuses DDSYNC_CLIENT_ID / DDSYNC_CLIENT_SECRET${said}: correct them and start the worker again`);
+      throw new Error(
+        `the service at DDSYNC_UPSTREAM_URL refuses DDSYNC_CLIENT_ID / DDSYNC_CLIENT_SECRET${said}: correct them and start the worker again`,
+      );
     }
-    if (error instanceof UpstreamError && !error.retryable) throw new Error(`the service at DDSYNC_UPSTREAM_URL cannot issue a token: ${message}`);
+    if (error instanceof UpstreamError && !error.retryable)
+      throw new Error(`the service at DDSYNC_UPSTREAM_URL cannot issue a token: ${message}`);
     log.warn({ error: message }, 'the service cannot be reached now; starting anyway (its calls are retried)');
   }
 }
@@ -64,7 +78,15 @@ export async function run(o: { bundle?: string }): Promise<number> {
     workflowBundlePath: o.bundle,
   });
   const receiver = config.webhooks!.receiver.inWorker ? await startReceiverInWorker(config, db, api, log) : undefined;
-  log.info({ taskQueue: temporal.taskQueue, namespace: temporal.namespace, address: temporal.address, receiver: receiver?.url }, 'worker ready');
+  log.info(
+    {
+      taskQueue: temporal.taskQueue,
+      namespace: temporal.namespace,
+      address: temporal.address,
+      receiver: receiver?.url,
+    },
+    'worker ready',
+  );
   // Worker.run resolves after SIGINT/SIGTERM once in-flight tasks are done (the SDK's shutdown signals).
   await worker.run();
   await receiver?.close();

@@ -1,5 +1,8 @@
 import {
-  CUSTOM_DATA_MAX_KEY_LENGTH, CUSTOM_DATA_MAX_KEYS, CUSTOM_DATA_MAX_STRING_LENGTH, FORBIDDEN_CUSTOM_DATA_KEYS,
+  CUSTOM_DATA_MAX_KEY_LENGTH,
+  CUSTOM_DATA_MAX_KEYS,
+  CUSTOM_DATA_MAX_STRING_LENGTH,
+  FORBIDDEN_CUSTOM_DATA_KEYS,
   RESERVED_CUSTOM_DATA_KEY,
 } from './service-facts.ts';
 import type { RuleIssue } from './rule-issue.ts';
@@ -34,7 +37,16 @@ function describe(value: unknown): string {
 export function checkCustomData(input: unknown, field = 'customData'): { data: CustomDataInput; issues: RuleIssue[] } {
   const issues: RuleIssue[] = [];
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    return { data: {}, issues: [{ path: field, rule: 'customData.object', message: `must be an object of key/value pairs, got ${describe(input)}` }] };
+    return {
+      data: {},
+      issues: [
+        {
+          path: field,
+          rule: 'customData.object',
+          message: `must be an object of key/value pairs, got ${describe(input)}`,
+        },
+      ],
+    };
   }
   // Own keys, including a `__proto__` that JSON.parse creates as an own property.
   const keys = Object.keys(input);
@@ -43,36 +55,59 @@ export function checkCustomData(input: unknown, field = 'customData'): { data: C
   for (const key of keys) {
     const at = `${field}.${key}`;
     if (FORBIDDEN_CUSTOM_DATA_KEYS.has(key)) {
-      issues.push({ path: at, rule: 'customData.rule5', message: `rule 5: key "${key}" is forbidden (__proto__, constructor and prototype are refused)` });
+      issues.push({
+        path: at,
+        rule: 'customData.rule5',
+        message: `rule 5: key "${key}" is forbidden (__proto__, constructor and prototype are refused)`,
+      });
       continue;
     }
     if (RESERVED_CUSTOM_DATA_KEY.test(key)) continue; // rule 6: server-owned, the service ignores it
     kept++;
     if (length(key) > CUSTOM_DATA_MAX_KEY_LENGTH) {
-      issues.push({ path: `${field}.${key.slice(0, 20)}…`, rule: 'customData.rule2', message: `rule 2: key is ${length(key)} characters, at most ${CUSTOM_DATA_MAX_KEY_LENGTH} allowed` });
+      issues.push({
+        path: `${field}.${key.slice(0, 20)}…`,
+        rule: 'customData.rule2',
+        message: `rule 2: key is ${length(key)} characters, at most ${CUSTOM_DATA_MAX_KEY_LENGTH} allowed`,
+      });
       continue;
     }
     const value: unknown = (input as Record<string, unknown>)[key];
     if (typeof value === 'string') {
       if (length(value) > CUSTOM_DATA_MAX_STRING_LENGTH) {
-        issues.push({ path: at, rule: 'customData.rule3', message: `rule 3: string value is ${length(value)} characters, at most ${CUSTOM_DATA_MAX_STRING_LENGTH} allowed` });
+        issues.push({
+          path: at,
+          rule: 'customData.rule3',
+          message: `rule 3: string value is ${length(value)} characters, at most ${CUSTOM_DATA_MAX_STRING_LENGTH} allowed`,
+        });
         continue;
       }
     } else if (typeof value === 'number') {
       if (!Number.isFinite(value)) {
-        issues.push({ path: at, rule: 'customData.rule4', message: 'rule 4: number must be finite (NaN and Infinity are not JSON)' });
+        issues.push({
+          path: at,
+          rule: 'customData.rule4',
+          message: 'rule 4: number must be finite (NaN and Infinity are not JSON)',
+        });
         continue;
       }
     } else if (typeof value !== 'boolean') {
-      issues.push({ path: at, rule: 'customData.rule4', message: `rule 4: value must be a string, number or boolean, got ${describe(value)}` });
+      issues.push({
+        path: at,
+        rule: 'customData.rule4',
+        message: `rule 4: value must be a string, number or boolean, got ${describe(value)}`,
+      });
       continue;
     }
     // Safe: forbidden keys never reach this assignment.
     data[key] = value;
   }
   if (kept > CUSTOM_DATA_MAX_KEYS) {
-    issues.unshift({ path: field, rule: 'customData.rule1', message: `rule 1: ${kept} keys, at most ${CUSTOM_DATA_MAX_KEYS} allowed` });
+    issues.unshift({
+      path: field,
+      rule: 'customData.rule1',
+      message: `rule 1: ${kept} keys, at most ${CUSTOM_DATA_MAX_KEYS} allowed`,
+    });
   }
   return { data, issues };
 }
-

@@ -7,11 +7,20 @@ import { z } from 'zod';
  */
 
 export type Position = number[];
-export interface Polygon { type: 'Polygon'; coordinates: Position[][] }
-export interface MultiPolygon { type: 'MultiPolygon'; coordinates: Position[][][] }
+export interface Polygon {
+  type: 'Polygon';
+  coordinates: Position[][];
+}
+export interface MultiPolygon {
+  type: 'MultiPolygon';
+  coordinates: Position[][][];
+}
 export type PlotGeometry = Polygon | MultiPolygon;
 
-export interface GeometryIssue { path: (string | number)[]; message: string }
+export interface GeometryIssue {
+  path: (string | number)[];
+  message: string;
+}
 
 const DEPTH = { Polygon: 3, MultiPolygon: 4 } as const;
 
@@ -36,9 +45,11 @@ export function coordinatesIssue(value: unknown, depth: number): GeometryIssue |
 }
 
 export function geometryIssue(value: unknown): GeometryIssue | null {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { path: [], message: 'expected object' };
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return { path: [], message: 'expected object' };
   const { type, coordinates } = value as { type?: unknown; coordinates?: unknown };
-  if (type !== 'Polygon' && type !== 'MultiPolygon') return { path: ['type'], message: 'expected "Polygon" or "MultiPolygon"' };
+  if (type !== 'Polygon' && type !== 'MultiPolygon')
+    return { path: ['type'], message: 'expected "Polygon" or "MultiPolygon"' };
   const issue = coordinatesIssue(coordinates, DEPTH[type]);
   return issue ? { path: ['coordinates', ...issue.path], message: issue.message } : null;
 }

@@ -1,8 +1,22 @@
 import { z } from 'zod';
-import { customDataResponse, dateTime, flag, opt, openEnum, unsetAsNull, type CustomData, type DateTime, type Open } from './primitives.ts';
+import {
+  customDataResponse,
+  dateTime,
+  flag,
+  opt,
+  openEnum,
+  unsetAsNull,
+  type CustomData,
+  type DateTime,
+  type Open,
+} from './primitives.ts';
 import { PlotGeometrySchema, type PlotGeometry, type Polygon } from './geometry.ts';
 import {
-  KNOWN_ANALYSIS_STATUSES, KNOWN_ANALYSIS_TYPES, KNOWN_COMMODITIES, KNOWN_RISK_ASSESSMENT_STATUSES, KNOWN_RISK_LEVELS,
+  KNOWN_ANALYSIS_STATUSES,
+  KNOWN_ANALYSIS_TYPES,
+  KNOWN_COMMODITIES,
+  KNOWN_RISK_ASSESSMENT_STATUSES,
+  KNOWN_RISK_LEVELS,
 } from './service-facts.ts';
 
 /*
@@ -117,66 +131,124 @@ export interface BusinessConnection {
 
 const bool = opt(z.boolean());
 export const EntitlementsSchema: z.ZodType<Entitlements> = z.looseObject({
-  canTriggerPrecisionAnalysis: bool, canManageTransactions: bool, canViewSurveyResponsesOfTier1Suppliers: bool,
-  canDownloadSurveyResponses: bool, canManageWebhooks: bool, canAccessApi: bool,
-  canManageCmsSupplierRiskAssessmentStatuses: bool, canViewCmsSurveys: bool, canViewSupplierRiskScore: bool,
+  canTriggerPrecisionAnalysis: bool,
+  canManageTransactions: bool,
+  canViewSurveyResponsesOfTier1Suppliers: bool,
+  canDownloadSurveyResponses: bool,
+  canManageWebhooks: bool,
+  canAccessApi: bool,
+  canManageCmsSupplierRiskAssessmentStatuses: bool,
+  canViewCmsSurveys: bool,
+  canViewSupplierRiskScore: bool,
 });
 
 const str = opt(z.string());
 export const BusinessSchema: z.ZodType<Business> = z.looseObject({
   id: z.string(),
-  email: str, name: str, username: str,
-  addressStreet: str, addressZip: str, addressPostcode: str, addressArea: str, addressCity: str,
-  addressCountryCode: str, addressCountry: str, addressLine1: str, addressLine2: str,
-  createdAt: opt(dateTime), updatedAt: opt(dateTime),
-  initialLocale: str, units: str,
-  get plots() { return opt(z.array(PlotSchema)); },
+  email: str,
+  name: str,
+  username: str,
+  addressStreet: str,
+  addressZip: str,
+  addressPostcode: str,
+  addressArea: str,
+  addressCity: str,
+  addressCountryCode: str,
+  addressCountry: str,
+  addressLine1: str,
+  addressLine2: str,
+  createdAt: opt(dateTime),
+  updatedAt: opt(dateTime),
+  initialLocale: str,
+  units: str,
+  get plots() {
+    return opt(z.array(PlotSchema));
+  },
   newlyCreated: opt(flag),
-  get members() { return opt(z.array(UserSchema)); },
-  get connectionsAsSource() { return opt(z.array(BusinessConnectionSchema)); },
-  get connectionsAsTarget() { return opt(z.array(BusinessConnectionSchema)); },
-  get businessInvitations() { return opt(z.array(BusinessInvitationSchema)); },
-  get contactPerson() { return unsetAsNull(UserSchema).optional(); },
-  machineToMachineClientId: str, eori: str, vat: str,
+  get members() {
+    return opt(z.array(UserSchema));
+  },
+  get connectionsAsSource() {
+    return opt(z.array(BusinessConnectionSchema));
+  },
+  get connectionsAsTarget() {
+    return opt(z.array(BusinessConnectionSchema));
+  },
+  get businessInvitations() {
+    return opt(z.array(BusinessInvitationSchema));
+  },
+  get contactPerson() {
+    return unsetAsNull(UserSchema).optional();
+  },
+  machineToMachineClientId: str,
+  eori: str,
+  vat: str,
   systemEnvironment: opt(openEnum(['ACCEPTANCE'])),
 });
 
 export const UserSchema: z.ZodType<User> = z.looseObject({
   idpUserId: str,
-  get business() { return unsetAsNull(BusinessSchema).optional(); },
-  businessId: str, firstName: str, lastName: str, locale: str,
-  createdAt: opt(dateTime), updatedAt: opt(dateTime),
+  get business() {
+    return unsetAsNull(BusinessSchema).optional();
+  },
+  businessId: str,
+  firstName: str,
+  lastName: str,
+  locale: str,
+  createdAt: opt(dateTime),
+  updatedAt: opt(dateTime),
   completed: opt(flag),
-  get businessInvitations() { return opt(z.array(BusinessInvitationSchema)); },
-  get userInvitations() { return opt(z.array(UserInvitationSchema)); },
-  email: str, consentedAt: opt(dateTime),
+  get businessInvitations() {
+    return opt(z.array(BusinessInvitationSchema));
+  },
+  get userInvitations() {
+    return opt(z.array(UserInvitationSchema));
+  },
+  email: str,
+  consentedAt: opt(dateTime),
   entitlements: unsetAsNull(EntitlementsSchema).optional(),
 });
 
 export const UserInvitationSchema: z.ZodType<UserInvitation> = z.looseObject({
-  id: z.string(), email: str,
-  get sentByUser() { return unsetAsNull(UserSchema).optional(); },
-  get inviteToBusiness() { return unsetAsNull(BusinessSchema).optional(); },
+  id: z.string(),
+  email: str,
+  get sentByUser() {
+    return unsetAsNull(UserSchema).optional();
+  },
+  get inviteToBusiness() {
+    return unsetAsNull(BusinessSchema).optional();
+  },
   status: opt(openEnum(['ACCEPTED'])),
-  createdAt: opt(dateTime), updatedAt: opt(dateTime),
+  createdAt: opt(dateTime),
+  updatedAt: opt(dateTime),
 });
 
 export const BusinessInvitationSchema: z.ZodType<BusinessInvitation> = z.looseObject({
   id: z.string(),
-  get sentByUser() { return unsetAsNull(UserSchema).optional(); },
-  get business() { return unsetAsNull(BusinessSchema).optional(); },
+  get sentByUser() {
+    return unsetAsNull(UserSchema).optional();
+  },
+  get business() {
+    return unsetAsNull(BusinessSchema).optional();
+  },
   email: str,
   status: opt(openEnum(['PENDING', 'ACCEPTED', 'REJECTED', 'CANCELLED'])),
-  createdAt: opt(dateTime), updatedAt: opt(dateTime),
+  createdAt: opt(dateTime),
+  updatedAt: opt(dateTime),
   sourceIsInvitee: opt(flag),
   customData: opt(customDataResponse),
 });
 
 export const BusinessConnectionSchema: z.ZodType<BusinessConnection> = z.looseObject({
   id: z.string(),
-  get sourceBusiness() { return unsetAsNull(BusinessSchema).optional(); },
-  get targetBusiness() { return unsetAsNull(BusinessSchema).optional(); },
-  createdAt: opt(dateTime), updatedAt: opt(dateTime),
+  get sourceBusiness() {
+    return unsetAsNull(BusinessSchema).optional();
+  },
+  get targetBusiness() {
+    return unsetAsNull(BusinessSchema).optional();
+  },
+  createdAt: opt(dateTime),
+  updatedAt: opt(dateTime),
   customData: opt(customDataResponse),
   plotsCount: opt(z.number()),
   plotsCommodities: opt(z.array(z.string())),
@@ -247,9 +319,12 @@ export const SpeciesSchema: z.ZodType<Species> = z.looseObject({ scientificName:
 
 export const AnalysisSchema: z.ZodType<Analysis> = z.looseObject({
   id: z.string(),
-  createdAt: opt(dateTime), updatedAt: opt(dateTime),
+  createdAt: opt(dateTime),
+  updatedAt: opt(dateTime),
   status: opt(openEnum(KNOWN_ANALYSIS_STATUSES)),
-  plotId: str, analysedAt: unsetAsNull(dateTime).optional(), version: str,
+  plotId: str,
+  analysedAt: unsetAsNull(dateTime).optional(),
+  version: str,
   deforestedArea: opt(z.number()),
   deforestedGeometry: unsetAsNull(PlotGeometrySchema).optional(),
   riskOfDeforestation: opt(z.number()),
@@ -260,8 +335,11 @@ export const AnalysisSchema: z.ZodType<Analysis> = z.looseObject({
 
 export const PlotSchema: z.ZodType<Plot> = z.looseObject({
   id: z.string(),
-  createdAt: opt(dateTime), updatedAt: opt(dateTime),
-  get suppliers() { return opt(z.array(BusinessSchema)); },
+  createdAt: opt(dateTime),
+  updatedAt: opt(dateTime),
+  get suppliers() {
+    return opt(z.array(BusinessSchema));
+  },
   geometry: unsetAsNull(PlotGeometrySchema).optional(),
   commodities: opt(z.array(openEnum(KNOWN_COMMODITIES))),
   name: str,

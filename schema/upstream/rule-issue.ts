@@ -14,5 +14,9 @@ export interface RuleIssue {
 export function describeValue(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
-  return typeof v === 'string' ? `"${v.length > 40 ? `${v.slice(0, 40)}…` : v}"` : typeof v === 'object' ? 'an object' : String(v);
+  return typeof v === 'string'
+    ? `"${v.length > 40 ? `${v.slice(0, 40)}…` : v}"`
+    : typeof v === 'object'
+      ? 'an object'
+      : String(v);
 }

@@ -66,13 +66,26 @@ export const CUSTOM_DATA_MAX_STRING_LENGTH = 255;
 // the server's: nothing to enforce client-side. See custom-data.ts.
 
 /** Open value sets: these are the values known today; any other string must pass through. */
-export const KNOWN_RISK_ASSESSMENT_STATUSES = ['NEW', 'UNDER_REVIEW', 'IN_RISK_MITIGATION', 'EUDR_COMPLIANT', 'EUDR_NON_COMPLIANT'] as const;
+export const KNOWN_RISK_ASSESSMENT_STATUSES = [
+  'NEW',
+  'UNDER_REVIEW',
+  'IN_RISK_MITIGATION',
+  'EUDR_COMPLIANT',
+  'EUDR_NON_COMPLIANT',
+] as const;
 export const KNOWN_RISK_LEVELS = ['high', 'medium', 'low', 'none'] as const;
 export const KNOWN_ANALYSIS_TYPES = ['EUFOROBS', 'PRECISION', 'OS'] as const;
 export const KNOWN_ANALYSIS_STATUSES = ['PENDING', 'not started', 'started', 'succeeded', 'failed'] as const;
 export const KNOWN_COMMODITIES = ['cattle', 'cocoa', 'coffee', 'oil palm', 'rubber', 'soya', 'wood'] as const;
 /** Transaction statuses. AVAILABLE is an ASSUMED name; unknown statuses are stored, never fatal. */
-export const KNOWN_TRANSACTION_STATUSES = ['DRAFT', 'TO_SUBMIT', 'SUBMITTED', 'AVAILABLE', 'ERROR', 'WITHDRAWN'] as const;
+export const KNOWN_TRANSACTION_STATUSES = [
+  'DRAFT',
+  'TO_SUBMIT',
+  'SUBMITTED',
+  'AVAILABLE',
+  'ERROR',
+  'WITHDRAWN',
+] as const;
 export const ACTIVITY_TYPES = ['IMPORT', 'EXPORT', 'TRADE', 'DOMESTIC'] as const; // contract: closed enum
 export const COMPONENT_UNITS = ['LTR', 'MTR', 'MTRSQR', 'MTRCUBE', 'KGM', 'TNE', 'PCS', 'PR', 'SET', 'PKG'] as const; // KNOWN
 export const INVITATION_STATUSES = ['PENDING', 'ACCEPTED', 'REJECTED', 'CANCELLED'] as const; // contract
@@ -80,7 +93,14 @@ export const INVITATION_STATUSES = ['PENDING', 'ACCEPTED', 'REJECTED', 'CANCELLE
 export const TRANSACTION_INCLUDES = ['components', 'components.ddsReferences'] as const;
 
 /** `includes` of GET /businesses/{businessId}/plots (contract) and the only combinations allowed. */
-export const PLOT_RELATIONS = ['minimumAnalysisResults', 'mostRecentAnalysesByType', 'mostRecentAnalysis', 'riskAssessmentStatus', 'riskLevel', 'suppliers'] as const;
+export const PLOT_RELATIONS = [
+  'minimumAnalysisResults',
+  'mostRecentAnalysesByType',
+  'mostRecentAnalysis',
+  'riskAssessmentStatus',
+  'riskLevel',
+  'suppliers',
+] as const;
 export const PLOT_RELATION_PAIRS: ReadonlyArray<readonly [string, string]> = [
   ['mostRecentAnalysis', 'mostRecentAnalysesByType'],
   ['minimumAnalysisResults', 'riskLevel'],
@@ -113,7 +133,14 @@ export const RETRY_ANY_METHOD_STATUSES: ReadonlySet<number> = new Set([429, 503]
  * (401), authorises (403), validates (400, 422) and checks for conflicts (409) before it acts, and
  * refuses 429 and 503 before any work. Another 5xx, a timeout or a lost response proves nothing.
  */
-export const NOT_APPLIED_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 409, 422, ...RETRY_ANY_METHOD_STATUSES]);
+export const NOT_APPLIED_STATUSES: ReadonlySet<number> = new Set([
+  400,
+  401,
+  403,
+  409,
+  422,
+  ...RETRY_ANY_METHOD_STATUSES,
+]);
 
 /**
  * Which side of a connection is the calling business. KNOWN: the supplier is the side that is not the
@@ -130,8 +157,34 @@ export const CALLER_SIDE_OF_SUPPLIER_CONNECTION = 'targetBusiness' as const;
  * where the regulation applies): ASSUMED to be what the service accepts.
  */
 export const EU_COUNTRY_CODES: ReadonlySet<string> = new Set([
-  'AT', 'BE', 'BG', 'CY', 'CZ', 'DE', 'DK', 'EE', 'ES', 'FI', 'FR', 'GR', 'HR', 'HU', 'IE', 'IT', 'LT', 'LU', 'LV',
-  'MT', 'NL', 'PL', 'PT', 'RO', 'SE', 'SI', 'SK', 'XI',
+  'AT',
+  'BE',
+  'BG',
+  'CY',
+  'CZ',
+  'DE',
+  'DK',
+  'EE',
+  'ES',
+  'FI',
+  'FR',
+  'GR',
+  'HR',
+  'HU',
+  'IE',
+  'IT',
+  'LT',
+  'LU',
+  'LV',
+  'MT',
+  'NL',
+  'PL',
+  'PT',
+  'RO',
+  'SE',
+  'SI',
+  'SK',
+  'XI',
 ]);
 
 /**
@@ -139,7 +192,21 @@ export const EU_COUNTRY_CODES: ReadonlySet<string> = new Set([
  * oil palm 15, rubber 40, soya 12/15/23, wood 44/47/48/94). KNOWN list; refusing a component outside
  * it before sending is ASSUMED to match the service (which would otherwise reject or ignore it).
  */
-export const COMMODITY_HS_CHAPTERS: ReadonlySet<string> = new Set(['01', '02', '09', '12', '15', '18', '23', '40', '41', '44', '47', '48', '94']);
+export const COMMODITY_HS_CHAPTERS: ReadonlySet<string> = new Set([
+  '01',
+  '02',
+  '09',
+  '12',
+  '15',
+  '18',
+  '23',
+  '40',
+  '41',
+  '44',
+  '47',
+  '48',
+  '94',
+]);
 /**
  * An HS code as the service takes it: digits (KNOWN, e.g. `1801` or `18010000`), 4, 6, 8 or 10 of them
  * (ASSUMED: the levels of the nomenclature, heading, subheading, CN and TARIC code; a 5-digit code is

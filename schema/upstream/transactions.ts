@@ -1,7 +1,20 @@
 import { z } from 'zod';
-import { customDataResponse, dateTime, opt, openEnum, unsetAsNull, type CustomData, type DateTime, type Open } from './primitives.ts';
 import {
-  ACTIVITY_TYPES, COMPONENT_UNITS, KNOWN_TRANSACTION_STATUSES, TRANSACTION_REFERENCE_FIELD, TRANSACTION_VERIFICATION_FIELD,
+  customDataResponse,
+  dateTime,
+  opt,
+  openEnum,
+  unsetAsNull,
+  type CustomData,
+  type DateTime,
+  type Open,
+} from './primitives.ts';
+import {
+  ACTIVITY_TYPES,
+  COMPONENT_UNITS,
+  KNOWN_TRANSACTION_STATUSES,
+  TRANSACTION_REFERENCE_FIELD,
+  TRANSACTION_VERIFICATION_FIELD,
 } from './service-facts.ts';
 
 /**
@@ -14,8 +27,14 @@ export type ActivityType = (typeof ACTIVITY_TYPES)[number];
 export type ComponentUnit = (typeof COMPONENT_UNITS)[number];
 export type TransactionStatus = Open<(typeof KNOWN_TRANSACTION_STATUSES)[number]>;
 
-export interface DdsReference { id: string; verificationNumber: string }
-export interface NamePair { commonName: string; scientificName: string }
+export interface DdsReference {
+  id: string;
+  verificationNumber: string;
+}
+export interface NamePair {
+  commonName: string;
+  scientificName: string;
+}
 
 /** Fields shared by both kinds of component, as sent. */
 interface ComponentCommonInput {
@@ -94,7 +113,8 @@ export const ComponentSchema: z.ZodType<Component> = z.looseObject({
   description: str,
   supplierBusinessId: str,
   ddsReferences: opt(z.array(z.looseObject({ id: str, verificationNumber: str }))),
-  createdAt: opt(dateTime), updatedAt: opt(dateTime),
+  createdAt: opt(dateTime),
+  updatedAt: opt(dateTime),
 });
 
 /**
@@ -104,21 +124,30 @@ export const ComponentSchema: z.ZodType<Component> = z.looseObject({
 function withReferenceFields(v: unknown): unknown {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
   const o = v as Record<string, unknown>;
-  if (TRANSACTION_REFERENCE_FIELD === 'referenceNumber' && TRANSACTION_VERIFICATION_FIELD === 'verificationNumber') return o;
-  return { ...o, referenceNumber: o[TRANSACTION_REFERENCE_FIELD], verificationNumber: o[TRANSACTION_VERIFICATION_FIELD] };
+  if (TRANSACTION_REFERENCE_FIELD === 'referenceNumber' && TRANSACTION_VERIFICATION_FIELD === 'verificationNumber')
+    return o;
+  return {
+    ...o,
+    referenceNumber: o[TRANSACTION_REFERENCE_FIELD],
+    verificationNumber: o[TRANSACTION_VERIFICATION_FIELD],
+  };
 }
 
-export const TransactionSchema: z.ZodType<Transaction> = z.preprocess(withReferenceFields, z.looseObject({
-  id: z.string(),
-  customId: str,
-  status: openEnum(KNOWN_TRANSACTION_STATUSES),
-  activityType: opt(openEnum(ACTIVITY_TYPES)),
-  countryOfActivity: str,
-  legalEntityId: str,
-  referenceNumber: unsetAsNull(z.string()).optional(),
-  verificationNumber: unsetAsNull(z.string()).optional(),
-  isGeoLocationConfidential: opt(z.boolean()),
-  components: opt(z.array(ComponentSchema)),
-  customData: opt(customDataResponse),
-  createdAt: opt(dateTime), updatedAt: opt(dateTime),
-}));
+export const TransactionSchema: z.ZodType<Transaction> = z.preprocess(
+  withReferenceFields,
+  z.looseObject({
+    id: z.string(),
+    customId: str,
+    status: openEnum(KNOWN_TRANSACTION_STATUSES),
+    activityType: opt(openEnum(ACTIVITY_TYPES)),
+    countryOfActivity: str,
+    legalEntityId: str,
+    referenceNumber: unsetAsNull(z.string()).optional(),
+    verificationNumber: unsetAsNull(z.string()).optional(),
+    isGeoLocationConfidential: opt(z.boolean()),
+    components: opt(z.array(ComponentSchema)),
+    customData: opt(customDataResponse),
+    createdAt: opt(dateTime),
+    updatedAt: opt(dateTime),
+  }),
+);

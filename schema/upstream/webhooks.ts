@@ -33,18 +33,37 @@ export interface WebhookAttempt {
   msg: WebhookMessage;
 }
 
-export interface WebhookStats { successfulMessages: number; failedMessages: number }
+export interface WebhookStats {
+  successfulMessages: number;
+  failedMessages: number;
+}
 
-export interface CreateWebhookInput { url: string; description?: string; isActive?: boolean; events?: string[] }
-export interface UpdateWebhookInput { url: string; description?: string; isActive?: boolean; events?: string[] }
+export interface CreateWebhookInput {
+  url: string;
+  description?: string;
+  isActive?: boolean;
+  events?: string[];
+}
+export interface UpdateWebhookInput {
+  url: string;
+  description?: string;
+  isActive?: boolean;
+  events?: string[];
+}
 
 export const WebhookSchema: z.ZodType<Webhook> = z.looseObject({
   id: z.string(),
   url: z.string(),
-  description: unsetAsNull(z.string()).optional().transform((v) => v ?? null),
-  events: z.array(z.string()).nullish().transform((v) => v ?? []),
+  description: unsetAsNull(z.string())
+    .optional()
+    .transform((v) => v ?? null),
+  events: z
+    .array(z.string())
+    .nullish()
+    .transform((v) => v ?? []),
   isActive: z.boolean(),
-  createdAt: opt(dateTime), updatedAt: opt(dateTime),
+  createdAt: opt(dateTime),
+  updatedAt: opt(dateTime),
 });
 
 export const WebhookMessageSchema: z.ZodType<WebhookMessage> = z.looseObject({
@@ -55,13 +74,19 @@ export const WebhookMessageSchema: z.ZodType<WebhookMessage> = z.looseObject({
 });
 
 export const WebhookAttemptSchema: z.ZodType<WebhookAttempt> = z.looseObject({
-  id: z.string(), msgId: z.string(), url: z.string(), response: z.string(),
-  responseStatusCode: z.number(), status: openEnum(['SUCCESS']), timestamp: dateTime,
+  id: z.string(),
+  msgId: z.string(),
+  url: z.string(),
+  response: z.string(),
+  responseStatusCode: z.number(),
+  status: openEnum(['SUCCESS']),
+  timestamp: dateTime,
   msg: WebhookMessageSchema,
 });
 
 export const WebhookStatsSchema: z.ZodType<WebhookStats> = z.looseObject({
-  successfulMessages: z.number(), failedMessages: z.number(),
+  successfulMessages: z.number(),
+  failedMessages: z.number(),
 });
 
 export const WebhookEventsSchema = z.looseObject({ events: z.array(z.string()) });

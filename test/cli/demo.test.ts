@@ -15,17 +15,34 @@ const leftovers = () => (existsSync(DEMO_DIR) ? readdirSync(DEMO_DIR) : []);
 
 describe('ddsync demo', () => {
   it('runs the whole product on the embedded stack and prints what landed; everything stops afterwards', async () => {
-    const run = runDdsync(['demo', '--suppliers', '3', '--plots', '800', '--json'], { ...process.env, DDSYNC_LOG_FORMAT: 'json' });
+    const run = runDdsync(['demo', '--suppliers', '3', '--plots', '800', '--json'], {
+      ...process.env,
+      DDSYNC_LOG_FORMAT: 'json',
+    });
     const code = await run.exited;
     const out = run.output();
     expect(code, out).toBe(0);
     const result = lastJsonLine(out);
-    expect(result).toMatchObject({ plots: 800, plotsAtSource: 800, suppliers: 3, status: 'succeeded', runId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(result).toMatchObject({
+      plots: 800,
+      plotsAtSource: 800,
+      suppliers: 3,
+      status: 'succeeded',
+      runId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     expect(result['analyses']).toBeGreaterThan(800);
     expect(result['seconds']).toBeGreaterThan(0);
     expect(result['psql']).toMatch(/^postgres:\/\/ddsync_bi:ddsync-bi@127\.0\.0\.1:\d+\/ddsync$/);
     // The second job: the sample shipments, 3 refused by a rule, the others followed to the EU system's answer.
-    const submission = result['submission'] as { rows: number; accepted: number; refused: number; available: number; error: number; failed: number; references: Array<{ key: string; referenceNumber: string; verificationNumber: string }> };
+    const submission = result['submission'] as {
+      rows: number;
+      accepted: number;
+      refused: number;
+      available: number;
+      error: number;
+      failed: number;
+      references: Array<{ key: string; referenceNumber: string; verificationNumber: string }>;
+    };
     expect(submission).toMatchObject({ rows: 12, accepted: 9, refused: 3, failed: 0 });
     expect(submission.available + submission.error).toBe(9);
     expect(submission.available).toBeGreaterThan(0);
@@ -45,9 +62,20 @@ describe('ddsync demo', () => {
     mkdirSync(resolve(DEMO_DIR, 'postgres'), { recursive: true });
     writeFileSync(resolve(DEMO_DIR, 'postgres', 'PG_VERSION'), '18\n');
     writeFileSync(resolve(DEMO_DIR, 'postgres', 'postmaster.pid'), `${deadPid()}\n/stale\n`);
-    const run = runDdsync(['demo', '--suppliers', '2', '--plots', '300', '--keep', '--json'], { ...process.env, DDSYNC_LOG_FORMAT: 'json' });
+    const run = runDdsync(['demo', '--suppliers', '2', '--plots', '300', '--keep', '--json'], {
+      ...process.env,
+      DDSYNC_LOG_FORMAT: 'json',
+    });
     await run.waitFor(/keeps running until Ctrl-C/, 150_000);
-    expect(lastJsonLine(run.output().split('\n').filter((l) => l.startsWith('{"plots"')).join('\n'))).toMatchObject({ plots: 300, status: 'succeeded' });
+    expect(
+      lastJsonLine(
+        run
+          .output()
+          .split('\n')
+          .filter((l) => l.startsWith('{"plots"'))
+          .join('\n'),
+      ),
+    ).toMatchObject({ plots: 300, status: 'succeeded' });
     expect(leftovers()).toHaveLength(1);
     run.child.kill('SIGINT');
     expect(await run.exited, run.output()).toBe(0);

@@ -7,7 +7,14 @@ describe('ddsync invitations', () => {
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, suppliers: 2, plots: 20 });
-    env = { PATH: process.env.PATH, HOME: process.env.HOME, DDSYNC_UPSTREAM_URL: sim.url, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret', DDSYNC_LOG_LEVEL: 'warn' };
+    env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      DDSYNC_UPSTREAM_URL: sim.url,
+      DDSYNC_CLIENT_ID: 'ddsync-demo',
+      DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
+      DDSYNC_LOG_LEVEL: 'warn',
+    };
   });
   afterAll(() => sim?.close());
 
@@ -18,7 +25,12 @@ describe('ddsync invitations', () => {
     const run = runDdsync(['invitations', 'list', '--json'], env);
     expect(await run.exited).toBe(0);
     const listed = lastJsonLine<Array<{ id: string; status: string }>>(run.output());
-    expect(listed.map((i) => i.id).sort()).toEqual(sim.control.invitations().map((i) => i.id).sort());
+    expect(listed.map((i) => i.id).sort()).toEqual(
+      sim.control
+        .invitations()
+        .map((i) => i.id)
+        .sort(),
+    );
   });
 
   it('explains 409 (already connected) and 501 (not enabled) in plain words', async () => {
@@ -36,7 +48,7 @@ describe('ddsync invitations', () => {
     }
   });
 
-  it('accepts an invitation with customData, checking the contract\'s rules first', async () => {
+  it("accepts an invitation with customData, checking the contract's rules first", async () => {
     const fromProspect = pending().find((i) => !supplierIds().has(i.senderBusinessId))!;
     const bad = runDdsync(['invitations', 'accept', fromProspect.id, '--custom-data', '{"nested": {"a": 1}}'], env);
     expect(await bad.exited).toBe(2);
@@ -44,6 +56,9 @@ describe('ddsync invitations', () => {
     const ok = runDdsync(['invitations', 'accept', fromProspect.id, '--custom-data', '{"ref": "R-1"}'], env);
     expect(await ok.exited).toBe(0);
     expect(ok.output()).toContain(`invitation ${fromProspect.id} is now ACCEPTED`);
-    expect(sim.control.invitations().find((i) => i.id === fromProspect.id)).toMatchObject({ status: 'ACCEPTED', customData: { ref: 'R-1' } });
+    expect(sim.control.invitations().find((i) => i.id === fromProspect.id)).toMatchObject({
+      status: 'ACCEPTED',
+      customData: { ref: 'R-1' },
+    });
   });
 });

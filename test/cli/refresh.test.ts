@@ -4,7 +4,14 @@ import { sql } from 'kysely';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand, lastJsonLine } from '../support/processes.ts';
+import {
+  ddsyncEnv,
+  runDdsync,
+  startWorkerProcess,
+  stopProcess,
+  type RunningCommand,
+  lastJsonLine,
+} from '../support/processes.ts';
 import { connectTemporal, type TemporalForTest } from '../support/temporal.ts';
 import { startRefresh } from '../../cli/refresh-runner.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -32,7 +39,12 @@ describe('ddsync refresh', () => {
     const run = runDdsync(['refresh', '--wait', '--json'], env);
     expect(await run.exited).toBe(0);
     const summary = lastJsonLine(run.output());
-    expect(summary).toMatchObject({ status: 'succeeded', suppliers: 3, rowsWritten: expect.any(Number), runId: expect.any(String) });
+    expect(summary).toMatchObject({
+      status: 'succeeded',
+      suppliers: 3,
+      rowsWritten: expect.any(Number),
+      runId: expect.any(String),
+    });
     const plots = await sql<{ n: number }>`select count(*)::int as n from plots where deleted_at is null`.execute(db);
     expect(plots.rows[0]!.n).toBe(900);
     expect(run.output()).not.toContain('ddsync-demo-secret');
@@ -46,7 +58,7 @@ describe('ddsync refresh', () => {
     expect(out).toMatch(/refresh [0-9a-f-]{36} succeeded in [\d.]+ s/);
     expect(out).toContain('rows written 0 (nothing changed)');
     // Every plot was unchanged, each counted once however many suppliers reach it (900 plots).
-    expect(out).toMatch(/\n  plots +0 +0 +900 +0/);
+    expect(out).toMatch(/\n {2}plots +0 +0 +900 +0/);
   }, 120_000);
 
   it('follows a refresh that is already running instead of starting a second one', async () => {
@@ -56,7 +68,8 @@ describe('ddsync refresh', () => {
       const first = await startRefresh(temporal.client, temporal.taskQueue, {});
       expect(first.attached).toBe(false);
       await waitUntil('the refresh to be visible', async () => {
-        for await (const w of temporal.client.workflow.list({ query: `WorkflowId = '${first.workflowId}'` })) return w.status.name === 'RUNNING';
+        for await (const w of temporal.client.workflow.list({ query: `WorkflowId = '${first.workflowId}'` }))
+          return w.status.name === 'RUNNING';
         return false;
       });
       const second = await startRefresh(temporal.client, temporal.taskQueue, {});
@@ -75,6 +88,10 @@ describe('ddsync refresh', () => {
     const run = runDdsync(['refresh', '--json'], env);
     expect(await run.exited).toBe(0);
     const started = lastJsonLine(run.output());
-    expect(started).toMatchObject({ runId: expect.any(String), workflowId: `refresh/${started['runId']}`, attached: false });
+    expect(started).toMatchObject({
+      runId: expect.any(String),
+      workflowId: `refresh/${started['runId']}`,
+      attached: false,
+    });
   });
 });

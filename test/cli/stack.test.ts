@@ -27,13 +27,20 @@ describe('ddsync stack', () => {
     expect(processesMentioning(dir)).toEqual([]);
   }, 120_000);
 
-  it('stops everything when a supervisor sends SIGTERM to npx, which does not pass it on (the README\'s entry)', async () => {
+  it("stops everything when a supervisor sends SIGTERM to npx, which does not pass it on (the README's entry)", async () => {
     const dir = scratchDir('npx-stack');
     const root = fileURLToPath(new URL('../..', import.meta.url));
-    const npx = spawn('npx', ['ddsync', 'stack', '--fresh', '--dir', dir], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const npx = spawn('npx', ['ddsync', 'stack', '--fresh', '--dir', dir], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let text = '';
-    npx.stdout.on('data', (b: Buffer) => { text += b.toString(); });
-    npx.stderr.on('data', (b: Buffer) => { text += b.toString(); });
+    npx.stdout.on('data', (b: Buffer) => {
+      text += b.toString();
+    });
+    npx.stderr.on('data', (b: Buffer) => {
+      text += b.toString();
+    });
     await waitUntil('the stack to be ready', () => /stack ready/.test(text), 90_000);
     // The ddsync process, Postgres and the Temporal dev server all run under npx.
     expect(processesMentioning(dir).length).toBeGreaterThanOrEqual(3);

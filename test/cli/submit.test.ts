@@ -2,7 +2,14 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand, lastJsonLine } from '../support/processes.ts';
+import {
+  ddsyncEnv,
+  runDdsync,
+  startWorkerProcess,
+  stopProcess,
+  type RunningCommand,
+  lastJsonLine,
+} from '../support/processes.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
 import { openWarehouse } from '../../warehouse/database.ts';
@@ -17,9 +24,16 @@ describe('ddsync submit and submissions', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, suppliers: 2, plots: 50, timeScale: 0.001, transactionErrorRatio: 0 });
-    env = ddsyncEnv({ upstreamUrl: sim.url, databaseUrl: await createTestDatabase('clisubmit'), taskQueue: `cli-submit-${run}` }, {
-      DDSYNC_TX_FIRST_POLL: '100ms', DDSYNC_TX_MAX_POLL: '1s', DDSYNC_TX_EU_WAIT: '1800ms', DDSYNC_TX_DEADLINE: '2m', DDSYNC_TX_CREATE_SETTLE: '300ms',
-    });
+    env = ddsyncEnv(
+      { upstreamUrl: sim.url, databaseUrl: await createTestDatabase('clisubmit'), taskQueue: `cli-submit-${run}` },
+      {
+        DDSYNC_TX_FIRST_POLL: '100ms',
+        DDSYNC_TX_MAX_POLL: '1s',
+        DDSYNC_TX_EU_WAIT: '1800ms',
+        DDSYNC_TX_DEADLINE: '2m',
+        DDSYNC_TX_CREATE_SETTLE: '300ms',
+      },
+    );
     worker = await startWorkerProcess(env);
   }, 120_000);
   afterAll(async () => {
@@ -29,10 +43,19 @@ describe('ddsync submit and submissions', () => {
 
   it('submit --wait follows a file to DDS references and says which rows were refused (exit code 1)', async () => {
     const supplier = sim.control.suppliers()[0]!.id;
-    const path = writeShipments([shipmentRow(`cli-a-${run}`, supplier), shipmentRow(`cli-b-${run}`, supplier), shipmentRow(`cli-c-${run}`, supplier, { activityType: 'BUY' })]);
+    const path = writeShipments([
+      shipmentRow(`cli-a-${run}`, supplier),
+      shipmentRow(`cli-b-${run}`, supplier),
+      shipmentRow(`cli-c-${run}`, supplier, { activityType: 'BUY' }),
+    ]);
     const submit = runDdsync(['submit', path, '--wait', '--json'], env);
     expect(await submit.exited).toBe(1);
-    const out = lastJsonLine(submit.output()) as { batchId: string; accepted: number; invalid: number; report: { states: Record<string, number>; invalid: number } };
+    const out = lastJsonLine(submit.output()) as {
+      batchId: string;
+      accepted: number;
+      invalid: number;
+      report: { states: Record<string, number>; invalid: number };
+    };
     expect(out).toMatchObject({ accepted: 2, invalid: 1 });
     expect(out.report.states).toEqual({ available: 2 });
 
@@ -59,11 +82,16 @@ describe('ddsync submit and submissions', () => {
     const again = runDdsync(['submit', path, '--json'], env);
     expect(await again.exited).toBe(0);
     expect(lastJsonLine(again.output())).toMatchObject({ accepted: 0, duplicates: 2, resumed: [stranded] });
-    await waitUntil('the resumed batch to end', async () => {
-      const status = runDdsync(['submissions', 'status', stranded, '--json'], env);
-      await status.exited;
-      return (lastJsonLine(status.output()) as { states?: Record<string, number> }).states?.['available'] === 2;
-    }, 60_000, 500);
+    await waitUntil(
+      'the resumed batch to end',
+      async () => {
+        const status = runDdsync(['submissions', 'status', stranded, '--json'], env);
+        await status.exited;
+        return (lastJsonLine(status.output()) as { states?: Record<string, number> }).states?.['available'] === 2;
+      },
+      60_000,
+      500,
+    );
     const counts = sim.control.transactionCountsByCustomId();
     expect(keys.map((k) => counts[k])).toEqual([1, 1]);
   }, 120_000);
@@ -74,11 +102,17 @@ describe('ddsync submit and submissions', () => {
     // A permanent fault in the warehouse: no status of this key may be recorded.
     const db = openWarehouse(env.DATABASE_URL!, 1);
     const fault = `cli_fault_${run}`;
-    await sql.raw(`create function ${fault}() returns trigger language plpgsql as $$ begin raise exception 'test fault in the warehouse'; end $$;
-      create trigger ${fault} before insert on transaction_status_events for each row when (new.transaction_key = '${key}') execute function ${fault}()`).execute(db);
+    await sql
+      .raw(`create function ${fault}() returns trigger language plpgsql as $$ begin raise exception 'test fault in the warehouse'; end $$;
+      create trigger ${fault} before insert on transaction_status_events for each row when (new.transaction_key = '${key}') execute function ${fault}()`)
+      .execute(db);
     try {
       const submit = runDdsync(['submit', path, '--wait'], env);
-      await submit.waitFor(new RegExp(`retrying: createAndSubmitTransaction: test fault in the warehouse \\(e\\.g\\. ${key}\\); see ddsync submissions status [0-9a-f-]{36}\\n`));
+      await submit.waitFor(
+        new RegExp(
+          `retrying: createAndSubmitTransaction: test fault in the warehouse \\(e\\.g\\. ${key}\\); see ddsync submissions status [0-9a-f-]{36}\\n`,
+        ),
+      );
       expect(submit.child.exitCode).toBeNull();
       await sql.raw(`drop trigger ${fault} on transaction_status_events; drop function ${fault}()`).execute(db);
       expect(await submit.exited).toBe(0);
@@ -86,11 +120,16 @@ describe('ddsync submit and submissions', () => {
       expect(summary).toMatch(/ done at .*\n.*\n {2}1\/1 ended .* available 1 /);
       expect(summary).not.toContain('retrying');
     } finally {
-      await sql.raw(`drop trigger if exists ${fault} on transaction_status_events; drop function if exists ${fault}()`).execute(db);
+      await sql
+        .raw(`drop trigger if exists ${fault} on transaction_status_events; drop function if exists ${fault}()`)
+        .execute(db);
       await db.destroy();
     }
     // The worker's log has the error itself, not only that an activity failed.
-    const failed = worker.output().split('\n').filter((l) => l.includes('"Activity failed"') && l.includes(`transaction/${key}`))
+    const failed = worker
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('"Activity failed"') && l.includes(`transaction/${key}`))
       .map((l) => JSON.parse(l) as { level: number; err?: { message?: string } });
     expect(failed.length).toBeGreaterThan(0);
     expect(failed[0]).toMatchObject({ level: 40, err: { message: 'test fault in the warehouse' } });
@@ -113,10 +152,18 @@ describe('ddsync submit and submissions', () => {
     expect(status.output()).toContain(`  nothing to send: 2 rows already submitted in batch ${earlier}`);
     const json = runDdsync(['submissions', 'status', batchId!, '--json'], env);
     expect(await json.exited).toBe(0);
-    expect(lastJsonLine(json.output())).toMatchObject({ status: 'done', finishedAt: expect.any(String), accepted: 0, duplicates: 2 });
+    expect(lastJsonLine(json.output())).toMatchObject({
+      status: 'done',
+      finishedAt: expect.any(String),
+      accepted: 0,
+      duplicates: 2,
+    });
 
     // Every row refused: nothing to send either, closed as well, and the exit code says rows were refused.
-    const refused = runDdsync(['submit', writeShipments([shipmentRow(`cli-bad-${run}`, supplier, { activityType: 'BUY' })]), '--json'], env);
+    const refused = runDdsync(
+      ['submit', writeShipments([shipmentRow(`cli-bad-${run}`, supplier, { activityType: 'BUY' })]), '--json'],
+      env,
+    );
     expect(await refused.exited).toBe(1);
     const refusedBatch = (lastJsonLine(refused.output()) as { batchId: string }).batchId;
     const refusedStatus = runDdsync(['submissions', 'status', refusedBatch], env);
@@ -133,17 +180,28 @@ describe('ddsync submit and submissions', () => {
     let batchId: string;
     try {
       batchId = (await takeInShipments(db, path, `${path}.report.ndjson`)).batchId;
-      await sql`update transactions set state = 'failed', last_error = 'POST /transactions: 401 unauthorized (token or client credentials rejected): Unauthorized' where batch_id = ${batchId}::uuid`.execute(db);
-      await sql`update submission_batches set status = 'done', finished_at = now() where id = ${batchId}::uuid`.execute(db);
+      await sql`update transactions set state = 'failed', last_error = 'POST /transactions: 401 unauthorized (token or client credentials rejected): Unauthorized' where batch_id = ${batchId}::uuid`.execute(
+        db,
+      );
+      await sql`update submission_batches set status = 'done', finished_at = now() where id = ${batchId}::uuid`.execute(
+        db,
+      );
     } finally {
       await db.destroy();
     }
     const status = runDdsync(['submissions', 'status', batchId], env);
     expect(await status.exited).toBe(1);
-    expect(status.output()).toContain(`2 failed without the service refusing them (e.g. ${keys[0]}, ${keys[1]}): ddsync submissions retry ${batchId} sends them again`);
+    expect(status.output()).toContain(
+      `2 failed without the service refusing them (e.g. ${keys[0]}, ${keys[1]}): ddsync submissions retry ${batchId} sends them again`,
+    );
     const retry = runDdsync(['submissions', 'retry', batchId, '--wait', '--json'], env);
     expect(await retry.exited).toBe(0);
-    expect(lastJsonLine(retry.output())).toMatchObject({ batchId, reopened: 2, started: true, report: { status: 'done', states: { available: 2 } } });
+    expect(lastJsonLine(retry.output())).toMatchObject({
+      batchId,
+      reopened: 2,
+      started: true,
+      report: { status: 'done', states: { available: 2 } },
+    });
     const counts = sim.control.transactionCountsByCustomId();
     expect(keys.map((k) => counts[k])).toEqual([1, 1]);
 
@@ -156,7 +214,13 @@ describe('ddsync submit and submissions', () => {
     const db = openWarehouse(env.DATABASE_URL!, 1);
     let batchId: string;
     try {
-      batchId = (await takeInShipments(db, writeShipments([shipmentRow(`cli-cancelled-${run}`, sim.control.suppliers()[0]!.id)]), '/dev/null')).batchId;
+      batchId = (
+        await takeInShipments(
+          db,
+          writeShipments([shipmentRow(`cli-cancelled-${run}`, sim.control.suppliers()[0]!.id)]),
+          '/dev/null',
+        )
+      ).batchId;
       await sql`update submission_batches set status = 'cancelled' where id = ${batchId}::uuid`.execute(db);
     } finally {
       await db.destroy();

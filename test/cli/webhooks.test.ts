@@ -3,7 +3,14 @@ import { randomUUID } from 'node:crypto';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { freePort } from '../../infra/ports.ts';
 import { createTestDatabase } from '../support/databases.ts';
-import { ddsyncEnv, runDdsync, startWorkerProcess, stopProcess, type RunningCommand, lastJsonLine } from '../support/processes.ts';
+import {
+  ddsyncEnv,
+  runDdsync,
+  startWorkerProcess,
+  stopProcess,
+  type RunningCommand,
+  lastJsonLine,
+} from '../support/processes.ts';
 import { waitUntil } from '../support/wait.ts';
 
 describe('ddsync webhooks and ddsync receiver', () => {
@@ -14,11 +21,25 @@ describe('ddsync webhooks and ddsync receiver', () => {
 
   beforeAll(async () => {
     receiverPort = await freePort();
-    sim = await startSimulator({ port: 0, suppliers: 2, plots: 20, resolve: { 'hooks.ddsync.test': `127.0.0.1:${receiverPort}` } });
-    env = ddsyncEnv({ upstreamUrl: sim.url, databaseUrl: await createTestDatabase('cliwebhooks'), taskQueue: `cli-webhooks-${randomUUID()}` }, {
-      DDSYNC_WEBHOOKS: JSON.stringify([{ name: 'main', url: 'https://hooks.ddsync.test/hooks/main', description: 'from the CLI test' }]),
-      DDSYNC_RECEIVER_PORT: String(receiverPort),
+    sim = await startSimulator({
+      port: 0,
+      suppliers: 2,
+      plots: 20,
+      resolve: { 'hooks.ddsync.test': `127.0.0.1:${receiverPort}` },
     });
+    env = ddsyncEnv(
+      {
+        upstreamUrl: sim.url,
+        databaseUrl: await createTestDatabase('cliwebhooks'),
+        taskQueue: `cli-webhooks-${randomUUID()}`,
+      },
+      {
+        DDSYNC_WEBHOOKS: JSON.stringify([
+          { name: 'main', url: 'https://hooks.ddsync.test/hooks/main', description: 'from the CLI test' },
+        ]),
+        DDSYNC_RECEIVER_PORT: String(receiverPort),
+      },
+    );
     worker = await startWorkerProcess(env);
   }, 120_000);
   afterAll(async () => {
@@ -34,7 +55,9 @@ describe('ddsync webhooks and ddsync receiver', () => {
     const list = runDdsync(['webhooks', 'list', '--json'], env);
     expect(await list.exited).toBe(0);
     const hooks = lastJsonLine<Array<{ managedName: string | null; url: string }>>(list.output());
-    expect(hooks).toEqual([expect.objectContaining({ managedName: 'main', url: 'https://hooks.ddsync.test/hooks/main' })]);
+    expect(hooks).toEqual([
+      expect.objectContaining({ managedName: 'main', url: 'https://hooks.ddsync.test/hooks/main' }),
+    ]);
 
     const receiver = runDdsync(['receiver'], env);
     try {
@@ -45,7 +68,9 @@ describe('ddsync webhooks and ddsync receiver', () => {
       const [sent] = lastJsonLine<Array<{ messageId: string }>>(send.output());
       const hookId = sim.control.webhooks()[0]!['id'] as string;
       // The receiver answered 2xx: the service records a successful attempt.
-      await waitUntil('the example delivered', () => sim.control.attempts(hookId).some((a) => a.msgId === sent!.messageId && a.status === 'SUCCESS'));
+      await waitUntil('the example delivered', () =>
+        sim.control.attempts(hookId).some((a) => a.msgId === sent!.messageId && a.status === 'SUCCESS'),
+      );
       const unknown = runDdsync(['webhooks', 'send-example', 'plot.created'], env);
       expect(await unknown.exited).toBe(2);
       expect(unknown.output()).toContain('unknown event "plot.created": the service sends transaction.updated');
@@ -57,7 +82,12 @@ describe('ddsync webhooks and ddsync receiver', () => {
 
   it('runs the receiver inside the worker when asked', async () => {
     const port = await freePort();
-    const inWorker = runDdsync(['worker'], { ...env, DDSYNC_RECEIVER_IN_WORKER: 'true', DDSYNC_RECEIVER_PORT: String(port), TEMPORAL_TASK_QUEUE: `cli-webhooks-inworker-${randomUUID()}` });
+    const inWorker = runDdsync(['worker'], {
+      ...env,
+      DDSYNC_RECEIVER_IN_WORKER: 'true',
+      DDSYNC_RECEIVER_PORT: String(port),
+      TEMPORAL_TASK_QUEUE: `cli-webhooks-inworker-${randomUUID()}`,
+    });
     try {
       await inWorker.waitFor(/worker ready/, 90_000);
       expect(inWorker.output()).toContain(`http://127.0.0.1:${port}`);

@@ -9,14 +9,22 @@ describe('ddsync worker', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ port: 0, suppliers: 2, plots: 50 });
-    env = ddsyncEnv({ upstreamUrl: sim.url, databaseUrl: await createTestDatabase('cliworker'), taskQueue: `cli-worker-${process.pid}` });
+    env = ddsyncEnv({
+      upstreamUrl: sim.url,
+      databaseUrl: await createTestDatabase('cliworker'),
+      taskQueue: `cli-worker-${process.pid}`,
+    });
   });
   afterAll(async () => {
     await sim?.close();
   });
 
   it('reports every configuration problem at once and exits 2', async () => {
-    const run = runDdsync(['worker'], { PATH: process.env.PATH, DDSYNC_CLIENT_SECRET: 'top-secret-value', DATABASE_URL: 'mysql://u:pw-999@h/db' });
+    const run = runDdsync(['worker'], {
+      PATH: process.env.PATH,
+      DDSYNC_CLIENT_SECRET: 'top-secret-value',
+      DATABASE_URL: 'mysql://u:pw-999@h/db',
+    });
     expect(await run.exited).toBe(2);
     const out = run.output();
     expect(out).toContain('DDSYNC_UPSTREAM_URL is required');
@@ -38,7 +46,9 @@ describe('ddsync worker', () => {
   it('fails fast with a clear message when the warehouse is unreachable', async () => {
     const run = runDdsync(['worker'], { ...env, DATABASE_URL: 'postgres://u:secret-pw@127.0.0.1:1/none' });
     expect(await run.exited).toBe(1);
-    expect(run.output()).toContain('cannot reach the warehouse at 127.0.0.1:1/none: connection refused (nothing listens there)');
+    expect(run.output()).toContain(
+      'cannot reach the warehouse at 127.0.0.1:1/none: connection refused (nothing listens there)',
+    );
     expect(run.output()).not.toContain('secret-pw');
   });
 
@@ -46,8 +56,14 @@ describe('ddsync worker', () => {
     const run = runDdsync(['worker'], { ...env, DDSYNC_CLIENT_SECRET: 'wrong-secret-42' });
     expect(await run.exited).toBe(1);
     // Log lines are JSON; what people read is the rest.
-    const said = run.output().trim().split('\n').filter((line) => !line.startsWith('{'));
-    expect(said).toEqual(['ddsync worker: the service at DDSYNC_UPSTREAM_URL refuses DDSYNC_CLIENT_ID / DDSYNC_CLIENT_SECRET (401: Invalid client credentials): correct them and start the worker again']);
+    const said = run
+      .output()
+      .trim()
+      .split('\n')
+      .filter((line) => !line.startsWith('{'));
+    expect(said).toEqual([
+      'ddsync worker: the service at DDSYNC_UPSTREAM_URL refuses DDSYNC_CLIENT_ID / DDSYNC_CLIENT_SECRET (401: Invalid client credentials): correct them and start the worker again',
+    ]);
     expect(run.output()).not.toMatch(/\n\s+at /);
     expect(run.output()).not.toContain('wrong-secret-42');
   });

@@ -6,7 +6,15 @@ import { CredentialsRefusedError } from '../../upstream/index.ts';
 
 function memoryLogger() {
   const lines: string[] = [];
-  const logger = pino({ level: 'debug' }, new Writable({ write(chunk, _e, done) { lines.push(String(chunk)); done(); } }));
+  const logger = pino(
+    { level: 'debug' },
+    new Writable({
+      write(chunk, _e, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    }),
+  );
   return { logger, text: () => lines.join('') };
 }
 
@@ -17,10 +25,15 @@ describe('contract: authentication', () => {
   });
   afterAll(() => h.close());
 
-  it('issues a one-day bearer JWT (the contract\'s Limits row)', async () => {
+  it("issues a one-day bearer JWT (the contract's Limits row)", async () => {
     const res = await fetch(`${h.sim.url}/auth/machine-to-machine-clients/token`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_id: 'ddsync-demo', client_secret: 'ddsync-demo-secret', grant_type: 'client_credentials' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_id: 'ddsync-demo',
+        client_secret: 'ddsync-demo-secret',
+        grant_type: 'client_credentials',
+      }),
     });
     expect(res.status).toBe(200);
     const body = (await res.json()) as Record<string, unknown>;
@@ -42,7 +55,9 @@ describe('contract: authentication', () => {
     const error = await rejectionOf(api.listSuppliers());
     expect(error).toBeInstanceOf(CredentialsRefusedError);
     expect(error.retryable).toBe(false);
-    expect(error.message).toBe('POST /auth/machine-to-machine-clients/token: 401 client credentials refused: Invalid client credentials');
+    expect(error.message).toBe(
+      'POST /auth/machine-to-machine-clients/token: 401 client credentials refused: Invalid client credentials',
+    );
     expect(String(error.message) + String(error.stack)).not.toContain('wrong-secret-5f2c9a');
     // Every later call of the process fails at once with the same refusal.
     expect(await rejectionOf(api.listBuyers())).toBe(error);
@@ -86,7 +101,9 @@ describe('contract: authentication', () => {
     await api.listSuppliers();
     h.sim.control.setFaults({ tokenExpiry: 0.5 });
     try {
-      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => (i % 2 ? api.listSuppliers() : api.listBuyers())));
+      const results = await Promise.all(
+        Array.from({ length: 60 }, (_, i) => (i % 2 ? api.listSuppliers() : api.listBuyers())),
+      );
       expect(results.filter((r) => Array.isArray(r))).toHaveLength(60);
     } finally {
       h.sim.control.setFaults({});

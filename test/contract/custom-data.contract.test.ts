@@ -18,17 +18,30 @@ describe('contract: customData rules', () => {
   });
   afterAll(() => h.close());
 
-  const tenKeys = (prefix = 'k'): Record<string, number> => Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`${prefix}${i}`, i]));
+  const tenKeys = (prefix = 'k'): Record<string, number> =>
+    Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`${prefix}${i}`, i]));
 
   describe('rules 1-5: refused before sending, naming the rule and the field', () => {
     const cases: Array<[string, () => Record<string, unknown>, RegExp]> = [
       ['rule 1: at most 10 keys', () => ({ ...tenKeys(), k10: 10 }), /customData: rule 1: 11 keys, at most 10/],
-      ['rule 2: key length at most 255', () => ({ ['k'.repeat(256)]: 1 }), /customData\.k{20}…: rule 2: key is 256 characters/],
-      ['rule 3: string values at most 255', () => ({ note: 'v'.repeat(256) }), /customData\.note: rule 3: string value is 256 characters/],
+      [
+        'rule 2: key length at most 255',
+        () => ({ ['k'.repeat(256)]: 1 }),
+        /customData\.k{20}…: rule 2: key is 256 characters/,
+      ],
+      [
+        'rule 3: string values at most 255',
+        () => ({ note: 'v'.repeat(256) }),
+        /customData\.note: rule 3: string value is 256 characters/,
+      ],
       ['rule 4: no nested objects', () => ({ nested: { a: 1 } }), /customData\.nested: rule 4: .*nested object/],
       ['rule 4: no arrays', () => ({ list: [1, 2] }), /customData\.list: rule 4: .*array/],
       ['rule 4: no null', () => ({ gone: null }), /customData\.gone: rule 4: .*null/],
-      ['rule 5: __proto__', () => JSON.parse('{"__proto__": "x"}') as Record<string, unknown>, /customData\.__proto__: rule 5/],
+      [
+        'rule 5: __proto__',
+        () => JSON.parse('{"__proto__": "x"}') as Record<string, unknown>,
+        /customData\.__proto__: rule 5/,
+      ],
       ['rule 5: constructor', () => ({ constructor: 'x' }), /customData\.constructor: rule 5/],
       ['rule 5: prototype', () => ({ prototype: 1 }), /customData\.prototype: rule 5/],
     ];
@@ -37,7 +50,11 @@ describe('contract: customData rules', () => {
         const before = h.api.stats.requests;
         const calls = [
           () => h.api.updateConnectionCustomData(connectionId, data() as Record<string, string>),
-          () => h.api.createBusinessInvitation({ email: 'rules@example.com', customData: data() as Record<string, string> }),
+          () =>
+            h.api.createBusinessInvitation({
+              email: 'rules@example.com',
+              customData: data() as Record<string, string>,
+            }),
           () => h.api.updateBusinessInvitation('any-id', { customData: data() as Record<string, string> }),
         ];
         for (const call of calls) {
@@ -51,7 +68,11 @@ describe('contract: customData rules', () => {
 
     it('accepts values exactly at the limits, counting code points as the service does', async () => {
       const emoji = '🌱'.repeat(255); // 255 code points, 510 UTF-16 units
-      const data = { ['k'.repeat(255)]: 'v'.repeat(255), [`${'é'.repeat(250)}x`]: emoji, ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`n${i}`, i % 2 === 0 ? i : i % 3 === 0])) };
+      const data = {
+        ['k'.repeat(255)]: 'v'.repeat(255),
+        [`${'é'.repeat(250)}x`]: emoji,
+        ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`n${i}`, i % 2 === 0 ? i : i % 3 === 0])),
+      };
       expect(Object.keys(data)).toHaveLength(10);
       const updated = await h.api.updateConnectionCustomData(connectionId, data);
       expect(updated.customData).toEqual(data);
@@ -67,7 +88,11 @@ describe('contract: customData rules', () => {
 
     it('strips them on a connection update; they do not count against rule 1', async () => {
       const before = h.api.stats.requests;
-      const updated = await h.api.updateConnectionCustomData(connectionId, { ...tenKeys(), _internal: 'x', $owner: 'y' });
+      const updated = await h.api.updateConnectionCustomData(connectionId, {
+        ...tenKeys(),
+        _internal: 'x',
+        $owner: 'y',
+      });
       expect(h.api.stats.requests - before).toBe(1);
       expect(updated.customData).toEqual(tenKeys());
       const stored = (await h.api.listSuppliers()).find((c) => c.id === connectionId)?.customData;
@@ -76,18 +101,27 @@ describe('contract: customData rules', () => {
     });
 
     it('strips them on an invitation; the service keeps its own key, which the client cannot forge', async () => {
-      const inv = await h.api.createBusinessInvitation({ email: 'strip@example.com', customData: { ref: 'R-1', _source: 'forged', $x: 1 } });
+      const inv = await h.api.createBusinessInvitation({
+        email: 'strip@example.com',
+        customData: { ref: 'R-1', _source: 'forged', $x: 1 },
+      });
       const stored = h.sim.control.invitations().find((i) => i.id === inv.id)!.customData;
       expect(stored).toEqual({ ref: 'R-1', _source: 'api' });
-      const patched = await h.api.updateBusinessInvitation(inv.id, { customData: { ref: 'R-2', _source: 'forged-again' } });
+      const patched = await h.api.updateBusinessInvitation(inv.id, {
+        customData: { ref: 'R-2', _source: 'forged-again' },
+      });
       expect(patched.customData).toEqual({ ref: 'R-2', _source: 'api' });
-      expect(h.sim.control.invitations().find((i) => i.id === inv.id)!.customData).toEqual({ ref: 'R-2', _source: 'api' });
+      expect(h.sim.control.invitations().find((i) => i.id === inv.id)!.customData).toEqual({
+        ref: 'R-2',
+        _source: 'api',
+      });
     });
 
     it('the service strips them too when a caller sends them (raw request)', async () => {
       const token = await h.sim.control.mintToken(3600);
       const res = await fetch(`${h.sim.url}/business-invitations`, {
-        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ email: 'raw@example.com', customData: { ref: 'raw', _source: 'forged', $y: 2 } }),
       });
       expect(res.status).toBe(201);
@@ -97,7 +131,7 @@ describe('contract: customData rules', () => {
   });
 
   describe('rule 7: responses are returned unchanged, server-owned keys included', () => {
-    it('returns an 11-key customData (10 client keys + the server\'s) without applying rules 1-6 to it', async () => {
+    it("returns an 11-key customData (10 client keys + the server's) without applying rules 1-6 to it", async () => {
       const inv = await h.api.createBusinessInvitation({ email: 'rule7@example.com', customData: tenKeys() });
       expect(inv.customData).toEqual({ ...tenKeys(), _source: 'api' });
       expect(Object.keys(inv.customData!)).toHaveLength(11);

@@ -28,10 +28,13 @@ describe('contract: upstream faults', () => {
 
   beforeAll(async () => {
     // Instant, recorded backoff: what the client *asks* to wait is asserted, nothing sleeps.
-    h = await startHarness({ timeScale: 1, layout: { ownPlots: 50, suppliers: [{ plots: 1000 }] } }, {
-      maxAttempts: 6,
-      sleep: async (ms) => void delays.push(ms),
-    });
+    h = await startHarness(
+      { timeScale: 1, layout: { ownPlots: 50, suppliers: [{ plots: 1000 }] } },
+      {
+        maxAttempts: 6,
+        sleep: async (ms) => void delays.push(ms),
+      },
+    );
     supplier = h.sim.control.suppliers()[0]!.id;
     cleanIds = await pageIds(h.api, supplier);
     expect(cleanIds).toHaveLength(1000);
@@ -80,7 +83,9 @@ describe('contract: upstream faults', () => {
   it('times a slow response out per request and retries it', async () => {
     const api = h.client({ timeoutMs: 100, maxAttempts: 2, sleep: async () => undefined });
     await api.authenticate();
-    const error = await withFaults({ latency: 1, latencyMs: [400, 400] }, () => rejectionOf(api.getSupplierPlotsPage(supplier, 1)));
+    const error = await withFaults({ latency: 1, latencyMs: [400, 400] }, () =>
+      rejectionOf(api.getSupplierPlotsPage(supplier, 1)),
+    );
     expect(error).toBeInstanceOf(NetworkError);
     expect(String(error.message)).toMatch(/within 100 ms/);
     expect(api.stats.requests).toBe(3); // token + two attempts
@@ -90,9 +95,15 @@ describe('contract: upstream faults', () => {
   });
 
   it('reports a truncated GET /plots stream as a retryable NetworkError', async () => {
-    const error = await withFaults({ truncate: 1 }, async () => rejectionOf((async () => {
-      for await (const _ of h.api.ownPlots()) { /* drain */ }
-    })()));
+    const error = await withFaults({ truncate: 1 }, async () =>
+      rejectionOf(
+        (async () => {
+          for await (const _ of h.api.ownPlots()) {
+            /* drain */
+          }
+        })(),
+      ),
+    );
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.retryable).toBe(true);
     expect(String(error.message)).toContain('GET /plots');
@@ -103,7 +114,9 @@ describe('contract: upstream faults', () => {
 
   it('does not repeat a create whose response was lost: the outcome is unknown and found again by customId', async () => {
     const customId = 'fault-contract-lost-create';
-    const error = await withFaults({ dropCreateResponse: 1 }, () => rejectionOf(h.api.createTransaction({ customId, activityType: 'IMPORT', countryOfActivity: 'DE' })));
+    const error = await withFaults({ dropCreateResponse: 1 }, () =>
+      rejectionOf(h.api.createTransaction({ customId, activityType: 'IMPORT', countryOfActivity: 'DE' })),
+    );
     expect(error).toBeInstanceOf(NetworkError);
     expect(error.outcomeUnknown).toBe(true);
     expect(h.sim.control.transactionCountsByCustomId()[customId]).toBe(1);

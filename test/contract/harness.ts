@@ -13,19 +13,23 @@ export interface Harness {
  * The client against the simulator over real HTTP on a free port. Backoff is shortened so fault
  * tests run in milliseconds; everything else is the production code path.
  */
-export async function startHarness(simOptions: SimulatorOptions = {}, clientOptions: Partial<UpstreamClientOptions> = {}): Promise<Harness> {
+export async function startHarness(
+  simOptions: SimulatorOptions = {},
+  clientOptions: Partial<UpstreamClientOptions> = {},
+): Promise<Harness> {
   const sim = await startSimulator({ port: 0, ...simOptions });
-  const client = (options: Partial<UpstreamClientOptions> = {}) => createUpstreamClient({
-    baseUrl: sim.url,
-    clientId: simOptions.clientId ?? 'ddsync-demo',
-    clientSecret: simOptions.clientSecret ?? 'ddsync-demo-secret',
-    retryBaseMs: 2,
-    retryMaxMs: 20,
-    retryAfterFloorMs: 1,
-    timeoutMs: 5_000,
-    ...clientOptions,
-    ...options,
-  });
+  const client = (options: Partial<UpstreamClientOptions> = {}) =>
+    createUpstreamClient({
+      baseUrl: sim.url,
+      clientId: simOptions.clientId ?? 'ddsync-demo',
+      clientSecret: simOptions.clientSecret ?? 'ddsync-demo-secret',
+      retryBaseMs: 2,
+      retryMaxMs: 20,
+      retryAfterFloorMs: 1,
+      timeoutMs: 5_000,
+      ...clientOptions,
+      ...options,
+    });
   return { sim, api: client(), client, close: () => sim.close() };
 }
 

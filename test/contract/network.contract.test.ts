@@ -2,7 +2,12 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startHarness, rejectionOf, type Harness } from './harness.ts';
 import { recordingFetch } from './recording-fetch.ts';
 import {
-  ConflictError, ForbiddenError, NotFoundError, NotImplementedError, RequestValidationError, UnprocessableError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  NotImplementedError,
+  RequestValidationError,
+  UnprocessableError,
 } from '../../upstream/index.ts';
 
 const UNKNOWN = '00000000-0000-4000-8000-00000000dead';
@@ -26,7 +31,12 @@ describe('contract: business connections, invitations and survey-response PDFs',
   describe('business connections', () => {
     it('lists suppliers (the caller is the target) and buyers (the caller is the source)', async () => {
       const suppliers = await h.api.listSuppliers();
-      expect(suppliers.map((c) => c.sourceBusiness?.id).sort()).toEqual(h.sim.control.suppliers().map((s) => s.id).sort());
+      expect(suppliers.map((c) => c.sourceBusiness?.id).sort()).toEqual(
+        h.sim.control
+          .suppliers()
+          .map((s) => s.id)
+          .sort(),
+      );
       expect(suppliers.every((c) => c.targetBusiness?.id === caller)).toBe(true);
       expect(suppliers.map((c) => c.plotsCount).sort()).toEqual([0, 3, 4]);
       const buyers = await h.api.listBuyers();
@@ -34,12 +44,20 @@ describe('contract: business connections, invitations and survey-response PDFs',
       expect(buyers.every((c) => c.sourceBusiness?.id === caller && c.targetBusiness?.id !== caller)).toBe(true);
     });
 
-    it('lets the buyer side set customData, and carries the service\'s refusal otherwise', async () => {
+    it("lets the buyer side set customData, and carries the service's refusal otherwise", async () => {
       const supplierConnection = h.sim.control.suppliers()[1]!.connectionId;
-      const updated = await h.api.updateConnectionCustomData(supplierConnection, { erpId: 'V-17', active: true, rank: 3 });
+      const updated = await h.api.updateConnectionCustomData(supplierConnection, {
+        erpId: 'V-17',
+        active: true,
+        rank: 3,
+      });
       expect(updated.id).toBe(supplierConnection);
       expect(updated.customData).toEqual({ erpId: 'V-17', active: true, rank: 3 });
-      expect((await h.api.listSuppliers()).find((c) => c.id === supplierConnection)?.customData).toEqual({ erpId: 'V-17', active: true, rank: 3 });
+      expect((await h.api.listSuppliers()).find((c) => c.id === supplierConnection)?.customData).toEqual({
+        erpId: 'V-17',
+        active: true,
+        rank: 3,
+      });
 
       const buyerConnection = (await h.api.listBuyers())[0]!.id;
       const refused = await rejectionOf(h.api.updateConnectionCustomData(buyerConnection, { erpId: 'B-1' }));
@@ -67,20 +85,26 @@ describe('contract: business connections, invitations and survey-response PDFs',
     it('creates an invitation (201, PENDING) carrying its customData', async () => {
       const before = h.sim.control.invitations().length;
       const rec = recordingFetch();
-      const inv = await h.client({ fetch: rec.fetch }).createBusinessInvitation({ email: 'new.supplier@example.com', customData: { ref: 'INV-1' } });
+      const inv = await h
+        .client({ fetch: rec.fetch })
+        .createBusinessInvitation({ email: 'new.supplier@example.com', customData: { ref: 'INV-1' } });
       expect(rec.last('POST', /^\/business-invitations$/)?.status).toBe(201);
       expect(inv).toMatchObject({ email: 'new.supplier@example.com', status: 'PENDING' });
       expect(inv.customData).toMatchObject({ ref: 'INV-1' });
       expect(h.sim.control.invitations()).toHaveLength(before + 1);
       expect(inv.business?.id).toBe(caller);
       const requests = h.api.stats.requests;
-      expect(await rejectionOf(h.api.createBusinessInvitation({ email: 'not-an-email' }))).toBeInstanceOf(RequestValidationError);
+      expect(await rejectionOf(h.api.createBusinessInvitation({ email: 'not-an-email' }))).toBeInstanceOf(
+        RequestValidationError,
+      );
       expect(h.api.stats.requests).toBe(requests);
     });
 
     it('refuses to accept with ConflictError when the connection already exists', async () => {
       const supplierIds = new Set(h.sim.control.suppliers().map((s) => s.id));
-      const fromSupplier = (await h.api.listBusinessInvitations()).find((i) => i.status === 'PENDING' && supplierIds.has(i.business!.id))!;
+      const fromSupplier = (await h.api.listBusinessInvitations()).find(
+        (i) => i.status === 'PENDING' && supplierIds.has(i.business!.id),
+      )!;
       const error = await rejectionOf(h.api.updateBusinessInvitation(fromSupplier.id, { status: 'ACCEPTED' }));
       expect(error).toBeInstanceOf(ConflictError);
       expect(error.status).toBe(409);
@@ -91,7 +115,9 @@ describe('contract: business connections, invitations and survey-response PDFs',
 
     it('accepts a new one, which creates the connection', async () => {
       const supplierIds = new Set(h.sim.control.suppliers().map((s) => s.id));
-      const fromProspect = (await h.api.listBusinessInvitations()).find((i) => i.status === 'PENDING' && !supplierIds.has(i.business!.id))!;
+      const fromProspect = (await h.api.listBusinessInvitations()).find(
+        (i) => i.status === 'PENDING' && !supplierIds.has(i.business!.id),
+      )!;
       const prospect = fromProspect.business!.id;
       const buyersBefore = await h.api.listBuyers();
       expect(buyersBefore.some((c) => c.targetBusiness?.id === prospect)).toBe(false);
@@ -119,7 +145,9 @@ describe('contract: business connections, invitations and survey-response PDFs',
       const cancelled = await h.api.updateBusinessInvitation(sent.id, { status: 'CANCELLED' });
       expect(cancelled.status).toBe('CANCELLED');
       expect(h.sim.control.invitations().find((i) => i.id === sent.id)?.status).toBe('CANCELLED');
-      expect(await rejectionOf(h.api.updateBusinessInvitation(UNKNOWN, { status: 'REJECTED' }))).toBeInstanceOf(NotFoundError);
+      expect(await rejectionOf(h.api.updateBusinessInvitation(UNKNOWN, { status: 'REJECTED' }))).toBeInstanceOf(
+        NotFoundError,
+      );
     });
 
     it('answers NotImplementedError (501) when the feature is switched off', async () => {

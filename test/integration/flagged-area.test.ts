@@ -11,7 +11,8 @@ import { scratchDir } from '../support/scratch.ts';
 /** The migrations up to and including `last`, in a directory of their own (removed with the test). */
 async function migrationsUpTo(last: string): Promise<string> {
   const dir = scratchDir('migrations');
-  for (const f of (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql') && f <= `${last}.sql`)) await copyFile(join(MIGRATIONS_DIR, f), join(dir, f));
+  for (const f of (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql') && f <= `${last}.sql`))
+    await copyFile(join(MIGRATIONS_DIR, f), join(dir, f));
   return dir;
 }
 
@@ -33,9 +34,16 @@ describe('a flagged plot keeps its hectares', () => {
         insert into source_pages (scope, page, content_hash, ids, received) values
           ('s1', 1, 'page-1', '{valid,no-geometry}', 2), ('s1', 2, 'page-2', '{valid,bowtie}', 2);`.execute(db);
       await migrateToLatest(db);
-      const plots = await sql<{ id: string; content_hash: string }>`select id, content_hash from plots order by id`.execute(db);
+      const plots = await sql<{
+        id: string;
+        content_hash: string;
+      }>`select id, content_hash from plots order by id`.execute(db);
       // Nothing to measure without a geometry: left alone.
-      expect(plots.rows).toEqual([{ id: 'bowtie', content_hash: '' }, { id: 'no-geometry', content_hash: 'fingerprint-3' }, { id: 'valid', content_hash: 'fingerprint-1' }]);
+      expect(plots.rows).toEqual([
+        { id: 'bowtie', content_hash: '' },
+        { id: 'no-geometry', content_hash: 'fingerprint-3' },
+        { id: 'valid', content_hash: 'fingerprint-1' },
+      ]);
       const pages = await sql<{ page: number }>`select page from source_pages order by page`.execute(db);
       expect(pages.rows).toEqual([{ page: 1 }]);
     } finally {
@@ -47,9 +55,12 @@ describe('a flagged plot keeps its hectares', () => {
     h = await startWorkerHarness({ seed: 5, layout: { suppliers: [{ plots: 12 }] } }, 'flaggedarea');
     expect((await h.refresh()).status).toBe('succeeded');
     const bowtie = h.sim.control.oddRecords().bowTie!;
-    const facts = async () => (await sql<{ area_ha: number; geometry_valid: boolean; versions: number }>`
+    const facts = async () =>
+      (
+        await sql<{ area_ha: number; geometry_valid: boolean; versions: number }>`
       select area_ha, geometry_valid, (select count(*)::int from plot_history x where x.plot_id = p.id) as versions
-      from plots p where id = ${bowtie}`.execute(h!.db)).rows[0]!;
+      from plots p where id = ${bowtie}`.execute(h!.db)
+      ).rows[0]!;
     // The simulator's bow-tie covers half of a square of surfaceArea.
     const halfSurface = (h.sim.control.getPlot(bowtie)!['surfaceArea'] as number) / 2 / 10_000;
     const measured = await facts();
@@ -63,7 +74,9 @@ describe('a flagged plot keeps its hectares', () => {
 
     // What 0010 does to such a warehouse (its statements, checked in the test above).
     await sql`update plots set content_hash = '' where not geometry_valid and geometry is not null`.execute(h.db);
-    await sql`delete from source_pages where ids && (select coalesce(array_agg(id), '{}') from plots where not geometry_valid and geometry is not null)`.execute(h.db);
+    await sql`delete from source_pages where ids && (select coalesce(array_agg(id), '{}') from plots where not geometry_valid and geometry is not null)`.execute(
+      h.db,
+    );
     expect((await h.refresh()).status).toBe('succeeded');
     expect(await facts()).toEqual({ ...measured, versions: 1 });
   });

@@ -24,7 +24,12 @@ async function withWarehouse(prefix: string, use: (db: Warehouse) => Promise<voi
 }
 
 const recorded = async (db: Warehouse) =>
-  (await sql<{ name: string; sha256: string | null }>`select name, sha256 from migration_checksums order by name`.execute(db)).rows;
+  (
+    await sql<{
+      name: string;
+      sha256: string | null;
+    }>`select name, sha256 from migration_checksums order by name`.execute(db)
+  ).rows;
 
 describe('the migrator and what migrations were', () => {
   it('refuses to start, applying nothing, when a released migration was edited', async () => {
@@ -66,7 +71,8 @@ describe('the migrator and what migrations were', () => {
       const files = await readMigrationFiles();
       const rows = await recorded(db);
       expect(rows.map((r) => r.name)).toEqual(files.map((f) => f.name));
-      for (const r of rows) expect(r.sha256, r.name).toBe(r.name < '0012' ? null : files.find((f) => f.name === r.name)!.sha256);
+      for (const r of rows)
+        expect(r.sha256, r.name).toBe(r.name < '0012' ? null : files.find((f) => f.name === r.name)!.sha256);
 
       // 0001 as such a warehouse may have run it (it was edited after its first release): nothing to compare it with.
       const edited = await copyOfMigrations((f) => f !== CHECKSUMS_FILE);

@@ -14,7 +14,15 @@ const RUN = '00000000-0000-4000-8000-0000000000aa';
 
 function page(from: number, n: number, scope: string, pageNo = 1, extra: unknown[] = []): PlotBatch {
   const { plots, invalid } = normalisePlotsSkippingInvalid([...samplePage(n, from), ...extra], 'test');
-  return { runId: RUN, scope, supplierId: scope, page: pageNo, ...mapPlots(plots, pageNo, false), invalid, requests: { requests: 1, retries: 0, rateLimited: 0 } };
+  return {
+    runId: RUN,
+    scope,
+    supplierId: scope,
+    page: pageNo,
+    ...mapPlots(plots, pageNo, false),
+    invalid,
+    requests: { requests: 1, retries: 0, rateLimited: 0 },
+  };
 }
 
 describe('plot page writer', () => {
@@ -36,23 +44,43 @@ describe('plot page writer', () => {
     expect(replay.counts['plots']).toEqual({ inserted: 0, updated: 0, unchanged: 5, deleted: 0 });
     expect(await rowVersions(db)).toEqual(before);
     const recorded = await sql<{ counts: Record<string, { inserted: number }>; received: number }>`
-      select counts, received from sync_pages where run_id = ${RUN}::uuid and scope = 'supplier-a' and page = 1`.execute(db);
+      select counts, received from sync_pages where run_id = ${RUN}::uuid and scope = 'supplier-a' and page = 1`.execute(
+      db,
+    );
     expect(recorded.rows[0]!.counts['plots']!.inserted).toBe(5);
     expect(recorded.rows[0]!.received).toBe(6);
-    const issues = await sql<{ field: string; rule: string; action: string }>`select field, rule, action from sync_issues where run_id = ${RUN}::uuid`.execute(db);
+    const issues = await sql<{
+      field: string;
+      rule: string;
+      action: string;
+    }>`select field, rule, action from sync_issues where run_id = ${RUN}::uuid`.execute(db);
     expect(issues.rows).toEqual([{ field: '[5].id', rule: 'required string, missing', action: 'skipped' }]);
   });
 
   it('stores a plot reached through two suppliers at once as one plot with two links', async () => {
-    const [a, b] = await Promise.all([storePlotBatch(db, page(100, 50, 'supplier-b')), storePlotBatch(db, page(100, 50, 'supplier-c'))]);
+    const [a, b] = await Promise.all([
+      storePlotBatch(db, page(100, 50, 'supplier-b')),
+      storePlotBatch(db, page(100, 50, 'supplier-c')),
+    ]);
     expect(a.counts['plots']!.inserted + b.counts['plots']!.inserted).toBe(50);
     expect(a.counts['plots']!.inserted + a.counts['plots']!.unchanged).toBe(50);
-    const plots = await sql<{ n: number }>`select count(*)::int as n from plots where id like '00000000-0000-4000-8000-0000000001%'`.execute(db);
+    const plots = await sql<{
+      n: number;
+    }>`select count(*)::int as n from plots where id like '00000000-0000-4000-8000-0000000001%'`.execute(db);
     expect(plots.rows[0]!.n).toBe(50);
     const links = await sql<{ supplier_id: string; n: number }>`
-      select supplier_id, count(*)::int as n from plot_suppliers where supplier_id in ('supplier-b', 'supplier-c') group by supplier_id order by 1`.execute(db);
-    expect(links.rows).toEqual([{ supplier_id: 'supplier-b', n: 50 }, { supplier_id: 'supplier-c', n: 50 }]);
-    const history = await sql<{ n: number }>`select count(*)::int as n from plot_history where plot_id like '00000000-0000-4000-8000-0000000001%'`.execute(db);
+      select supplier_id, count(*)::int as n from plot_suppliers where supplier_id in ('supplier-b', 'supplier-c') group by supplier_id order by 1`.execute(
+      db,
+    );
+    expect(links.rows).toEqual([
+      { supplier_id: 'supplier-b', n: 50 },
+      { supplier_id: 'supplier-c', n: 50 },
+    ]);
+    const history = await sql<{
+      n: number;
+    }>`select count(*)::int as n from plot_history where plot_id like '00000000-0000-4000-8000-0000000001%'`.execute(
+      db,
+    );
     expect(history.rows[0]!.n).toBe(50);
   });
 });

@@ -23,7 +23,8 @@ describe('refresh after the service changed', () => {
     const { control } = h.sim;
     const [s0, , s2] = control.suppliers();
     const all = [...control.plots()];
-    const ofOnly = (id: string) => all.filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === id).map((p) => p.plot['id'] as string);
+    const ofOnly = (id: string) =>
+      all.filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === id).map((p) => p.plot['id'] as string);
     const shared = all.filter((p) => p.supplierIds.length === 2).map((p) => p.plot['id'] as string);
     const own = all.filter((p) => p.supplierIds.length === 0).map((p) => p.plot['id'] as string);
     const [edited, removed, analysed, risky] = ofOnly(s0!.id).slice(10, 14) as [string, string, string, string];
@@ -32,7 +33,10 @@ describe('refresh after the service changed', () => {
     expect(shared).toHaveLength(8);
 
     const geometry = control.getPlot(edited)!['geometry'] as { coordinates: number[][][] };
-    const moved = { type: 'Polygon' as const, coordinates: [geometry.coordinates[0]!.map(([lon, lat]) => [lon! + 0.01, lat!])] };
+    const moved = {
+      type: 'Polygon' as const,
+      coordinates: [geometry.coordinates[0]!.map(([lon, lat]) => [lon! + 0.01, lat!])],
+    };
     control.editPlot(edited, { name: 'Renamed plot', geometry: moved });
     control.removePlot(removed);
     const before = control.getPlot(analysed)!['mostRecentAnalysis'] as { id: string };
@@ -47,37 +51,73 @@ describe('refresh after the service changed', () => {
     expect(await warehousePlotFacts(h.db)).toEqual(simulatorPlotFacts(h.sim));
 
     // Soft deletes: the removed plots, supplier 2's own plots, its connection and business; shared plots stay.
-    const deleted = await sql<{ id: string }>`select id from plots where deleted_at is not null order by id`.execute(h.db);
+    const deleted = await sql<{ id: string }>`select id from plots where deleted_at is not null order by id`.execute(
+      h.db,
+    );
     expect(deleted.rows.map((r) => r.id).sort()).toEqual([removed, own[0]!, ...onlyS2].sort());
-    const links = await sql<{ n: number }>`select count(*)::int as n from plot_suppliers where supplier_id = ${s2!.id} and deleted_at is null`.execute(h.db);
+    const links = await sql<{
+      n: number;
+    }>`select count(*)::int as n from plot_suppliers where supplier_id = ${s2!.id} and deleted_at is null`.execute(
+      h.db,
+    );
     expect(links.rows[0]!.n).toBe(0);
-    const sharedLive = await sql<{ n: number }>`select count(*)::int as n from plots where id = any(${shared}::text[]) and deleted_at is null`.execute(h.db);
+    const sharedLive = await sql<{
+      n: number;
+    }>`select count(*)::int as n from plots where id = any(${shared}::text[]) and deleted_at is null`.execute(h.db);
     expect(sharedLive.rows[0]!.n).toBe(8);
-    const connection = await sql<{ deleted: boolean }>`select deleted_at is not null as deleted from business_connections where partner_business_id = ${s2!.id}`.execute(h.db);
+    const connection = await sql<{
+      deleted: boolean;
+    }>`select deleted_at is not null as deleted from business_connections where partner_business_id = ${s2!.id}`.execute(
+      h.db,
+    );
     expect(connection.rows).toEqual([{ deleted: true }]);
-    const business = await sql<{ deleted: boolean }>`select deleted_at is not null as deleted from businesses where id = ${s2!.id}`.execute(h.db);
+    const business = await sql<{
+      deleted: boolean;
+    }>`select deleted_at is not null as deleted from businesses where id = ${s2!.id}`.execute(h.db);
     expect(business.rows).toEqual([{ deleted: true }]);
 
     // History: a closed row and a current one for each tracked change; closed rows for removed plots.
     const history = await sql<{ plot_id: string; rows: number; current: number }>`
       select plot_id, count(*)::int as rows, count(*) filter (where is_current)::int as current
-      from plot_history where plot_id = any(${[edited, analysed, risky, removed]}::text[]) group by plot_id`.execute(h.db);
+      from plot_history where plot_id = any(${[edited, analysed, risky, removed]}::text[]) group by plot_id`.execute(
+      h.db,
+    );
     const byPlot = Object.fromEntries(history.rows.map((r) => [r.plot_id, [r.rows, r.current]]));
     expect(byPlot[edited]).toEqual([2, 1]);
     expect(byPlot[analysed]).toEqual([2, 1]);
     expect(byPlot[risky]).toEqual([2, 1]);
     expect(byPlot[removed]).toEqual([1, 0]);
-    const risk = await sql<{ risk_assessment_status_before: string; risk_assessment_status: string; risk_assessment_status_raw: string; risk_level: string }>`
-      select risk_assessment_status_before, risk_assessment_status, risk_assessment_status_raw, risk_level from bi_plot_changes where plot_id = ${risky} and change = 'changed'`.execute(h.db);
-    expect(risk.rows).toEqual([{ risk_assessment_status_before: expect.any(String), risk_assessment_status: 'eudr_non_compliant', risk_assessment_status_raw: 'EUDR_NON_COMPLIANT', risk_level: 'high' }]);
-    const geometryChange = await sql<{ geometry_changed: boolean }>`select geometry_changed from bi_plot_changes where plot_id = ${edited} and change = 'changed'`.execute(h.db);
+    const risk = await sql<{
+      risk_assessment_status_before: string;
+      risk_assessment_status: string;
+      risk_assessment_status_raw: string;
+      risk_level: string;
+    }>`
+      select risk_assessment_status_before, risk_assessment_status, risk_assessment_status_raw, risk_level from bi_plot_changes where plot_id = ${risky} and change = 'changed'`.execute(
+      h.db,
+    );
+    expect(risk.rows).toEqual([
+      {
+        risk_assessment_status_before: expect.any(String),
+        risk_assessment_status: 'eudr_non_compliant',
+        risk_assessment_status_raw: 'EUDR_NON_COMPLIANT',
+        risk_level: 'high',
+      },
+    ]);
+    const geometryChange = await sql<{
+      geometry_changed: boolean;
+    }>`select geometry_changed from bi_plot_changes where plot_id = ${edited} and change = 'changed'`.execute(h.db);
     expect(geometryChange.rows).toEqual([{ geometry_changed: true }]);
-    const removals = await sql<{ plot_id: string }>`select plot_id from bi_plot_changes where change = 'removed' and plot_id = ${removed}`.execute(h.db);
+    const removals = await sql<{
+      plot_id: string;
+    }>`select plot_id from bi_plot_changes where change = 'removed' and plot_id = ${removed}`.execute(h.db);
     expect(removals.rows).toHaveLength(1);
 
     // The new analysis is the most recent; the one it replaced stays, unmarked.
     const analyses = await sql<{ id: string; is_most_recent: boolean; type: string }>`
-      select id, is_most_recent, type from analyses where plot_id = ${analysed} order by is_most_recent desc, id`.execute(h.db);
+      select id, is_most_recent, type from analyses where plot_id = ${analysed} order by is_most_recent desc, id`.execute(
+      h.db,
+    );
     const latest = analyses.rows.filter((a) => a.is_most_recent);
     expect(latest).toHaveLength(1);
     expect(latest[0]!.type).toBe('PRECISION');

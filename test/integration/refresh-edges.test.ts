@@ -14,13 +14,18 @@ describe('refresh edges', () => {
   });
 
   it('pages suppliers of exactly 500 and 1,000 plots and one with none', async () => {
-    h = await startWorkerHarness({ seed: 11, layout: { ownPlots: 2, suppliers: [{ plots: 500 }, { plots: 1000 }, { plots: 0 }] } }, 'edges');
+    h = await startWorkerHarness(
+      { seed: 11, layout: { ownPlots: 2, suppliers: [{ plots: 500 }, { plots: 1000 }, { plots: 0 }] } },
+      'edges',
+    );
     const summary = await h.refresh();
     expect(summary.status).toBe('succeeded');
     expect(await warehousePlotFacts(h.db)).toEqual(simulatorPlotFacts(h.sim));
     const [s500, s1000, none] = h.sim.control.suppliers();
     const scopes = await sql<{ scope: string; pages: number; plots_seen: number; status: string }>`
-      select scope, pages, plots_seen::int, status from sync_run_scopes where run_id = ${summary.runId}::uuid and kind = 'supplier'`.execute(h.db);
+      select scope, pages, plots_seen::int, status from sync_run_scopes where run_id = ${summary.runId}::uuid and kind = 'supplier'`.execute(
+      h.db,
+    );
     const by = Object.fromEntries(scopes.rows.map((s) => [s.scope, s]));
     // A full page means "ask again": 500 plots take a second, empty page; 1,000 take three requests.
     expect(by[s500!.id]).toMatchObject({ pages: 2, plots_seen: 500, status: 'succeeded' });
@@ -35,7 +40,8 @@ describe('refresh edges', () => {
     expect((await h.refresh()).status).toBe('succeeded');
     const { control } = h.sim;
     const [, s1, s2] = control.suppliers();
-    const plotsOf = (id: string) => [...control.plots()].filter((p) => p.supplierIds.includes(id)).map((p) => p.plot['id'] as string);
+    const plotsOf = (id: string) =>
+      [...control.plots()].filter((p) => p.supplierIds.includes(id)).map((p) => p.plot['id'] as string);
     const goneFromS1 = plotsOf(s1!.id)[0]!;
     const goneFromS2 = plotsOf(s2!.id)[0]!;
     control.removePlot(goneFromS1);
@@ -45,10 +51,14 @@ describe('refresh edges', () => {
     control.setFaults({ latency: 1, latencyMs: [60, 60] });
     const runId = randomUUID();
     const run = h.temporal.client.workflow.execute(refreshWarehouse, {
-      taskQueue: h.temporal.taskQueue, workflowId: refreshWorkflowId(runId), args: [{ runId, supplierConcurrency: 1 }],
+      taskQueue: h.temporal.taskQueue,
+      workflowId: refreshWorkflowId(runId),
+      args: [{ runId, supplierConcurrency: 1 }],
     });
     await waitUntil('the run to list its suppliers', async () => {
-      const r = await sql<{ n: number }>`select count(*)::int as n from sync_pages where run_id = ${runId}::uuid and entity = 'plots'`.execute(h!.db);
+      const r = await sql<{
+        n: number;
+      }>`select count(*)::int as n from sync_pages where run_id = ${runId}::uuid and entity = 'plots'`.execute(h!.db);
       return r.rows[0]!.n > 0;
     });
     control.disconnectSupplier(s2!.id);
@@ -57,14 +67,26 @@ describe('refresh edges', () => {
     expect(summary.status).toBe('partial');
     expect(summary.suppliersFailed).toBe(1);
     expect(summary.error).toContain(s2!.id);
-    const scope = await sql<{ status: string; error: string }>`select status, error from sync_run_scopes where run_id = ${runId}::uuid and scope = ${s2!.id}`.execute(h.db);
+    const scope = await sql<{
+      status: string;
+      error: string;
+    }>`select status, error from sync_run_scopes where run_id = ${runId}::uuid and scope = ${s2!.id}`.execute(h.db);
     expect(scope.rows[0]).toMatchObject({ status: 'failed', error: expect.stringContaining('403') });
-    const state = await sql<{ id: string; deleted: boolean }>`select id, deleted_at is not null as deleted from plots where id = any(${[goneFromS1, goneFromS2]}::text[])`.execute(h.db);
+    const state = await sql<{
+      id: string;
+      deleted: boolean;
+    }>`select id, deleted_at is not null as deleted from plots where id = any(${[goneFromS1, goneFromS2]}::text[])`.execute(
+      h.db,
+    );
     const deleted = Object.fromEntries(state.rows.map((r) => [r.id, r.deleted]));
     expect(deleted[goneFromS1]).toBe(true);
     // Not swept: the failed supplier's plots stay as they were, the removed one included.
     expect(deleted[goneFromS2]).toBe(false);
-    const links = await sql<{ n: number }>`select count(*)::int as n from plot_suppliers where supplier_id = ${s2!.id} and deleted_at is null`.execute(h.db);
+    const links = await sql<{
+      n: number;
+    }>`select count(*)::int as n from plot_suppliers where supplier_id = ${s2!.id} and deleted_at is null`.execute(
+      h.db,
+    );
     expect(links.rows[0]!.n).toBe(40);
     // Its pages are forgotten, so its next read is complete (never short-cut) and swept.
     const remembered = await sql<{ scope: string }>`select distinct scope from source_pages`.execute(h.db);
@@ -73,25 +95,42 @@ describe('refresh edges', () => {
   });
 
   it('leaves what a refresh running at the same time wrote after this one began', async () => {
-    h = await startWorkerHarness({ seed: 13, layout: { ownPlots: 1, suppliers: [{ plots: 30 }, { plots: 30 }] } }, 'edges');
+    h = await startWorkerHarness(
+      { seed: 13, layout: { ownPlots: 1, suppliers: [{ plots: 30 }, { plots: 30 }] } },
+      'edges',
+    );
     expect((await h.refresh()).status).toBe('succeeded');
     const { control } = h.sim;
     const [s1, s2] = control.suppliers();
-    const onlyVia = (supplier: string) => [...control.plots()].filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === supplier).map((p) => p.plot['id'] as string)[0]!;
+    const onlyVia = (supplier: string) =>
+      [...control.plots()]
+        .filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === supplier)
+        .map((p) => p.plot['id'] as string)[0]!;
     const keptByOther = onlyVia(s1!.id);
     const removed = onlyVia(s2!.id);
     control.removePlot(keptByOther);
     control.removePlot(removed);
     // A refresh started by hand still saw keptByOther and wrote its link after this run began
     // (emulated by a write time later than this run's start).
-    await sql`update plot_suppliers set changed_at = now() + interval '1 hour' where plot_id = ${keptByOther}`.execute(h.db);
+    await sql`update plot_suppliers set changed_at = now() + interval '1 hour' where plot_id = ${keptByOther}`.execute(
+      h.db,
+    );
     expect((await h.refresh()).status).toBe('succeeded');
-    const deletedOf = async () => Object.fromEntries((await sql<{ id: string; deleted: boolean }>`
-      select id, deleted_at is not null as deleted from plots where id = any(${[keptByOther, removed]}::text[])`.execute(h!.db)).rows.map((r) => [r.id, r.deleted]));
+    const deletedOf = async () =>
+      Object.fromEntries(
+        (
+          await sql<{ id: string; deleted: boolean }>`
+      select id, deleted_at is not null as deleted from plots where id = any(${[keptByOther, removed]}::text[])`.execute(
+            h!.db,
+          )
+        ).rows.map((r) => [r.id, r.deleted]),
+      );
     expect(await deletedOf()).toEqual({ [keptByOther]: false, [removed]: true });
     // The next refresh, with no other one around, reads that supplier in full (its pages are the
     // same text as last time, which would otherwise short-cut the read) and sweeps the plot.
-    await sql`update plot_suppliers set changed_at = now() - interval '1 minute' where plot_id = ${keptByOther}`.execute(h.db);
+    await sql`update plot_suppliers set changed_at = now() - interval '1 minute' where plot_id = ${keptByOther}`.execute(
+      h.db,
+    );
     expect((await h.refresh()).status).toBe('succeeded');
     expect(await deletedOf()).toEqual({ [keptByOther]: true, [removed]: true });
   });

@@ -12,7 +12,11 @@ import type { PlotPageRequest } from '../../simulator/state.ts';
  */
 
 // Supplier lists of 4 and 3 pages (500 plots a page), a plot list shared by both, a few own plots.
-const LAYOUT = { ownPlots: 3, suppliers: [{ plots: 1_400 }, { plots: 1_100 }], shared: [{ plots: 200, suppliers: [0, 1] }] };
+const LAYOUT = {
+  ownPlots: 3,
+  suppliers: [{ plots: 1_400 }, { plots: 1_100 }],
+  shared: [{ plots: 200, suppliers: [0, 1] }],
+};
 
 describe('a refresh while the source moves', () => {
   let h: WorkerHarness | undefined;
@@ -31,10 +35,16 @@ describe('a refresh while the source moves', () => {
       from plots p`.execute(h!.db);
     const wrong = rows.filter((r) => alive.has(r.id) && (r.deleted || !r.current || r.closed > 0));
     expect(wrong, 'plots alive at the source but deleted or with history closed').toEqual([]);
-    const links = await sql<{ plot_id: string; supplier_id: string }>`select plot_id, supplier_id from plot_suppliers where deleted_at is not null`.execute(h!.db);
+    const links = await sql<{
+      plot_id: string;
+      supplier_id: string;
+    }>`select plot_id, supplier_id from plot_suppliers where deleted_at is not null`.execute(h!.db);
     const wrongLinks = links.rows.filter((l) => alive.get(l.plot_id)?.includes(l.supplier_id));
     expect(wrongLinks, 'links alive at the source but soft-deleted').toEqual([]);
-    const changes = await sql<{ plot_id: string; change: string }>`select plot_id, change from bi_plot_changes where change in ('removed', 'reappeared')`.execute(h!.db);
+    const changes = await sql<{
+      plot_id: string;
+      change: string;
+    }>`select plot_id, change from bi_plot_changes where change in ('removed', 'reappeared')`.execute(h!.db);
     expect(changes.rows.filter((c) => alive.has(c.plot_id))).toEqual([]);
   }
 
@@ -44,12 +54,15 @@ describe('a refresh while the source moves', () => {
   }
 
   async function deletedState(ids: string[]): Promise<Record<string, boolean>> {
-    const { rows } = await sql<{ id: string; deleted: boolean }>`select id, deleted_at is not null as deleted from plots where id = any(${ids}::text[])`.execute(h!.db);
+    const { rows } = await sql<{
+      id: string;
+      deleted: boolean;
+    }>`select id, deleted_at is not null as deleted from plots where id = any(${ids}::text[])`.execute(h!.db);
     return Object.fromEntries(rows.map((r) => [r.id, r.deleted]));
   }
 
   /** Runs `change` once, before the first request of `page` of `supplierId` (the verification read's requests come later). */
-  function before(supplierId: string, page: number, change: () => void): () => void {
+  function changeBefore(supplierId: string, page: number, change: () => void): () => void {
     let done = false;
     return h!.sim.control.onPlotPage((r: PlotPageRequest) => {
       if (done || r.supplierId !== supplierId || r.page !== page) return;
@@ -69,8 +82,11 @@ describe('a refresh while the source moves', () => {
       // In front of the read position: at the front, in the middle of page 1, at the last slot of page 2.
       const removed = [listA[0]!, listA[250]!, listB[999]!];
       const slid = [listA[500]!, listA[501]!, listB[1000]!];
-      before(a!.id, 2, () => { control.removePlot(listA[0]!); control.removePlot(listA[250]!); });
-      before(b!.id, 3, () => control.removePlot(listB[999]!));
+      changeBefore(a!.id, 2, () => {
+        control.removePlot(listA[0]!);
+        control.removePlot(listA[250]!);
+      });
+      changeBefore(b!.id, 3, () => control.removePlot(listB[999]!));
       const second = await h.refresh({ pageWindow });
       expect(second.status).toBe('succeeded');
       await expectNothingFalse();
@@ -109,11 +125,20 @@ describe('a refresh while the source moves', () => {
     const second = await h.refresh({ pageWindow: 1 });
     expect(second.status).toBe('succeeded');
     await expectNothingFalse();
-    const mark = async () => (await sql<{ marked: boolean }>`
-      select missing_since is not null as marked from plot_suppliers where plot_id = ${slid} and supplier_id = ${a!.id} and deleted_at is null`.execute(h!.db)).rows[0]?.marked;
+    const mark = async () =>
+      (
+        await sql<{ marked: boolean }>`
+      select missing_since is not null as marked from plot_suppliers where plot_id = ${slid} and supplier_id = ${a!.id} and deleted_at is null`.execute(
+          h!.db,
+        )
+      ).rows[0]?.marked;
     expect(await mark()).toBe(true);
     expect(second.deletionsDeferred).toBeGreaterThanOrEqual(1);
-    const scope = await sql<{ verify_status: string }>`select verify_status from sync_run_scopes where run_id = ${second.runId}::uuid and scope = ${a!.id}`.execute(h.db);
+    const scope = await sql<{
+      verify_status: string;
+    }>`select verify_status from sync_run_scopes where run_id = ${second.runId}::uuid and scope = ${a!.id}`.execute(
+      h.db,
+    );
     expect(scope.rows[0]!.verify_status).toBe('unstable');
 
     const third = await h.refresh();
@@ -128,7 +153,11 @@ describe('a refresh while the source moves', () => {
     expect((await h.refresh()).status).toBe('succeeded');
     const { control } = h.sim;
     const [a] = control.suppliers();
-    const onlyA = new Set([...control.plots()].filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === a!.id).map((p) => p.plot['id'] as string));
+    const onlyA = new Set(
+      [...control.plots()]
+        .filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === a!.id)
+        .map((p) => p.plot['id'] as string),
+    );
     const listA = control.supplierPlotIds(a!.id).filter((id) => onlyA.has(id));
     const gone = [listA[10]!, listA[1200]!];
     for (const id of gone) control.removePlot(id);
@@ -140,7 +169,9 @@ describe('a refresh while the source moves', () => {
     expect(summary.deletionsDeferred).toBe(0);
     expect(summary.verifyPages).toBe(4);
     const scope = await sql<{ missing: number; verify_status: string }>`
-      select missing, verify_status from sync_run_scopes where run_id = ${summary.runId}::uuid and scope = ${a!.id}`.execute(h.db);
+      select missing, verify_status from sync_run_scopes where run_id = ${summary.runId}::uuid and scope = ${a!.id}`.execute(
+      h.db,
+    );
     expect(scope.rows[0]).toEqual({ missing: 2, verify_status: 'stable' });
     await expectMirror();
     // A refresh that finds nothing gone reads nothing twice.
@@ -155,7 +186,7 @@ describe('a refresh while the source moves', () => {
     control.removePlot(inserted);
     expect((await h.refresh()).status).toBe('succeeded');
     // Brought back in front of page 1's end after page 1 was read: page 2 serves page 1's last plot again.
-    before(a!.id, 2, () => control.restorePlot(inserted));
+    changeBefore(a!.id, 2, () => control.restorePlot(inserted));
     const summary = await h.refresh({ pageWindow: 1 });
     expect(summary.status).toBe('succeeded');
     await expectNothingFalse();
@@ -165,7 +196,9 @@ describe('a refresh while the source moves', () => {
              (select count(*)::int from plot_suppliers where deleted_at is null) as links`.execute(h.db);
     const c = summary.counts;
     expect(c['plots']!.inserted + c['plots']!.updated + c['plots']!.unchanged).toBe(live.rows[0]!.plots);
-    expect(c['plot_suppliers']!.inserted + c['plot_suppliers']!.updated + c['plot_suppliers']!.unchanged).toBe(live.rows[0]!.links);
+    expect(c['plot_suppliers']!.inserted + c['plot_suppliers']!.updated + c['plot_suppliers']!.unchanged).toBe(
+      live.rows[0]!.links,
+    );
     await h.refresh();
     await expectMirror();
   });
@@ -176,11 +209,17 @@ describe('a refresh while the source moves', () => {
     const [a, b] = control.suppliers();
     const listA = control.supplierPlotIds(a!.id);
     const listB = control.supplierPlotIds(b!.id);
-    before(a!.id, 3, () => control.removePlot(listA[0]!));
-    before(b!.id, 2, () => { control.removePlot(listB[5]!); control.restorePlot(listB[5]!); control.removePlot(listB[6]!); });
+    changeBefore(a!.id, 3, () => control.removePlot(listA[0]!));
+    changeBefore(b!.id, 2, () => {
+      control.removePlot(listB[5]!);
+      control.restorePlot(listB[5]!);
+      control.removePlot(listB[6]!);
+    });
     const first = await h.refresh();
     expect(first.status).toBe('succeeded');
-    const deletedRows = await sql<{ n: number }>`select count(*)::int as n from plots where deleted_at is not null`.execute(h.db);
+    const deletedRows = await sql<{
+      n: number;
+    }>`select count(*)::int as n from plots where deleted_at is not null`.execute(h.db);
     expect(deletedRows.rows[0]!.n).toBe(0);
     await expectNothingFalse();
     // Every plot counted once, as inserted: the first load's counts equal what is in the warehouse.
@@ -226,7 +265,9 @@ describe('a refresh while the source moves', () => {
     const summary = await h.refresh();
     expect(summary.status).toBe('succeeded');
     expect(await deletedState([broken])).toEqual({ [broken]: false });
-    const issue = await sql<{ action: string }>`select action from sync_issues where run_id = ${summary.runId}::uuid and record_id = ${broken}`.execute(h.db);
+    const issue = await sql<{
+      action: string;
+    }>`select action from sync_issues where run_id = ${summary.runId}::uuid and record_id = ${broken}`.execute(h.db);
     expect(issue.rows.map((r) => r.action)).toEqual(['skipped']);
   });
 });

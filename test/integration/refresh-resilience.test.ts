@@ -9,9 +9,14 @@ import { refreshWarehouse, refreshWorkflowId } from '../../workflows/refresh-war
 /** Each plot once, one history row each, and counts that add up: what replays must not break. */
 async function expectNoDuplicates(h: WorkerHarness, runId: string): Promise<void> {
   const plots = await sql<{ n: number }>`select count(*)::int as n from plots`.execute(h.db);
-  const history = await sql<{ n: number; plots: number }>`select count(*)::int as n, count(distinct plot_id)::int as plots from plot_history`.execute(h.db);
+  const history = await sql<{
+    n: number;
+    plots: number;
+  }>`select count(*)::int as n, count(distinct plot_id)::int as plots from plot_history`.execute(h.db);
   expect(history.rows[0]).toEqual({ n: plots.rows[0]!.n, plots: plots.rows[0]!.n });
-  const counted = await sql<{ inserted: number }>`select inserted::int from sync_run_counts where run_id = ${runId}::uuid and table_name = 'plots'`.execute(h.db);
+  const counted = await sql<{
+    inserted: number;
+  }>`select inserted::int from sync_run_counts where run_id = ${runId}::uuid and table_name = 'plots'`.execute(h.db);
   expect(counted.rows[0]!.inserted).toBe(plots.rows[0]!.n);
 }
 
@@ -32,16 +37,30 @@ describe('refresh resilience', () => {
   });
 
   it('finishes with the same warehouse when its worker is killed mid-run and another starts', async () => {
-    h = await startWorkerHarness({ seed: 22, suppliers: 3, plots: 6000, faults: { latency: 1, latencyMs: [40, 40] } }, 'crash');
+    h = await startWorkerHarness(
+      { seed: 22, suppliers: 3, plots: 6000, faults: { latency: 1, latencyMs: [40, 40] } },
+      'crash',
+    );
     const first = h.spawnWorker();
     const runId = randomUUID();
     const run = h.temporal.client.workflow.execute(refreshWarehouse, {
-      taskQueue: h.temporal.taskQueue, workflowId: refreshWorkflowId(runId),
+      taskQueue: h.temporal.taskQueue,
+      workflowId: refreshWorkflowId(runId),
       // Page loads as ordinary activities here: a dead worker's page is noticed by its heartbeat timeout.
-      args: [{ runId, supplierConcurrency: 2, pagesPerRun: 2, pageActivities: 'task-queue', timeouts: { heartbeatTimeout: '2 seconds' } }],
+      args: [
+        {
+          runId,
+          supplierConcurrency: 2,
+          pagesPerRun: 2,
+          pageActivities: 'task-queue',
+          timeouts: { heartbeatTimeout: '2 seconds' },
+        },
+      ],
     });
     await waitUntil('a few pages written', async () => {
-      const r = await sql<{ n: number }>`select count(*)::int as n from sync_pages where run_id = ${runId}::uuid and entity = 'plots'`.execute(h!.db);
+      const r = await sql<{
+        n: number;
+      }>`select count(*)::int as n from sync_pages where run_id = ${runId}::uuid and entity = 'plots'`.execute(h!.db);
       return r.rows[0]!.n >= 3;
     });
     first.child.kill('SIGKILL');

@@ -4,7 +4,8 @@ import { startWorkerHarness, type WorkerHarness } from '../support/worker-harnes
 import { supplierPlotsWorkflowId } from '../../workflows/sync-supplier-plots.ts';
 
 /** Seconds of a proto duration, as `describe()` gives timeouts. */
-const seconds = (d: { seconds?: unknown; nanos?: number | null } | null | undefined) => Number(d?.seconds ?? 0) + (d?.nanos ?? 0) / 1e9;
+const seconds = (d: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+  Number(d?.seconds ?? 0) + (d?.nanos ?? 0) / 1e9;
 
 describe('supplier workflows hand back their workflow task often', () => {
   let h: WorkerHarness | undefined;

@@ -1,5 +1,4 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { checksum, rowVersions, simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 
@@ -10,7 +9,7 @@ describe('warehouse refresh', () => {
   });
   afterAll(() => h?.close());
 
-  it('loads exactly the simulator\'s dataset, odd records and shared plots included', async () => {
+  it("loads exactly the simulator's dataset, odd records and shared plots included", async () => {
     const summary = await h.refresh();
     expect(summary.status).toBe('succeeded');
     const expected = simulatorPlotFacts(h.sim);

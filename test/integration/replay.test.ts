@@ -16,9 +16,12 @@ import type { RecordedHistory } from '../replay/record-histories.ts';
  * replays): the unit tests of workflows/scheduling/ pin down those decisions.
  */
 const DIR = resolve(import.meta.dirname, '../replay/histories');
-const recorded = (file: string): RecordedHistory[] => JSON.parse(readFileSync(resolve(DIR, file), 'utf8')) as RecordedHistory[];
+const recorded = (file: string): RecordedHistory[] =>
+  JSON.parse(readFileSync(resolve(DIR, file), 'utf8')) as RecordedHistory[];
 /** Every recorded file: histories kept from before a re-recording replay too. */
-const FILES = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const FILES = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 async function replay(histories: RecordedHistory[]): Promise<string[]> {
   const failures: string[] = [];
@@ -42,8 +45,14 @@ describe('recorded workflow histories replay on the current workflow code', () =
     // refresh: supplier children in a window of two, pages read ahead, a child continuing as new (8 runs);
     // bulk-submit: transactions started two at a time, each followed on the poll backoff (6);
     // archive-pdfs: PDFs claimed three at a time, downloaded two at once (1).
-    expect(Object.fromEntries(['refresh.json', 'bulk-submit.json', 'archive-pdfs.json'].map((f) => [f, FILES.includes(f) ? recorded(f).length : 0])))
-      .toEqual({ 'refresh.json': 8, 'bulk-submit.json': 6, 'archive-pdfs.json': 1 });
+    expect(
+      Object.fromEntries(
+        ['refresh.json', 'bulk-submit.json', 'archive-pdfs.json'].map((f) => [
+          f,
+          FILES.includes(f) ? recorded(f).length : 0,
+        ]),
+      ),
+    ).toEqual({ 'refresh.json': 8, 'bulk-submit.json': 6, 'archive-pdfs.json': 1 });
   });
 
   it.each(FILES)('%s', async (file) => {
@@ -53,8 +62,9 @@ describe('recorded workflow histories replay on the current workflow code', () =
   it('notices a history whose commands the code no longer makes', async () => {
     const [parent] = recorded('refresh.json');
     // The refresh's first command, the beginRefresh activity, recorded under another name.
-    const scheduled = parent!.history.events.find((e) => (e as { activityTaskScheduledEventAttributes?: unknown }).activityTaskScheduledEventAttributes) as
-      { activityTaskScheduledEventAttributes: { activityType: { name: string } } };
+    const scheduled = parent!.history.events.find(
+      (e) => (e as { activityTaskScheduledEventAttributes?: unknown }).activityTaskScheduledEventAttributes,
+    ) as { activityTaskScheduledEventAttributes: { activityType: { name: string } } };
     expect(scheduled.activityTaskScheduledEventAttributes.activityType.name).toBe('beginRefresh');
     scheduled.activityTaskScheduledEventAttributes.activityType.name = 'somethingElse';
     const failures = await replay([parent!]);

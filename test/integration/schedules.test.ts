@@ -2,7 +2,14 @@ import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { ScheduleNotFoundError, ScheduleOverlapPolicy } from '@temporalio/client';
 import {
-  applySchedules, listSchedules, refreshSchedule, REFRESH_SCHEDULE_ID, WEBHOOKS_SCHEDULE_ID, PDF_ARCHIVE_SCHEDULE_ID, type ScheduleConfig, type ScheduleListing,
+  applySchedules,
+  listSchedules,
+  refreshSchedule,
+  REFRESH_SCHEDULE_ID,
+  WEBHOOKS_SCHEDULE_ID,
+  PDF_ARCHIVE_SCHEDULE_ID,
+  type ScheduleConfig,
+  type ScheduleListing,
 } from '../../infra/schedules.ts';
 import { connectTemporal, type TemporalForTest } from '../support/temporal.ts';
 import { runDdsync, lastJsonLine } from '../support/processes.ts';
@@ -22,11 +29,18 @@ describe('Temporal schedules', () => {
   });
   afterEach(async () => {
     for (const id of scheduleIds) {
-      await temporal.client.schedule.getHandle(id).delete().catch((error: unknown) => {
-        if (!(error instanceof ScheduleNotFoundError)) throw error;
-      });
+      await temporal.client.schedule
+        .getHandle(id)
+        .delete()
+        .catch((error: unknown) => {
+          if (!(error instanceof ScheduleNotFoundError)) throw error;
+        });
     }
-    for (const id of workflowIds) await temporal.client.workflow.getHandle(id).terminate('test over').catch(() => undefined);
+    for (const id of workflowIds)
+      await temporal.client.workflow
+        .getHandle(id)
+        .terminate('test over')
+        .catch(() => undefined);
     scheduleIds.clear();
     workflowIds.clear();
   });
@@ -48,7 +62,9 @@ describe('Temporal schedules', () => {
 
   it('apply creates the refresh schedule as configured', async () => {
     const id = uniqueId();
-    expect(await applySchedules(temporal.client, [refreshSchedule(config('6h'), { scheduleId: id })])).toEqual([{ id, outcome: 'created', changed: [] }]);
+    expect(await applySchedules(temporal.client, [refreshSchedule(config('6h'), { scheduleId: id })])).toEqual([
+      { id, outcome: 'created', changed: [] },
+    ]);
 
     const d = await describeOnServer(id);
     expect(d.spec.intervals).toHaveLength(1);
@@ -71,11 +87,15 @@ describe('Temporal schedules', () => {
 
     expect(await applySchedules(temporal.client, schedules)).toEqual([{ id, outcome: 'unchanged', changed: [] }]);
     // Built anew from the same configuration: equal values, not the same objects.
-    expect(await applySchedules(temporal.client, [refreshSchedule(config('6h'), { scheduleId: id })])).toEqual([{ id, outcome: 'unchanged', changed: [] }]);
+    expect(await applySchedules(temporal.client, [refreshSchedule(config('6h'), { scheduleId: id })])).toEqual([
+      { id, outcome: 'unchanged', changed: [] },
+    ]);
 
     const after = await describeOnServer(id);
     // The conflict token moves on every update or patch; lastUpdatedAt is set by the first update only.
-    expect(Buffer.from(after.raw.conflictToken!).toString('hex')).toBe(Buffer.from(before.raw.conflictToken!).toString('hex'));
+    expect(Buffer.from(after.raw.conflictToken!).toString('hex')).toBe(
+      Buffer.from(before.raw.conflictToken!).toString('hex'),
+    );
     expect(before.info.lastUpdatedAt).toBeUndefined();
     expect(after.info.lastUpdatedAt).toBeUndefined();
   });
@@ -87,7 +107,9 @@ describe('Temporal schedules', () => {
     await handle.pause('upstream maintenance');
     const paused = await handle.describe();
 
-    expect(await applySchedules(temporal.client, [refreshSchedule(config('45m'), { scheduleId: id })])).toEqual([{ id, outcome: 'updated', changed: ['intervals'] }]);
+    expect(await applySchedules(temporal.client, [refreshSchedule(config('45m'), { scheduleId: id })])).toEqual([
+      { id, outcome: 'updated', changed: ['intervals'] },
+    ]);
     const updated = await handle.describe();
     expect(updated.spec.intervals!.map((i) => i.every)).toEqual([45 * 60_000]);
     expect(updated.info.nextActionTimes[1]!.getTime() - updated.info.nextActionTimes[0]!.getTime()).toBe(45 * 60_000);
@@ -96,9 +118,13 @@ describe('Temporal schedules', () => {
     expect(updated.info.lastUpdatedAt).toBeInstanceOf(Date);
     expect(Buffer.from(updated.raw.conflictToken!).equals(Buffer.from(paused.raw.conflictToken!))).toBe(false);
 
-    expect(await applySchedules(temporal.client, [refreshSchedule(config('45m', 5), { scheduleId: id })])).toEqual([{ id, outcome: 'updated', changed: ['args'] }]);
+    expect(await applySchedules(temporal.client, [refreshSchedule(config('45m', 5), { scheduleId: id })])).toEqual([
+      { id, outcome: 'updated', changed: ['args'] },
+    ]);
     expect((await handle.describe()).action.args).toEqual([{ supplierConcurrency: 5 }]);
-    expect(await applySchedules(temporal.client, [refreshSchedule(config('45m', 5), { scheduleId: id })])).toEqual([{ id, outcome: 'unchanged', changed: [] }]);
+    expect(await applySchedules(temporal.client, [refreshSchedule(config('45m', 5), { scheduleId: id })])).toEqual([
+      { id, outcome: 'unchanged', changed: [] },
+    ]);
   });
 
   it('puts back what was changed by hand on the server', async () => {
@@ -113,7 +139,9 @@ describe('Temporal schedules', () => {
       policies: { ...previous.policies, overlap: ScheduleOverlapPolicy.ALLOW_ALL, catchupWindow: '1 day' },
     }));
 
-    expect(await applySchedules(temporal.client, schedules)).toEqual([{ id, outcome: 'updated', changed: ['calendars', 'taskQueue', 'overlap', 'catchupWindow'] }]);
+    expect(await applySchedules(temporal.client, schedules)).toEqual([
+      { id, outcome: 'updated', changed: ['calendars', 'taskQueue', 'overlap', 'catchupWindow'] },
+    ]);
     const d = await handle.describe();
     expect(d.spec.calendars).toEqual([]);
     expect(d.action.taskQueue).toBe(temporal.taskQueue);
@@ -121,7 +149,7 @@ describe('Temporal schedules', () => {
     expect(await applySchedules(temporal.client, schedules)).toEqual([{ id, outcome: 'unchanged', changed: [] }]);
   });
 
-  it('lists every schedule in the namespace, ddsync\'s marked, with next and recent runs', async () => {
+  it("lists every schedule in the namespace, ddsync's marked, with next and recent runs", async () => {
     const id = uniqueId();
     await applySchedules(temporal.client, [refreshSchedule(config('6h'), { scheduleId: id })]);
     const otherId = uniqueId();
@@ -134,25 +162,42 @@ describe('Temporal schedules', () => {
     await temporal.client.schedule.getHandle(id).trigger();
 
     // The listing is eventually consistent, and the trigger is carried out asynchronously.
-    const listings = await waitUntil('both schedules listed, the triggered run recorded', async () => {
-      const all = await listSchedules(temporal.client);
-      const ours = all.find((s) => s.id === id);
-      return ours && ours.recentActions.length > 0 && all.some((s) => s.id === otherId) ? all : undefined;
-    }, 20_000);
+    const listings = await waitUntil(
+      'both schedules listed, the triggered run recorded',
+      async () => {
+        const all = await listSchedules(temporal.client);
+        const ours = all.find((s) => s.id === id);
+        return ours && ours.recentActions.length > 0 && all.some((s) => s.id === otherId) ? all : undefined;
+      },
+      20_000,
+    );
     const ours = listings.find((s) => s.id === id)!;
     const other = listings.find((s) => s.id === otherId)!;
     workflowIds.add(ours.recentActions[0]!.workflowId);
 
     expect(ours).toMatchObject<Partial<ScheduleListing>>({
-      managedByDdsync: true, intervals: ['6h'], calendars: 0, workflowType: 'refreshWarehouse', taskQueue: temporal.taskQueue,
-      args: [{ supplierConcurrency: 3 }], paused: false, overlap: 'SKIP', catchupWindow: '10m',
+      managedByDdsync: true,
+      intervals: ['6h'],
+      calendars: 0,
+      workflowType: 'refreshWarehouse',
+      taskQueue: temporal.taskQueue,
+      args: [{ supplierConcurrency: 3 }],
+      paused: false,
+      overlap: 'SKIP',
+      catchupWindow: '10m',
     });
     expect(ours.nextActionTimes).toHaveLength(3);
     expect(ours.nextActionTimes[0]!.getTime()).toBeGreaterThan(Date.now() - 60_000);
     expect(ours.nextActionTimes[2]!.getTime() - ours.nextActionTimes[1]!.getTime()).toBe(6 * HOUR);
     expect(ours.recentActions).toHaveLength(1);
     expect(ours.recentActions[0]!.workflowId.startsWith(`${id}-`)).toBe(true);
-    expect(other).toMatchObject<Partial<ScheduleListing>>({ managedByDdsync: false, intervals: [], calendars: 1, workflowType: 'healthCheck', recentActions: [] });
+    expect(other).toMatchObject<Partial<ScheduleListing>>({
+      managedByDdsync: false,
+      intervals: [],
+      calendars: 1,
+      workflowType: 'healthCheck',
+      recentActions: [],
+    });
   });
 
   it('ddsync schedule apply --json creates, then reports unchanged; schedule list --json shows it', async () => {
@@ -177,33 +222,72 @@ describe('Temporal schedules', () => {
       const code = await run.exited;
       return { code, output: run.output() };
     };
-    const lastJson = (output: string) => lastJsonLine<{ namespace: string; schedules: Array<Record<string, unknown>> }>(output);
+    const lastJson = (output: string) =>
+      lastJsonLine<{ namespace: string; schedules: Array<Record<string, unknown>> }>(output);
 
     const first = await ddsync('apply', '--json');
     expect(first.code, first.output).toBe(0);
     expect(lastJson(first.output).schedules).toEqual([
-      expect.objectContaining({ id: REFRESH_SCHEDULE_ID, outcome: 'created', intervals: ['45m'], workflowType: 'refreshWarehouse', taskQueue, paused: false }),
-      expect.objectContaining({ id: WEBHOOKS_SCHEDULE_ID, outcome: 'created', intervals: ['2h'], workflowType: 'maintainWebhooks', taskQueue }),
-      expect.objectContaining({ id: PDF_ARCHIVE_SCHEDULE_ID, outcome: 'created', intervals: ['20m'], workflowType: 'archiveSurveyPdfs', taskQueue }),
+      expect.objectContaining({
+        id: REFRESH_SCHEDULE_ID,
+        outcome: 'created',
+        intervals: ['45m'],
+        workflowType: 'refreshWarehouse',
+        taskQueue,
+        paused: false,
+      }),
+      expect.objectContaining({
+        id: WEBHOOKS_SCHEDULE_ID,
+        outcome: 'created',
+        intervals: ['2h'],
+        workflowType: 'maintainWebhooks',
+        taskQueue,
+      }),
+      expect.objectContaining({
+        id: PDF_ARCHIVE_SCHEDULE_ID,
+        outcome: 'created',
+        intervals: ['20m'],
+        workflowType: 'archiveSurveyPdfs',
+        taskQueue,
+      }),
     ]);
     const second = await ddsync('apply', '--json');
     expect(second.code, second.output).toBe(0);
     expect(lastJson(second.output).schedules.map((s) => [s['id'], s['outcome']])).toEqual([
-      [REFRESH_SCHEDULE_ID, 'unchanged'], [WEBHOOKS_SCHEDULE_ID, 'unchanged'], [PDF_ARCHIVE_SCHEDULE_ID, 'unchanged'],
+      [REFRESH_SCHEDULE_ID, 'unchanged'],
+      [WEBHOOKS_SCHEDULE_ID, 'unchanged'],
+      [PDF_ARCHIVE_SCHEDULE_ID, 'unchanged'],
     ]);
     expect((await describeOnServer(REFRESH_SCHEDULE_ID)).action.args).toEqual([{ supplierConcurrency: 2 }]);
     // The desired webhooks travel in the schedule's input.
-    expect((await describeOnServer(WEBHOOKS_SCHEDULE_ID)).action.args).toEqual([{ desired: [{ name: 'main', url: 'https://hooks.example.com/hooks/main', events: ['transaction.updated'], description: '', active: true }] }]);
+    expect((await describeOnServer(WEBHOOKS_SCHEDULE_ID)).action.args).toEqual([
+      {
+        desired: [
+          {
+            name: 'main',
+            url: 'https://hooks.example.com/hooks/main',
+            events: ['transaction.updated'],
+            description: '',
+            active: true,
+          },
+        ],
+      },
+    ]);
 
     // DDSYNC_WEBHOOKS emptied: the webhooks schedule goes (else it would re-create the webhooks).
     env.DDSYNC_WEBHOOKS = '[]';
     const emptied = await ddsync('apply', '--json');
     expect(emptied.code, emptied.output).toBe(0);
     expect(lastJson(emptied.output).schedules.map((s) => [s['id'], s['outcome']])).toEqual([
-      [REFRESH_SCHEDULE_ID, 'unchanged'], [PDF_ARCHIVE_SCHEDULE_ID, 'unchanged'], [WEBHOOKS_SCHEDULE_ID, 'deleted'],
+      [REFRESH_SCHEDULE_ID, 'unchanged'],
+      [PDF_ARCHIVE_SCHEDULE_ID, 'unchanged'],
+      [WEBHOOKS_SCHEDULE_ID, 'deleted'],
     ]);
     await expect(describeOnServer(WEBHOOKS_SCHEDULE_ID)).rejects.toThrow(ScheduleNotFoundError);
-    expect(lastJson((await ddsync('apply', '--json')).output).schedules.map((s) => s['outcome'])).toEqual(['unchanged', 'unchanged']);
+    expect(lastJson((await ddsync('apply', '--json')).output).schedules.map((s) => s['outcome'])).toEqual([
+      'unchanged',
+      'unchanged',
+    ]);
 
     const listed = await ddsync('list', '--json');
     expect(listed.code, listed.output).toBe(0);

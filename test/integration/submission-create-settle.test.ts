@@ -62,7 +62,8 @@ describe('creating a transaction whose answer was lost', () => {
     expect((await takeInShipments(db, path, `${path}.report.ndjson`)).accepted).toBe(1);
     return key;
   };
-  const activitiesOf = (api: SubmissionApi) => createSubmissionActivities({ db, api, log: createLogger({ level: 'silent' }) });
+  const activitiesOf = (api: SubmissionApi) =>
+    createSubmissionActivities({ db, api, log: createLogger({ level: 'silent' }) });
 
   it('looks again instead of creating a second one until the settle time has passed', async () => {
     const key = await acceptedKey('settle');
@@ -97,9 +98,16 @@ describe('creating a transaction whose answer was lost', () => {
     });
     const activities = activitiesOf(service.api);
     const env = new MockActivityEnvironment();
-    await expect(env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 })).rejects.toBeInstanceOf(NetworkError);
-    await sql`update transaction_requests set create_sent_at = now() - interval '61 seconds' where key = ${key}`.execute(db);
-    expect(await env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 })).toMatchObject({ transactionId: 'tx-2', status: 'TO_SUBMIT' });
+    await expect(
+      env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 }),
+    ).rejects.toBeInstanceOf(NetworkError);
+    await sql`update transaction_requests set create_sent_at = now() - interval '61 seconds' where key = ${key}`.execute(
+      db,
+    );
+    expect(await env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 })).toMatchObject({
+      transactionId: 'tx-2',
+      status: 'TO_SUBMIT',
+    });
     expect(service.creates()).toBe(2);
   });
 
@@ -111,8 +119,13 @@ describe('creating a transaction whose answer was lost', () => {
     });
     const activities = activitiesOf(service.api);
     const env = new MockActivityEnvironment();
-    await expect(env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 })).rejects.toBeInstanceOf(UnauthorizedError);
-    expect(await env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 })).toMatchObject({ transactionId: 'tx-4', status: 'TO_SUBMIT' });
+    await expect(
+      env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 }),
+    ).rejects.toBeInstanceOf(UnauthorizedError);
+    expect(await env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 })).toMatchObject({
+      transactionId: 'tx-4',
+      status: 'TO_SUBMIT',
+    });
     expect(service.creates()).toBe(2);
   });
 
@@ -127,15 +140,20 @@ describe('creating a transaction whose answer was lost', () => {
     const activities = activitiesOf(service.api);
     const env = new MockActivityEnvironment();
     // What failed: the error's name, or the type of the ApplicationFailure a repeated failure may be handed over as.
-    const attempt = () => env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 }).then(
-      () => 'created',
-      (error: unknown) => (error instanceof ApplicationFailure ? error.type : (error as Error).name),
-    );
-    const sentAt = async () => (await sql<{ at: Date }>`select create_sent_at as at from transaction_requests where key = ${key}`.execute(db)).rows[0]!.at;
+    const attempt = () =>
+      env.run(activities.createAndSubmitTransaction, { key, createSettleMs: 60_000 }).then(
+        () => 'created',
+        (error: unknown) => (error instanceof ApplicationFailure ? error.type : (error as Error).name),
+      );
+    const sentAt = async () =>
+      (await sql<{ at: Date }>`select create_sent_at as at from transaction_requests where key = ${key}`.execute(db))
+        .rows[0]!.at;
 
     expect(await attempt()).toBe('NetworkError');
     // The lost create has settled without a trace: the next one is sent, and refused.
-    await sql`update transaction_requests set create_sent_at = create_sent_at - interval '61 seconds' where key = ${key}`.execute(db);
+    await sql`update transaction_requests set create_sent_at = create_sent_at - interval '61 seconds' where key = ${key}`.execute(
+      db,
+    );
     const settled = await sentAt();
     expect(await attempt()).toBe('UnauthorizedError');
     expect(service.creates()).toBe(2);
@@ -156,13 +174,18 @@ describe('creating a transaction whose answer was lost', () => {
     const activities = activitiesOf(service.api);
     const cancelled = new MockActivityEnvironment();
     cancelled.cancel();
-    await expect(cancelled.run(activities.createAndSubmitTransaction, { key })).rejects.toThrow('cancelled before creating');
+    await expect(cancelled.run(activities.createAndSubmitTransaction, { key })).rejects.toThrow(
+      'cancelled before creating',
+    );
     expect(service.creates()).toBe(0);
 
     // The create of an earlier attempt had landed and been submitted as the batch was cancelled.
     service.atService.push({ id: 'tx-3', customId: key, status: 'TO_SUBMIT' } as Transaction);
     const outcome = await new MockActivityEnvironment().run(activities.deleteDraftTransaction, { key });
-    expect(outcome).toMatchObject({ deleted: false, submitted: { transactionId: 'tx-3', status: 'TO_SUBMIT', state: 'submitted' } });
+    expect(outcome).toMatchObject({
+      deleted: false,
+      submitted: { transactionId: 'tx-3', status: 'TO_SUBMIT', state: 'submitted' },
+    });
     expect(service.atService).toHaveLength(1);
   });
 });

@@ -14,14 +14,30 @@ describe('bulk transaction submission', () => {
   let h: WorkerHarness;
   let supplier: string;
   beforeAll(async () => {
-    h = await startWorkerHarness({ seed: 31, suppliers: 2, plots: 100, timeScale: 0.001, transactionErrorRatio: 0 }, 'submit');
+    h = await startWorkerHarness(
+      { seed: 31, suppliers: 2, plots: 100, timeScale: 0.001, transactionErrorRatio: 0 },
+      'submit',
+    );
     supplier = h.sim.control.suppliers()[0]!.id;
   });
   afterAll(() => h?.close());
 
-  const transactions = async (keys: string[]) => (await sql<{ key: string; state: string; status: string; reference_number: string | null; verification_number: string | null; error_reason: string | null; last_error: string | null; submitted_at: Date | null; validated_at: Date | null }>`
+  const transactions = async (keys: string[]) =>
+    (
+      await sql<{
+        key: string;
+        state: string;
+        status: string;
+        reference_number: string | null;
+        verification_number: string | null;
+        error_reason: string | null;
+        last_error: string | null;
+        submitted_at: Date | null;
+        validated_at: Date | null;
+      }>`
     select key, state, status, reference_number, verification_number, error_reason, last_error, submitted_at, validated_at
-    from transactions where key = any(${keys}::text[]) order by key`.execute(h.db)).rows;
+    from transactions where key = any(${keys}::text[]) order by key`.execute(h.db)
+    ).rows;
 
   it('takes a batch to AVAILABLE with DDS numbers in the documented formats; hours of validation pass on durable timers', async () => {
     const keys = Array.from({ length: 8 }, (_, i) => keyOf(`ok-${i}`));
@@ -37,8 +53,14 @@ describe('bulk transaction submission', () => {
       expect(t.validated_at!.getTime()).toBeGreaterThanOrEqual(t.submitted_at!.getTime());
     }
     const events = await sql<{ status: string; n: number }>`
-      select status, count(*)::int as n from transaction_status_events where transaction_key = any(${keys}::text[]) group by status order by status`.execute(h.db);
-    expect(Object.fromEntries(events.rows.map((r) => [r.status, r.n]))).toMatchObject({ DRAFT: 8, TO_SUBMIT: 8, AVAILABLE: 8 });
+      select status, count(*)::int as n from transaction_status_events where transaction_key = any(${keys}::text[]) group by status order by status`.execute(
+      h.db,
+    );
+    expect(Object.fromEntries(events.rows.map((r) => [r.status, r.n]))).toMatchObject({
+      DRAFT: 8,
+      TO_SUBMIT: 8,
+      AVAILABLE: 8,
+    });
     // Exactly one transaction per key at the service.
     const counts = h.sim.control.transactionCountsByCustomId();
     expect(keys.map((k) => counts[k])).toEqual(keys.map(() => 1));
@@ -49,7 +71,9 @@ describe('bulk transaction submission', () => {
     const described = await h.temporal.client.workflow.getHandle(transactionWorkflowId(keys[0]!)).describe();
     expect(Number(described.raw.executionConfig!.defaultWorkflowTaskTimeout!.seconds)).toBe(5);
     const latency = await sql<{ available: number; median: number | null }>`
-      select available::int, median_seconds_submit_to_available::float8 as median from bi_transaction_latency where batch_id = ${intake.batchId}::uuid`.execute(h.db);
+      select available::int, median_seconds_submit_to_available::float8 as median from bi_transaction_latency where batch_id = ${intake.batchId}::uuid`.execute(
+      h.db,
+    );
     expect(latency.rows[0]!.available).toBe(8);
   });
 
@@ -64,24 +88,48 @@ describe('bulk transaction submission', () => {
     const { intake, progress } = await h.submit(path);
     expect(intake).toMatchObject({ rows: 4, accepted: 1, invalid: 3, duplicates: 0 });
     expect(progress).toMatchObject({ available: 1 });
-    const report = readFileSync(`${path}.report.ndjson`, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { line: number; errors: Array<{ field: string; rule: string }> });
-    expect(report.map((r) => [r.line, r.errors[0]!.field])).toEqual([[2, '(row)'], [3, 'countryOfActivity'], [4, 'key']]);
+    const report = readFileSync(`${path}.report.ndjson`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { line: number; errors: Array<{ field: string; rule: string }> });
+    expect(report.map((r) => [r.line, r.errors[0]!.field])).toEqual([
+      [2, '(row)'],
+      [3, 'countryOfActivity'],
+      [4, 'key'],
+    ]);
     expect(report[0]!.errors[0]!.rule).toMatch(/^not valid JSON/);
     expect(report[2]!.errors[0]!.rule).toBe('duplicate of line 1 of this file: a key names one shipment');
-    const stored = await sql<{ line: number; status: string }>`select line, status from transaction_requests where batch_id = ${intake.batchId}::uuid order by line`.execute(h.db);
-    expect(stored.rows).toEqual([{ line: 1, status: 'accepted' }, { line: 2, status: 'invalid' }, { line: 3, status: 'invalid' }, { line: 4, status: 'invalid' }]);
+    const stored = await sql<{
+      line: number;
+      status: string;
+    }>`select line, status from transaction_requests where batch_id = ${intake.batchId}::uuid order by line`.execute(
+      h.db,
+    );
+    expect(stored.rows).toEqual([
+      { line: 1, status: 'accepted' },
+      { line: 2, status: 'invalid' },
+      { line: 3, status: 'invalid' },
+      { line: 4, status: 'invalid' },
+    ]);
   });
 
   it('creates nothing new when the same file is submitted twice', async () => {
     const keys = [keyOf('twice-1'), keyOf('twice-2')];
-    const path = writeShipments(keys.map((k) => shipmentRow(k, supplier)), 'json-array');
+    const path = writeShipments(
+      keys.map((k) => shipmentRow(k, supplier)),
+      'json-array',
+    );
     const first = await h.submit(path);
     const before = h.sim.control.transactions().length;
     const again = await h.submit(path);
     expect(again.intake).toMatchObject({ rows: 2, accepted: 0, duplicates: 2 });
     expect(again.progress).toBeNull();
     // Nothing to send: closed at once (no workflow runs for it), saying where its keys were sent.
-    expect(await batchReport(h.db, again.intake.batchId)).toMatchObject({ status: 'done', finishedAt: expect.any(Date), duplicateOf: [{ batchId: first.intake.batchId, rows: 2 }] });
+    expect(await batchReport(h.db, again.intake.batchId)).toMatchObject({
+      status: 'done',
+      finishedAt: expect.any(Date),
+      duplicateOf: [{ batchId: first.intake.batchId, rows: 2 }],
+    });
     expect(h.sim.control.transactions().length).toBe(before);
   });
 
@@ -99,7 +147,7 @@ describe('bulk transaction submission', () => {
     }
   });
 
-  it('fails at once, with the service\'s message, when the business is not entitled (403)', async () => {
+  it("fails at once, with the service's message, when the business is not entitled (403)", async () => {
     h.sim.control.setEntitlements({ canManageTransactions: false });
     try {
       const key = keyOf('not-entitled');

@@ -48,7 +48,9 @@ describe('the warehouse table types (schema/database.generated.ts)', () => {
       const { rows } = await sql<{ definition: string }>`
         select pg_get_constraintdef(c.oid) as definition
         from pg_constraint c join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
-        where c.contype = 'c' and c.conrelid = ${table}::regclass and cardinality(c.conkey) = 1 and a.attname = ${column}`.execute(db);
+        where c.contype = 'c' and c.conrelid = ${table}::regclass and cardinality(c.conkey) = 1 and a.attname = ${column}`.execute(
+        db,
+      );
       if (rows.length === 0) {
         unchecked.push(path);
         continue;

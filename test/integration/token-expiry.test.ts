@@ -2,6 +2,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
+import type { BulkProgress } from '../../workflows/bulk-submit.ts';
+import type { RunSummary } from '../../warehouse/refresh/sweep.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 
 /**
@@ -16,7 +18,10 @@ const TOKEN_EXPIRY = 0.5;
 describe('under early token expiry', () => {
   let h: WorkerHarness;
   beforeAll(async () => {
-    h = await startWorkerHarness({ seed: 51, suppliers: 16, plots: 4000, timeScale: 0.001, transactionErrorRatio: 0.3 }, 'tokenexpiry');
+    h = await startWorkerHarness(
+      { seed: 51, suppliers: 16, plots: 4000, timeScale: 0.001, transactionErrorRatio: 0.3 },
+      'tokenexpiry',
+    );
   });
   afterAll(() => h?.close());
 
@@ -25,7 +30,7 @@ describe('under early token expiry', () => {
     const keys = Array.from({ length: 24 }, (_, i) => `expiry-${RUN}-${i}`);
     const before = h.api.stats.unauthorizedRetries;
     h.sim.control.setFaults({ tokenExpiry: TOKEN_EXPIRY });
-    let progress;
+    let progress: BulkProgress | null;
     try {
       ({ progress } = await h.submit(writeShipments(keys.map((k) => shipmentRow(k, supplier))), { concurrency: 12 }));
     } finally {
@@ -38,14 +43,26 @@ describe('under early token expiry', () => {
 
     const counts = h.sim.control.transactionCountsByCustomId();
     expect(keys.map((k) => counts[k])).toEqual(keys.map(() => 1));
-    const atService = new Map(h.sim.control.transactions().filter((t) => keys.includes(t.customId ?? '')).map((t) => [t.customId, t]));
+    const atService = new Map(
+      h.sim.control
+        .transactions()
+        .filter((t) => keys.includes(t.customId ?? ''))
+        .map((t) => [t.customId, t]),
+    );
     expect([...atService.values()].filter((t) => t.status === 'DRAFT')).toEqual([]);
-    const rows = (await sql<{ key: string; id: string; state: string; status: string; last_error: string | null }>`
-      select key, id, state, status, last_error from transactions where key = any(${keys}::text[])`.execute(h.db)).rows;
+    const rows = (
+      await sql<{ key: string; id: string; state: string; status: string; last_error: string | null }>`
+      select key, id, state, status, last_error from transactions where key = any(${keys}::text[])`.execute(h.db)
+    ).rows;
     expect(rows).toHaveLength(24);
     for (const r of rows) {
       const t = atService.get(r.key)!;
-      expect({ key: r.key, id: r.id, status: r.status, state: r.state }).toEqual({ key: r.key, id: t.id, status: t.status, state: t.status.toLowerCase() });
+      expect({ key: r.key, id: r.id, status: r.status, state: r.state }).toEqual({
+        key: r.key,
+        id: t.id,
+        status: t.status,
+        state: t.status.toLowerCase(),
+      });
     }
     expect(new Set(rows.map((r) => r.state))).toEqual(new Set(['available', 'error']));
   }, 180_000);
@@ -53,7 +70,7 @@ describe('under early token expiry', () => {
   it('a refresh succeeds with every plot', async () => {
     const before = h.api.stats.unauthorizedRetries;
     h.sim.control.setFaults({ tokenExpiry: TOKEN_EXPIRY });
-    let summary;
+    let summary: RunSummary;
     try {
       summary = await h.refresh({ supplierConcurrency: 16, pageWindow: 2 });
     } finally {

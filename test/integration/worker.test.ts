@@ -39,7 +39,10 @@ describe('worker skeleton', () => {
       workflowBundle: await workflowBundle(),
     });
     const report = await worker.runUntil(
-      temporal.client.workflow.execute('healthCheck', { taskQueue: temporal.taskQueue, workflowId: healthCheckWorkflowId(randomUUID()) }),
+      temporal.client.workflow.execute('healthCheck', {
+        taskQueue: temporal.taskQueue,
+        workflowId: healthCheckWorkflowId(randomUUID()),
+      }),
     );
     expect(report.warehouse.serverVersion).toMatch(/^\d+/);
     expect(report.warehouse.database).toMatch(/^worker_/);
@@ -67,11 +70,18 @@ describe('worker skeleton', () => {
         logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never,
       }),
     });
-    const probe = (how: 'remote' | 'local') => temporal.client.workflow.execute<typeof probeUpstream>('probeUpstream', { taskQueue, workflowId: `probe/${how}/${randomUUID()}`, args: [how] });
+    const probe = (how: 'remote' | 'local') =>
+      temporal.client.workflow.execute<typeof probeUpstream>('probeUpstream', {
+        taskQueue,
+        workflowId: `probe/${how}/${randomUUID()}`,
+        args: [how],
+      });
     const failures = await worker.runUntil(Promise.all([probe('remote'), probe('local')]));
     for (const failure of failures) {
       expect(failure).toEqual({
-        type: 'ForbiddenError', nonRetryable: true, message: 'GET /businesses/{businessId}/suppliers: 403 forbidden',
+        type: 'ForbiddenError',
+        nonRetryable: true,
+        message: 'GET /businesses/{businessId}/suppliers: 403 forbidden',
         details: [{ status: 403, endpoint: 'GET /businesses/{businessId}/suppliers' }],
       });
     }

@@ -3,7 +3,8 @@
  * 64-bit integers and enums, bytes as base64). Not Temporal's own JSON format: historyToJSON and
  * historyFromJSON trip over the two copies of protobufjs installed here.
  */
-const isLong = (v: object): v is { toNumber(): number } => 'low' in v && 'high' in v && 'unsigned' in v && typeof (v as { toNumber?: unknown }).toNumber === 'function';
+const isLong = (v: object): v is { toNumber(): number } =>
+  'low' in v && 'high' in v && 'unsigned' in v && typeof (v as { toNumber?: unknown }).toNumber === 'function';
 
 /** A decoded history (what fetchHistory() returns) as JSON-safe values: own fields only, Longs as numbers. */
 export function historyToPlain(value: unknown): unknown {

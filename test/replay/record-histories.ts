@@ -8,7 +8,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, bundleWorkflowCode, type Worker } from '@temporalio/worker';
 import { historyToPlain } from './history-json.ts';
 import { startEmbeddedPostgres } from '../../infra/embedded-postgres.ts';
@@ -41,7 +41,10 @@ const [postgres, temporal] = await Promise.all([
 const connection = await Connection.connect({ address: temporal.address });
 const workerConnection = await NativeConnection.connect({ address: temporal.address });
 const client = new Client({ connection, namespace: temporal.namespace });
-const workflowBundle = await bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never });
+const workflowBundle = await bundleWorkflowCode({
+  workflowsPath: WORKFLOWS_PATH,
+  logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never,
+});
 
 export interface RecordedHistory {
   workflowId: string;
@@ -63,19 +66,35 @@ async function runsOf(workflowId: string): Promise<RecordedHistory[]> {
 }
 
 /** A simulator, a migrated database and a worker of their own; `run` returns the ids to record. */
-async function scenario(name: string, simulator: SimulatorOptions, run: (ctx: {
-  taskQueue: string; sim: Awaited<ReturnType<typeof startSimulator>>; db: ReturnType<typeof openWarehouse>;
-}) => Promise<string[]>): Promise<void> {
+async function scenario(
+  name: string,
+  simulator: SimulatorOptions,
+  run: (ctx: {
+    taskQueue: string;
+    sim: Awaited<ReturnType<typeof startSimulator>>;
+    db: ReturnType<typeof openWarehouse>;
+  }) => Promise<string[]>,
+): Promise<void> {
   const sim = await startSimulator({ port: 0, ...simulator });
   const database = `replay_${name.replace(/-/g, '_')}`;
   await postgres.createDatabase(database);
   const db = openWarehouse(postgres.urlFor(database), 8);
   await migrateToLatest(db);
-  const api = createUpstreamClient({ baseUrl: sim.url, clientId: 'ddsync-demo', clientSecret: 'ddsync-demo-secret', retryBaseMs: 20, retryMaxMs: 200 });
+  const api = createUpstreamClient({
+    baseUrl: sim.url,
+    clientId: 'ddsync-demo',
+    clientSecret: 'ddsync-demo-secret',
+    retryBaseMs: 20,
+    retryMaxMs: 200,
+  });
   const taskQueue = `replay-${randomUUID()}`;
   const worker: Worker = await createDdsyncWorker({
-    connection: workerConnection, namespace: temporal.namespace, taskQueue,
-    deps: { db, api, log: createLogger({ level: 'silent' }), pdfArchiveDir: resolve(dir, 'pdfs') }, workflowBundle, maxConcurrentActivities: 8,
+    connection: workerConnection,
+    namespace: temporal.namespace,
+    taskQueue,
+    deps: { db, api, log: createLogger({ level: 'silent' }), pdfArchiveDir: resolve(dir, 'pdfs') },
+    workflowBundle,
+    maxConcurrentActivities: 8,
   });
   const running = worker.run();
   try {
@@ -83,7 +102,9 @@ async function scenario(name: string, simulator: SimulatorOptions, run: (ctx: {
     const histories = [];
     for (const id of ids) histories.push(...(await runsOf(id)));
     writeFileSync(resolve(HISTORIES_DIR, `${name}.json`), `${JSON.stringify(histories)}\n`);
-    console.log(`${name}: ${histories.length} histories, ${histories.reduce((n, h) => n + h.history.events.length, 0)} events`);
+    console.log(
+      `${name}: ${histories.length} histories, ${histories.reduce((n, h) => n + h.history.events.length, 0)} events`,
+    );
   } finally {
     worker.shutdown();
     await running;
@@ -97,38 +118,85 @@ try {
   // Two children at a time over five suppliers; two pages at once within the expected ones; 1,000
   // plots (two full pages, then one page past the expected ones), none, and a child that continues
   // as new after two pages.
-  await scenario('refresh', { seed: 71, layout: { ownPlots: 3, suppliers: [{ plots: 1300 }, { plots: 1000 }, { plots: 0 }, { plots: 600 }, { plots: 501 }] } }, async ({ taskQueue, sim }) => {
-    const runId = randomUUID();
-    await client.workflow.execute(refreshWarehouse, {
-      taskQueue, workflowId: refreshWorkflowId(runId), args: [{ runId, supplierConcurrency: 2, pageWindow: 2, pagesPerRun: 2 }],
-    });
-    return [refreshWorkflowId(runId), ...sim.control.suppliers().map((s) => supplierPlotsWorkflowId(runId, s.id))];
-  });
+  await scenario(
+    'refresh',
+    {
+      seed: 71,
+      layout: {
+        ownPlots: 3,
+        suppliers: [{ plots: 1300 }, { plots: 1000 }, { plots: 0 }, { plots: 600 }, { plots: 501 }],
+      },
+    },
+    async ({ taskQueue, sim }) => {
+      const runId = randomUUID();
+      await client.workflow.execute(refreshWarehouse, {
+        taskQueue,
+        workflowId: refreshWorkflowId(runId),
+        args: [{ runId, supplierConcurrency: 2, pageWindow: 2, pagesPerRun: 2 }],
+      });
+      return [refreshWorkflowId(runId), ...sim.control.suppliers().map((s) => supplierPlotsWorkflowId(runId, s.id))];
+    },
+  );
 
   // Five shipments, two at a time, on a simulator whose EU validation takes seconds.
-  await scenario('bulk-submit', { seed: 72, suppliers: 2, plots: 50, timeScale: 0.001, transactionErrorRatio: 0 }, async ({ taskQueue, sim, db }) => {
-    const supplier = sim.control.suppliers()[0]!.id;
-    const run = randomUUID().slice(0, 8);
-    const keys = Array.from({ length: 5 }, (_, i) => `replay-${run}-${i}`);
-    const path = resolve(dir, 'shipments.ndjson');
-    writeFileSync(path, keys.map((key) => JSON.stringify({
-      key, activityType: 'IMPORT', countryOfActivity: 'NL',
-      components: [{ hsn: '18010000', quantity: 1250, unit: 'KGM', description: 'cocoa beans', supplierBusinessId: supplier }],
-    })).join('\n'));
-    const intake = await takeInShipments(db, path, `${path}.report.ndjson`);
-    await client.workflow.execute(bulkSubmit, {
-      taskQueue, workflowId: bulkSubmitWorkflowId(intake.batchId),
-      args: [{ batchId: intake.batchId, concurrency: 2, timing: { firstPollMs: 100, maxPollMs: 1_000, euWaitMs: 1_800, deadlineMs: 120_000, createSettleMs: 300 } }],
-    });
-    return [bulkSubmitWorkflowId(intake.batchId), ...keys.map(transactionWorkflowId)];
-  });
+  await scenario(
+    'bulk-submit',
+    { seed: 72, suppliers: 2, plots: 50, timeScale: 0.001, transactionErrorRatio: 0 },
+    async ({ taskQueue, sim, db }) => {
+      const supplier = sim.control.suppliers()[0]!.id;
+      const run = randomUUID().slice(0, 8);
+      const keys = Array.from({ length: 5 }, (_, i) => `replay-${run}-${i}`);
+      const path = resolve(dir, 'shipments.ndjson');
+      writeFileSync(
+        path,
+        keys
+          .map((key) =>
+            JSON.stringify({
+              key,
+              activityType: 'IMPORT',
+              countryOfActivity: 'NL',
+              components: [
+                {
+                  hsn: '18010000',
+                  quantity: 1250,
+                  unit: 'KGM',
+                  description: 'cocoa beans',
+                  supplierBusinessId: supplier,
+                },
+              ],
+            }),
+          )
+          .join('\n'),
+      );
+      const intake = await takeInShipments(db, path, `${path}.report.ndjson`);
+      await client.workflow.execute(bulkSubmit, {
+        taskQueue,
+        workflowId: bulkSubmitWorkflowId(intake.batchId),
+        args: [
+          {
+            batchId: intake.batchId,
+            concurrency: 2,
+            timing: { firstPollMs: 100, maxPollMs: 1_000, euWaitMs: 1_800, deadlineMs: 120_000, createSettleMs: 300 },
+          },
+        ],
+      });
+      return [bulkSubmitWorkflowId(intake.batchId), ...keys.map(transactionWorkflowId)];
+    },
+  );
 
   // Every seeded survey response (completed ones archived, the others waiting), three claimed at a
   // time, two downloads at once.
   await scenario('archive-pdfs', { seed: 73, suppliers: 2, plots: 20 }, async ({ taskQueue, sim, db }) => {
-    await enqueueSurveyPdfs(db, sim.control.surveyResponses().map((r) => r.id));
+    await enqueueSurveyPdfs(
+      db,
+      sim.control.surveyResponses().map((r) => r.id),
+    );
     const workflowId = pdfArchiveWorkflowId(randomUUID());
-    await client.workflow.execute(archiveSurveyPdfs, { taskQueue, workflowId, args: [{ batchSize: 3, concurrency: 2, backoffBaseMs: 300, backoffMaxMs: 1_000 }] });
+    await client.workflow.execute(archiveSurveyPdfs, {
+      taskQueue,
+      workflowId,
+      args: [{ batchSize: 3, concurrency: 2, backoffBaseMs: 300, backoffMaxMs: 1_000 }],
+    });
     return [workflowId];
   });
 } finally {

@@ -3,11 +3,16 @@ import { startClient, type Client } from './helpers.ts';
 
 describe('authentication', () => {
   let c: Client;
-  beforeAll(async () => { c = await startClient({ clientId: 'cid', clientSecret: 'sec' }); });
-  afterAll(() => c.sim.close());
-  const tokenRequest = (body: unknown): Promise<Response> => fetch(`${c.sim.url}/auth/machine-to-machine-clients/token`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+  beforeAll(async () => {
+    c = await startClient({ clientId: 'cid', clientSecret: 'sec' });
   });
+  afterAll(() => c.sim.close());
+  const tokenRequest = (body: unknown): Promise<Response> =>
+    fetch(`${c.sim.url}/auth/machine-to-machine-clients/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it('issues a bearer JWT with expires_in', async () => {
     const res = await tokenRequest({ client_id: 'cid', client_secret: 'sec', grant_type: 'client_credentials' });
@@ -21,13 +26,18 @@ describe('authentication', () => {
     const missing = await tokenRequest({ client_id: 'cid' });
     expect(missing.status).toBe(400);
     const body = (await missing.json()) as { message: string[] };
-    expect(body.message).toEqual(expect.arrayContaining([expect.stringContaining('client_secret'), expect.stringContaining('grant_type')]));
+    expect(body.message).toEqual(
+      expect.arrayContaining([expect.stringContaining('client_secret'), expect.stringContaining('grant_type')]),
+    );
     expect((await tokenRequest({ client_id: 'cid', client_secret: 'sec', grant_type: 'password' })).status).toBe(400);
-    expect((await tokenRequest({ client_id: 'cid', client_secret: 'nope', grant_type: 'client_credentials' })).status).toBe(401);
+    expect(
+      (await tokenRequest({ client_id: 'cid', client_secret: 'nope', grant_type: 'client_credentials' })).status,
+    ).toBe(401);
   });
 
   it('answers 401 for a missing, malformed, forged or expired token', async () => {
-    const call = (authorization?: string): Promise<Response> => fetch(`${c.sim.url}/business-connections/suppliers`, authorization ? { headers: { authorization } } : {});
+    const call = (authorization?: string): Promise<Response> =>
+      fetch(`${c.sim.url}/business-connections/suppliers`, authorization ? { headers: { authorization } } : {});
     expect((await call(`Bearer ${c.token}`)).status).toBe(200);
     expect((await call()).status).toBe(401);
     expect((await call('Bearer not-a-jwt')).status).toBe(401);

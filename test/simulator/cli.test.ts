@@ -4,12 +4,53 @@ import { parseSimulatorFlags, runSimulatorCli } from '../../simulator/cli.ts';
 
 describe('simulator CLI', () => {
   it('parses every flag', () => {
-    const { options } = parseSimulatorFlags(['--port', '0', '--host=0.0.0.0', '--seed', '3', '--suppliers', '2', '--plots', '50', '--own-plots', '5',
-      '--faults', 'flaky', '--time-scale', '0.01', '--client-id', 'a', '--client-secret', 'b', '--token-lifetime', '60',
-      '--resolve', 'hooks.ddsync.test=127.0.0.1:9000', '--resolve', 'b.example.com=127.0.0.1:9001', '--no-invitations', '--no-transactions-entitlement', '--error-ratio', '0.5']);
-    expect(options).toMatchObject({ port: 0, host: '0.0.0.0', seed: 3, suppliers: 2, plots: 50, ownPlots: 5, timeScale: 0.01, clientId: 'a', clientSecret: 'b',
-      tokenLifetimeSeconds: 60, invitationsEnabled: false, transactionErrorRatio: 0.5, entitlements: { canManageTransactions: false },
-      resolve: { 'hooks.ddsync.test': '127.0.0.1:9000', 'b.example.com': '127.0.0.1:9001' } });
+    const { options } = parseSimulatorFlags([
+      '--port',
+      '0',
+      '--host=0.0.0.0',
+      '--seed',
+      '3',
+      '--suppliers',
+      '2',
+      '--plots',
+      '50',
+      '--own-plots',
+      '5',
+      '--faults',
+      'flaky',
+      '--time-scale',
+      '0.01',
+      '--client-id',
+      'a',
+      '--client-secret',
+      'b',
+      '--token-lifetime',
+      '60',
+      '--resolve',
+      'hooks.ddsync.test=127.0.0.1:9000',
+      '--resolve',
+      'b.example.com=127.0.0.1:9001',
+      '--no-invitations',
+      '--no-transactions-entitlement',
+      '--error-ratio',
+      '0.5',
+    ]);
+    expect(options).toMatchObject({
+      port: 0,
+      host: '0.0.0.0',
+      seed: 3,
+      suppliers: 2,
+      plots: 50,
+      ownPlots: 5,
+      timeScale: 0.01,
+      clientId: 'a',
+      clientSecret: 'b',
+      tokenLifetimeSeconds: 60,
+      invitationsEnabled: false,
+      transactionErrorRatio: 0.5,
+      entitlements: { canManageTransactions: false },
+      resolve: { 'hooks.ddsync.test': '127.0.0.1:9000', 'b.example.com': '127.0.0.1:9001' },
+    });
   });
 
   it('rejects bad values naming the flag and the rule, exit code 2', async () => {
@@ -28,8 +69,12 @@ describe('simulator CLI', () => {
   });
 
   it('prints one line with its URL and stops cleanly on SIGTERM', async () => {
-    const script = "import('./simulator/cli.ts').then(async (m) => process.exit(await m.runSimulatorCli(['--port', '0', '--plots', '100'])))";
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const script =
+      "import('./simulator/cli.ts').then(async (m) => process.exit(await m.runSimulatorCli(['--port', '0', '--plots', '100'])))";
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', script], {
+      cwd: process.cwd(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     const line = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => {

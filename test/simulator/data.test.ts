@@ -3,10 +3,20 @@ import area from '@turf/area';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 
 type Ring = number[][];
-interface Plot { id: string; geometry: { type: string; coordinates: Ring[] }; surfaceArea: number; name: string; [k: string]: unknown }
+interface Plot {
+  id: string;
+  geometry: { type: string; coordinates: Ring[] };
+  surfaceArea: number;
+  name: string;
+  [k: string]: unknown;
+}
 
 function segmentsCross(a: number[], b: number[], c: number[], d: number[]): boolean {
-  const o = (p: number[], q: number[], r: number[]): number => Math.sign(((q[0] ?? 0) - (p[0] ?? 0)) * ((r[1] ?? 0) - (p[1] ?? 0)) - ((q[1] ?? 0) - (p[1] ?? 0)) * ((r[0] ?? 0) - (p[0] ?? 0)));
+  const o = (p: number[], q: number[], r: number[]): number =>
+    Math.sign(
+      ((q[0] ?? 0) - (p[0] ?? 0)) * ((r[1] ?? 0) - (p[1] ?? 0)) -
+        ((q[1] ?? 0) - (p[1] ?? 0)) * ((r[0] ?? 0) - (p[0] ?? 0)),
+    );
   return o(a, b, c) * o(a, b, d) < 0 && o(c, d, a) * o(c, d, b) < 0;
 }
 
@@ -16,7 +26,7 @@ function ringProblems(ring: Ring): string[] {
   const last = ring[ring.length - 1];
   if (!first || !last || first[0] !== last[0] || first[1] !== last[1]) problems.push('not closed');
   let twice = 0;
-  for (let i = 0; i < ring.length - 1; i++) twice += (ring[i]![0]! * ring[i + 1]![1]!) - (ring[i + 1]![0]! * ring[i]![1]!);
+  for (let i = 0; i < ring.length - 1; i++) twice += ring[i]![0]! * ring[i + 1]![1]! - ring[i + 1]![0]! * ring[i]![1]!;
   if (twice <= 0) problems.push('not counter-clockwise');
   const n = ring.length - 1;
   for (let i = 0; i < n; i++) {
@@ -30,7 +40,9 @@ function ringProblems(ring: Ring): string[] {
 
 describe('seeded dataset', () => {
   const sims: Simulator[] = [];
-  afterAll(async () => { await Promise.all(sims.map((s) => s.close())); });
+  afterAll(async () => {
+    await Promise.all(sims.map((s) => s.close()));
+  });
   const start = async (opts: Parameters<typeof startSimulator>[0]): Promise<Simulator> => {
     const sim = await startSimulator({ port: 0, ...opts });
     sims.push(sim);
@@ -38,7 +50,11 @@ describe('seeded dataset', () => {
   };
 
   it('is identical for the same seed and different for another seed', async () => {
-    const [a, b, c] = await Promise.all([start({ seed: 7, plots: 300 }), start({ seed: 7, plots: 300 }), start({ seed: 8, plots: 300 })]);
+    const [a, b, c] = await Promise.all([
+      start({ seed: 7, plots: 300 }),
+      start({ seed: 7, plots: 300 }),
+      start({ seed: 8, plots: 300 }),
+    ]);
     const dump = (s: Simulator): string => JSON.stringify([...s.control.plots()]);
     expect(dump(a)).toBe(dump(b));
     expect(dump(a)).not.toBe(dump(c));
@@ -81,12 +97,20 @@ describe('seeded dataset', () => {
     expect(none?.['mostRecentAnalysesByType']).toEqual({});
     expect(none?.['riskLevel']).toBeNull();
     const pending = sim.control.getPlot(odd.pendingAnalysis ?? '');
-    expect((pending?.['mostRecentAnalysesByType'] as Record<string, { status: string }>)['EUFOROBS']?.status).toBe('PENDING');
+    expect(
+      (pending?.['mostRecentAnalysesByType'] as Record<string, { status: string }> | undefined)?.['EUFOROBS']?.status,
+    ).toBe('PENDING');
     expect(pending?.['riskLevel']).toBeNull();
   });
 
   it('follows an explicit layout, with shared upstream plots reachable through two suppliers', async () => {
-    const sim = await start({ layout: { ownPlots: 3, suppliers: [{ plots: 500 }, { plots: 1000, upstream: [20] }, { plots: 0 }], shared: [{ plots: 10, suppliers: [0, 1] }] } });
+    const sim = await start({
+      layout: {
+        ownPlots: 3,
+        suppliers: [{ plots: 500 }, { plots: 1000, upstream: [20] }, { plots: 0 }],
+        shared: [{ plots: 10, suppliers: [0, 1] }],
+      },
+    });
     const [s0, s1, s2] = sim.control.suppliers();
     expect(s0?.plotsCount).toBe(510);
     expect(s1?.plotsCount).toBe(1030);

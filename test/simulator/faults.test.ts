@@ -11,7 +11,9 @@ function rawGet(port: number, path: string, token: string): Promise<{ data: stri
     });
     let data = '';
     socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => { data += chunk; });
+    socket.on('data', (chunk: string) => {
+      data += chunk;
+    });
     socket.on('error', (error) => resolve({ data, error: (error as NodeJS.ErrnoException).code ?? error.message }));
     socket.on('close', () => resolve({ data }));
   });
@@ -19,10 +21,14 @@ function rawGet(port: number, path: string, token: string): Promise<{ data: stri
 
 describe('fault injection', () => {
   let c: Client;
-  beforeAll(async () => { c = await startClient({ timeScale: 0.001 }); });
+  beforeAll(async () => {
+    c = await startClient({ timeScale: 0.001 });
+  });
   afterAll(() => c.sim.close());
   const path = '/business-connections/suppliers';
-  const only = (faults: Record<string, unknown>): void => { c.sim.control.setFaults(faults); };
+  const only = (faults: Record<string, unknown>): void => {
+    c.sim.control.setFaults(faults);
+  };
 
   it('injects 500, 503 and 429 with and without Retry-After', async () => {
     only({ http500: 1 });
@@ -66,8 +72,12 @@ describe('fault injection', () => {
       // The token endpoint is exempt, and a fresh token survives its first use even now.
       own.sim.control.setFaults({ tokenExpiry: 1 });
       const fresh = await tokenFor(own.sim.url);
-      expect((await fetch(`${own.sim.url}${path}`, { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(200);
-      expect((await fetch(`${own.sim.url}${path}`, { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(401);
+      expect((await fetch(`${own.sim.url}${path}`, { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(
+        200,
+      );
+      expect((await fetch(`${own.sim.url}${path}`, { headers: { authorization: `Bearer ${fresh}` } })).status).toBe(
+        401,
+      );
     } finally {
       await own.sim.close();
     }
@@ -84,7 +94,9 @@ describe('fault injection', () => {
 
   it('applies POST /transactions and then drops the response', async () => {
     only({ dropCreateResponse: 1 });
-    await expect(c.send('POST', '/transactions', { customId: 'lost-1', activityType: 'IMPORT', countryOfActivity: 'DE' })).rejects.toThrow();
+    await expect(
+      c.send('POST', '/transactions', { customId: 'lost-1', activityType: 'IMPORT', countryOfActivity: 'DE' }),
+    ).rejects.toThrow();
     only({});
     expect(c.sim.control.transactionCountsByCustomId()['lost-1']).toBe(1);
     const listed = await c.json<Array<{ customId: string }>>('/transactions');
@@ -99,7 +111,13 @@ describe('fault injection', () => {
       const sim = await startClient({ seed: 5, timeScale: 0 });
       sim.sim.control.setFaults('hostile');
       const statuses: number[] = [];
-      for (let i = 0; i < 40; i++) statuses.push(await sim.get(path).then((r) => r.status, () => -1));
+      for (let i = 0; i < 40; i++)
+        statuses.push(
+          await sim.get(path).then(
+            (r) => r.status,
+            () => -1,
+          ),
+        );
       await sim.sim.close();
       return statuses;
     };

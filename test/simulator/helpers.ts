@@ -11,7 +11,11 @@ export interface Client {
   json<T = unknown>(path: string): Promise<T>;
 }
 
-export async function tokenFor(url: string, clientId = 'ddsync-demo', clientSecret = 'ddsync-demo-secret'): Promise<string> {
+export async function tokenFor(
+  url: string,
+  clientId = 'ddsync-demo',
+  clientSecret = 'ddsync-demo-secret',
+): Promise<string> {
   const res = await fetch(`${url}/auth/machine-to-machine-clients/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -29,11 +33,12 @@ export async function startClient(options: SimulatorOptions = {}): Promise<Clien
     sim,
     token,
     get: (path) => fetch(`${sim.url}${path}`, { headers }),
-    send: (method, path, body) => fetch(`${sim.url}${path}`, {
-      method,
-      headers: { ...headers, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
+    send: (method, path, body) =>
+      fetch(`${sim.url}${path}`, {
+        method,
+        headers: { ...headers, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
     async json<T>(path: string): Promise<T> {
       const res = await client.get(path);
       if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${await res.text()}`);
@@ -64,7 +69,9 @@ export async function startReceiver(respond: (n: number) => number = () => 200):
   const server = http.createServer((req, res) => {
     let body = '';
     req.setEncoding('utf8');
-    req.on('data', (c: string) => { body += c; });
+    req.on('data', (c: string) => {
+      body += c;
+    });
     req.on('end', () => {
       received.push({ headers: req.headers, body, path: req.url ?? '' });
       res.writeHead(respond(received.length)).end('ok');
@@ -80,11 +87,16 @@ export async function startReceiver(respond: (n: number) => number = () => 200):
   return {
     port: (server.address() as AddressInfo).port,
     received,
-    next: (count) => new Promise((resolve) => {
-      if (received.length >= count) resolve(received.slice(0, count));
-      else waiters.push({ count, resolve });
-    }),
-    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    next: (count) =>
+      new Promise((resolve) => {
+        if (received.length >= count) resolve(received.slice(0, count));
+        else waiters.push({ count, resolve });
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 

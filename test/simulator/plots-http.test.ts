@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startClient, type Client } from './helpers.ts';
 
-interface Plot { id: string; commodities: string[]; countryCode: string; surfaceArea: number; riskAssessmentStatus: string; [k: string]: unknown }
+interface Plot {
+  id: string;
+  commodities: string[];
+  countryCode: string;
+  surfaceArea: number;
+  riskAssessmentStatus: string;
+  [k: string]: unknown;
+}
 
 describe('GET /businesses/{id}/plots', () => {
   let c: Client;
@@ -42,7 +49,7 @@ describe('GET /businesses/{id}/plots', () => {
     const res = await other.get(`/businesses/${victim}/plots`);
     expect(res.status).toBe(403);
     expect(await res.json()).toMatchObject({ statusCode: 403, error: 'Forbidden' });
-    expect((await other.json<unknown[]>('/business-connections/suppliers'))).toHaveLength(1);
+    expect(await other.json<unknown[]>('/business-connections/suppliers')).toHaveLength(1);
     await other.sim.close();
   });
 
@@ -55,9 +62,13 @@ describe('GET /businesses/{id}/plots', () => {
     const without = await page(`?limit=500&filter.commodities=$not:$contains:${encodeURIComponent(commodity)}`);
     expect(without.every((p) => !p.commodities.includes(commodity))).toBe(true);
     const country = all[0]?.countryCode ?? '';
-    expect((await page(`?limit=500&filter.countryCode=$eq:${country}`)).every((p) => p.countryCode === country)).toBe(true);
+    expect((await page(`?limit=500&filter.countryCode=$eq:${country}`)).every((p) => p.countryCode === country)).toBe(
+      true,
+    );
     const mid = await page('?limit=500&filter.areaHa=$gte:10&filter.areaHa=$lte:50');
-    expect(mid.length).toBe(Math.min(500, all.filter((p) => p.surfaceArea >= 100_000 && p.surfaceArea <= 500_000).length));
+    expect(mid.length).toBe(
+      Math.min(500, all.filter((p) => p.surfaceArea >= 100_000 && p.surfaceArea <= 500_000).length),
+    );
     expect(mid.every((p) => p.surfaceArea >= 100_000 && p.surfaceArea <= 500_000)).toBe(true);
     const fresh = await page('?limit=500&filter.riskAssessmentStatus=$eq:NEW');
     expect(fresh.length).toBeGreaterThan(0);
@@ -69,8 +80,14 @@ describe('GET /businesses/{id}/plots', () => {
   });
 
   it('validates includes combinations and projects select', async () => {
-    const ok = ['riskLevel', 'suppliers', 'mostRecentAnalysis,mostRecentAnalysesByType', 'minimumAnalysisResults,riskLevel'];
-    for (const inc of ok) expect((await c.get(`/businesses/${big}/plots?limit=1&includes=${inc}`)).status, inc).toBe(200);
+    const ok = [
+      'riskLevel',
+      'suppliers',
+      'mostRecentAnalysis,mostRecentAnalysesByType',
+      'minimumAnalysisResults,riskLevel',
+    ];
+    for (const inc of ok)
+      expect((await c.get(`/businesses/${big}/plots?limit=1&includes=${inc}`)).status, inc).toBe(200);
     for (const bad of ['riskLevel,suppliers', 'mostRecentAnalysis,riskLevel,mostRecentAnalysesByType', 'nope']) {
       const res = await c.get(`/businesses/${big}/plots?limit=1&includes=${bad}`);
       expect(res.status, bad).toBe(400);
@@ -81,7 +98,16 @@ describe('GET /businesses/{id}/plots', () => {
     expect(withMin).toHaveProperty('riskLevel');
     expect(withMin).not.toHaveProperty('suppliers');
     const [full] = await page('?limit=1');
-    for (const f of ['suppliers', 'mostRecentAnalysis', 'mostRecentAnalysesByType', 'riskAssessmentStatus', 'riskLevel', 'geometry', 'customData']) expect(full).toHaveProperty(f);
+    for (const f of [
+      'suppliers',
+      'mostRecentAnalysis',
+      'mostRecentAnalysesByType',
+      'riskAssessmentStatus',
+      'riskLevel',
+      'geometry',
+      'customData',
+    ])
+      expect(full).toHaveProperty(f);
     const [picked] = await page('?limit=1&select=name,countryCode');
     expect(Object.keys(picked ?? {}).sort()).toEqual(['countryCode', 'id', 'name']);
     expect((await c.get(`/businesses/${big}/plots?select=bogus`)).status).toBe(400);

@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pdfStructureProblems, readPdf } from '../support/pdf-reader.ts';
 import { startClient, type Client } from './helpers.ts';
 
-
 describe('survey response PDFs, connections and invitations', () => {
   let c: Client;
-  beforeAll(async () => { c = await startClient(); });
+  beforeAll(async () => {
+    c = await startClient();
+  });
   afterAll(() => c.sim.close());
 
   it('renders a real PDF when COMPLETED, 422 otherwise, 404 when unknown', async () => {
@@ -31,7 +32,15 @@ describe('survey response PDFs, connections and invitations', () => {
   });
 
   it('lists suppliers and buyers; only the buyer side may set customData, validated by rule', async () => {
-    const suppliers = await c.json<Array<{ id: string; sourceBusiness: { id: string }; targetBusiness: { id: string }; plotsCount: number; plotsCommodities: string[] }>>('/business-connections/suppliers');
+    const suppliers = await c.json<
+      Array<{
+        id: string;
+        sourceBusiness: { id: string };
+        targetBusiness: { id: string };
+        plotsCount: number;
+        plotsCommodities: string[];
+      }>
+    >('/business-connections/suppliers');
     expect(suppliers).toHaveLength(5);
     expect(suppliers.every((s) => s.targetBusiness.id === c.sim.control.callerBusinessId())).toBe(true);
     expect(suppliers.map((s) => s.plotsCount)).toEqual(c.sim.control.suppliers().map((s) => s.plotsCount));
@@ -39,7 +48,9 @@ describe('survey response PDFs, connections and invitations', () => {
     const buyers = await c.json<Array<{ id: string }>>('/business-connections/buyers');
     expect(buyers.length).toBeGreaterThan(0);
     const id = suppliers[0]!.id;
-    const ok = await c.send('PATCH', `/business-connections/${id}`, { customData: { erpId: 'V-17', active: true, rank: 3, _internal: 'x', $internal: 'y' } });
+    const ok = await c.send('PATCH', `/business-connections/${id}`, {
+      customData: { erpId: 'V-17', active: true, rank: 3, _internal: 'x', $internal: 'y' },
+    });
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { customData: unknown }).customData).toEqual({ erpId: 'V-17', active: true, rank: 3 });
     expect((await c.send('PATCH', `/business-connections/${buyers[0]!.id}`, { customData: {} })).status).toBe(403);
@@ -58,19 +69,29 @@ describe('survey response PDFs, connections and invitations', () => {
   });
 
   it('handles invitations: 409 when already connected, accept creates a connection, cancel only by sender, 501 when off', async () => {
-    const received = await c.json<Array<{ id: string; status: string; sentByUser: object; business: { id: string; plots: unknown[] } }>>('/business-invitations');
+    const received =
+      await c.json<
+        Array<{ id: string; status: string; sentByUser: object; business: { id: string; plots: unknown[] } }>
+      >('/business-invitations');
     const supplierIds = new Set(c.sim.control.suppliers().map((s) => s.id));
     const fromSupplier = received.find((i) => supplierIds.has(i.business.id) && i.status === 'PENDING')!;
     const fromProspect = received.find((i) => !supplierIds.has(i.business.id) && i.status === 'PENDING')!;
     expect(fromSupplier.sentByUser).toBeTruthy();
-    expect((await c.send('PATCH', `/business-invitations/${fromSupplier.id}`, { status: 'ACCEPTED' })).status).toBe(409);
-    expect((await c.send('PATCH', `/business-invitations/${fromSupplier.id}`, { status: 'CANCELLED' })).status).toBe(403);
+    expect((await c.send('PATCH', `/business-invitations/${fromSupplier.id}`, { status: 'ACCEPTED' })).status).toBe(
+      409,
+    );
+    expect((await c.send('PATCH', `/business-invitations/${fromSupplier.id}`, { status: 'CANCELLED' })).status).toBe(
+      403,
+    );
     const buyersBefore = (await c.json<unknown[]>('/business-connections/buyers')).length;
     const accepted = await c.send('PATCH', `/business-invitations/${fromProspect.id}`, { status: 'ACCEPTED' });
     expect(accepted.status).toBe(200);
     expect(await accepted.json()).toMatchObject({ status: 'ACCEPTED', sourceIsInvitee: 'true' });
     expect(await c.json<unknown[]>('/business-connections/buyers')).toHaveLength(buyersBefore + 1);
-    const sent = await c.send('POST', '/business-invitations', { email: 'new.supplier@example.com', customData: { ref: 'x' } });
+    const sent = await c.send('POST', '/business-invitations', {
+      email: 'new.supplier@example.com',
+      customData: { ref: 'x' },
+    });
     expect(sent.status).toBe(201);
     const inv = (await sent.json()) as { id: string };
     expect((await c.send('PATCH', `/business-invitations/${inv.id}`, { status: 'CANCELLED' })).status).toBe(200);

@@ -11,13 +11,17 @@ export interface ImportEdge {
   typeOnly: boolean;
 }
 
-const SPECIFIER = /(?:^|[\s;])(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|^\s*import\s+['"](\.{1,2}\/[^'"]+)['"]/gm;
+const SPECIFIER =
+  /(?:^|[\s;])(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"](\.{1,2}\/[^'"]+)['"]|import\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)|^\s*import\s+['"](\.{1,2}\/[^'"]+)['"]/gm;
 
 /** Whether `import { type A, type B } from` names only types (so the import is erased). */
 function onlyTypeNames(clause: string): boolean {
   const braces = /^\{([^}]*)\}$/.exec(clause.trim());
   if (!braces) return false;
-  const names = braces[1]!.split(',').map((n) => n.trim()).filter(Boolean);
+  const names = braces[1]!
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
   return names.length > 0 && names.every((n) => n.startsWith('type '));
 }
 
@@ -90,8 +94,27 @@ export const relativeTo = (root: string, path: string) => relative(root, path);
  * upstream and warehouse are siblings, neither imports the other; the simulator, a stand-in for the
  * service, imports only schema and platform, and only the CLI and process assembly start it.
  */
-export const LAYERS = ['cli', 'infra', 'workflows', 'activities', 'upstream', 'warehouse', 'schema', 'platform', 'simulator'] as const;
-const RANK: Record<string, number> = { cli: 0, infra: 1, workflows: 2, activities: 3, upstream: 4, warehouse: 4, schema: 5, platform: 6 };
+export const LAYERS = [
+  'cli',
+  'infra',
+  'workflows',
+  'activities',
+  'upstream',
+  'warehouse',
+  'schema',
+  'platform',
+  'simulator',
+] as const;
+const RANK: Record<string, number> = {
+  cli: 0,
+  infra: 1,
+  workflows: 2,
+  activities: 3,
+  upstream: 4,
+  warehouse: 4,
+  schema: 5,
+  platform: 6,
+};
 
 export const layerOf = (path: string): string => path.split('/')[0]!;
 

@@ -15,16 +15,27 @@ export interface PdfReading {
 }
 
 // pdf.js in Node reads the 14 standard fonts (the simulator's Helvetica) from files, not from a URL.
-const STANDARD_FONTS = join(dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json')), 'standard_fonts/');
+const STANDARD_FONTS = join(
+  dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json')),
+  'standard_fonts/',
+);
 
 /** Opens `bytes` with pdf.js and reads its first page completely (text and drawing operators; no canvas). */
 export async function readPdf(bytes: Uint8Array): Promise<PdfReading> {
   const complaints: string[] = [];
   const saved = { log: console.log, warn: console.warn, error: console.error };
   // pdf.js has no hook for its warnings: in Node its worker runs in this thread and prints them to the console.
-  for (const method of ['log', 'warn', 'error'] as const) console[method] = (...args: unknown[]) => { complaints.push(args.join(' ')); };
+  for (const method of ['log', 'warn', 'error'] as const)
+    console[method] = (...args: unknown[]) => {
+      complaints.push(args.join(' '));
+    };
   try {
-    const doc = await getDocument({ data: new Uint8Array(bytes), verbosity: VerbosityLevel.WARNINGS, standardFontDataUrl: STANDARD_FONTS, isEvalSupported: false }).promise;
+    const doc = await getDocument({
+      data: new Uint8Array(bytes),
+      verbosity: VerbosityLevel.WARNINGS,
+      standardFontDataUrl: STANDARD_FONTS,
+      isEvalSupported: false,
+    }).promise;
     try {
       const page = await doc.getPage(1);
       const text = await page.getTextContent();
@@ -49,18 +60,21 @@ export function pdfStructureProblems(bytes: Uint8Array): string[] {
   if (!text.startsWith('%PDF-')) problems.push('no %PDF- header');
   if (!text.trimEnd().endsWith('%%EOF')) problems.push('no %%EOF at the end');
   const xrefAt = Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(text)?.[1] ?? -1);
-  if (text.slice(xrefAt, xrefAt + 4) !== 'xref') return [...problems, `startxref ${xrefAt} does not point at an xref table`];
+  if (text.slice(xrefAt, xrefAt + 4) !== 'xref')
+    return [...problems, `startxref ${xrefAt} does not point at an xref table`];
   const table = /^xref\s+((?:\d+ \d+\s+(?:\d{10} \d{5} [nf]\s+)*)+)trailer/.exec(text.slice(xrefAt))?.[1] ?? '';
   if (!table) problems.push('unreadable xref table');
   for (const section of table.matchAll(/(\d+) \d+\s+((?:\d{10} \d{5} [nf]\s+)*)/g)) {
     [...section[2]!.matchAll(/(\d{10}) (\d{5}) ([nf])/g)].forEach(([, offset, generation, kind], i) => {
       const number = Number(section[1]) + i;
-      if (kind === 'n' && !text.startsWith(`${number} ${Number(generation)} obj`, Number(offset))) problems.push(`xref entry of object ${number} points at ${Number(offset)}, not at the object`);
+      if (kind === 'n' && !text.startsWith(`${number} ${Number(generation)} obj`, Number(offset)))
+        problems.push(`xref entry of object ${number} points at ${Number(offset)}, not at the object`);
     });
   }
-  for (const stream of text.matchAll(/\/Length (\d+)\b(?! \d+ R)[^]*?>>\s*stream\r?\n/g)) {
+  for (const stream of text.matchAll(/\/Length (\d+)\b(?! \d+ R)[\s\S]*?>>\s*stream\r?\n/g)) {
     const end = stream.index + stream[0].length + Number(stream[1]);
-    if (!/^\r?\nendstream/.test(text.slice(end, end + 12))) problems.push(`stream at ${stream.index}: /Length ${stream[1]} does not end at endstream`);
+    if (!/^\r?\nendstream/.test(text.slice(end, end + 12)))
+      problems.push(`stream at ${stream.index}: /Length ${stream[1]} does not end at endstream`);
   }
   return problems;
 }

@@ -7,7 +7,10 @@ import type { createHealthActivities } from '../../activities/health.ts';
  */
 type HealthActivities = ReturnType<typeof createHealthActivities>;
 
-const options = { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3, initialInterval: '50 milliseconds' } } as const;
+const options = {
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 3, initialInterval: '50 milliseconds' },
+} as const;
 const remote = proxyActivities<HealthActivities>(options);
 const local = proxyLocalActivities<HealthActivities>(options);
 

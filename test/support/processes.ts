@@ -40,25 +40,29 @@ export function runDdsync(args: string[], env: NodeJS.ProcessEnv = process.env):
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    for (const l of listeners) l();
-    resolve(code);
-  }));
-  const waitFor = (pattern: RegExp, timeoutMs = 60_000) => new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`timed out waiting for ${pattern} in:\n${text}`)), timeoutMs);
-    const check = () => {
-      if (pattern.test(text)) done();
-      else if (child.exitCode !== null || child.signalCode !== null) done(new Error(`exited (${child.exitCode ?? child.signalCode}) before ${pattern}:\n${text}`));
-    };
-    const done = (error?: Error) => {
-      clearTimeout(timer);
-      listeners.delete(check);
-      if (error) reject(error);
-      else resolve(text);
-    };
-    listeners.add(check);
-    check();
-  });
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      for (const l of listeners) l();
+      resolve(code);
+    }),
+  );
+  const waitFor = (pattern: RegExp, timeoutMs = 60_000) =>
+    new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => done(new Error(`timed out waiting for ${pattern} in:\n${text}`)), timeoutMs);
+      const check = () => {
+        if (pattern.test(text)) done();
+        else if (child.exitCode !== null || child.signalCode !== null)
+          done(new Error(`exited (${child.exitCode ?? child.signalCode}) before ${pattern}:\n${text}`));
+      };
+      const done = (error?: Error) => {
+        clearTimeout(timer);
+        listeners.delete(check);
+        if (error) reject(error);
+        else resolve(text);
+      };
+      listeners.add(check);
+      check();
+    });
   return { child, output: () => text, waitFor, exited };
 }
 
@@ -66,11 +70,21 @@ export function runDdsync(args: string[], env: NodeJS.ProcessEnv = process.env):
  * The environment of a `ddsync` child process on the run's stack: the run's Temporal dev server, the
  * simulator's demo credentials, JSON logs; `extra` adds or overrides settings.
  */
-export function ddsyncEnv(parts: { upstreamUrl: string; databaseUrl: string; taskQueue: string }, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+export function ddsyncEnv(
+  parts: { upstreamUrl: string; databaseUrl: string; taskQueue: string },
+  extra: NodeJS.ProcessEnv = {},
+): NodeJS.ProcessEnv {
   return {
-    PATH: process.env.PATH, HOME: process.env.HOME,
-    DATABASE_URL: parts.databaseUrl, TEMPORAL_ADDRESS: embeddedStack().temporalAddress, TEMPORAL_NAMESPACE: embeddedStack().temporalNamespace, TEMPORAL_TASK_QUEUE: parts.taskQueue,
-    DDSYNC_UPSTREAM_URL: parts.upstreamUrl, DDSYNC_CLIENT_ID: 'ddsync-demo', DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret', DDSYNC_LOG_FORMAT: 'json',
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATABASE_URL: parts.databaseUrl,
+    TEMPORAL_ADDRESS: embeddedStack().temporalAddress,
+    TEMPORAL_NAMESPACE: embeddedStack().temporalNamespace,
+    TEMPORAL_TASK_QUEUE: parts.taskQueue,
+    DDSYNC_UPSTREAM_URL: parts.upstreamUrl,
+    DDSYNC_CLIENT_ID: 'ddsync-demo',
+    DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
+    DDSYNC_LOG_FORMAT: 'json',
     ...extra,
   };
 }
@@ -88,7 +102,10 @@ export async function startWorkerProcess(env: NodeJS.ProcessEnv): Promise<Runnin
 }
 
 /** Stops a child the way an operator does (SIGINT) and waits for it; returns its exit code. */
-export async function stopProcess(command: RunningCommand | undefined, signal: NodeJS.Signals = 'SIGINT'): Promise<number | null> {
+export async function stopProcess(
+  command: RunningCommand | undefined,
+  signal: NodeJS.Signals = 'SIGINT',
+): Promise<number | null> {
   if (!command) return null;
   command.child.kill(signal);
   return command.exited;

@@ -18,10 +18,16 @@ export function rawExchange(port: number, ...parts: Array<string | Buffer>): Pro
   return new Promise((resolve) => {
     let data = '';
     let error: string | undefined;
-    const socket = net.connect(port, '127.0.0.1', () => { for (const part of parts) socket.write(part); });
+    const socket = net.connect(port, '127.0.0.1', () => {
+      for (const part of parts) socket.write(part);
+    });
     socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => { data += chunk; });
-    socket.on('error', (e: NodeJS.ErrnoException) => { error = e.code ?? e.message; });
+    socket.on('data', (chunk: string) => {
+      data += chunk;
+    });
+    socket.on('error', (e: NodeJS.ErrnoException) => {
+      error = e.code ?? e.message;
+    });
     socket.on('close', () => {
       const [head = '', body = ''] = data.split('\r\n\r\n');
       resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), head, body, ...(error ? { error } : {}) });

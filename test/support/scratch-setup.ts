@@ -31,7 +31,9 @@ export default async function makeScratchSpace(project: TestProject): Promise<()
     if (left.length > 0) {
       // vitest only prints an error thrown here; the exit code is what CI and `npm test` users see.
       process.exitCode = 1;
-      throw new Error(`Tests left ${left.join(', ')} behind in ${scratch} (removed now): a test removes what it makes, e.g. with scratchDir() from test/support/scratch.ts.`);
+      throw new Error(
+        `Tests left ${left.join(', ')} behind in ${scratch} (removed now): a test removes what it makes, e.g. with scratchDir() from test/support/scratch.ts.`,
+      );
     }
   };
 }

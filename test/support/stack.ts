@@ -23,8 +23,8 @@ export function embeddedStack(): EmbeddedStack {
   const stack = inject('stack');
   if (!stack) {
     throw new Error(
-      'This test needs the embedded stack (Postgres, Temporal), which only the integration project starts: '
-      + 'put it under test/integration/ or test/cli/ (see vitest.config.ts), or make it need neither.',
+      'This test needs the embedded stack (Postgres, Temporal), which only the integration project starts: ' +
+        'put it under test/integration/ or test/cli/ (see vitest.config.ts), or make it need neither.',
     );
   }
   return stack;

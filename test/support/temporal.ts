@@ -10,7 +10,10 @@ let bundle: Promise<{ code: string }> | undefined;
 
 /** The workflow bundle, built once per test process and shared by every Worker in it. */
 export function workflowBundle(): Promise<{ code: string }> {
-  return (bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never }));
+  return (bundle ??= bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never,
+  }));
 }
 
 export interface TemporalForTest {

@@ -11,11 +11,22 @@ import { refreshWarehouse, refreshWorkflowId, type RefreshInput } from '../../wo
 import { createTestDatabase } from './databases.ts';
 import { ddsyncEnv, runDdsync, type RunningCommand } from './processes.ts';
 import { takeInShipments, type IntakeSummary } from '../../warehouse/submission/intake.ts';
-import { bulkSubmit, bulkSubmitWorkflowId, type BulkProgress, type BulkSubmitInput } from '../../workflows/bulk-submit.ts';
+import {
+  bulkSubmit,
+  bulkSubmitWorkflowId,
+  type BulkProgress,
+  type BulkSubmitInput,
+} from '../../workflows/bulk-submit.ts';
 import type { TransactionTiming } from '../../workflows/submit-transaction.ts';
 
 /** Transaction waits for a simulator at time scale 0.001 (30 minutes there are 1.8 s). */
-export const FAST_TIMING: TransactionTiming = { firstPollMs: 100, maxPollMs: 1_000, euWaitMs: 1_800, deadlineMs: 120_000, createSettleMs: 300 };
+export const FAST_TIMING: TransactionTiming = {
+  firstPollMs: 100,
+  maxPollMs: 1_000,
+  euWaitMs: 1_800,
+  deadlineMs: 120_000,
+  createSettleMs: 300,
+};
 import { connectTemporal, workflowBundle, type TemporalForTest } from './temporal.ts';
 
 /**
@@ -31,7 +42,10 @@ export interface WorkerHarness {
   /** Runs a refresh to completion on the harness's worker. */
   refresh(input?: RefreshInput): Promise<RunSummary>;
   /** Takes in a shipments file and runs its bulk submission to the end (timing for a fast simulator). */
-  submit(path: string, input?: Partial<BulkSubmitInput>): Promise<{ intake: IntakeSummary; progress: BulkProgress | null }>;
+  submit(
+    path: string,
+    input?: Partial<BulkSubmitInput>,
+  ): Promise<{ intake: IntakeSummary; progress: BulkProgress | null }>;
   /** Starts (or restarts) the in-process worker; refresh() starts one when none runs. */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
@@ -47,13 +61,24 @@ export interface HarnessOptions {
   upstreamMaxAttempts?: number;
 }
 
-export async function startWorkerHarness(simulator: SimulatorOptions, prefix = 'refresh', options: HarnessOptions = {}): Promise<WorkerHarness> {
+export async function startWorkerHarness(
+  simulator: SimulatorOptions,
+  prefix = 'refresh',
+  options: HarnessOptions = {},
+): Promise<WorkerHarness> {
   const sim = await startSimulator({ port: 0, ...simulator });
   const databaseUrl = await createTestDatabase(prefix);
   const db = openWarehouse(databaseUrl, 8);
   await migrateToLatest(db);
   const temporal = await connectTemporal();
-  const api = createUpstreamClient({ baseUrl: sim.url, clientId: 'ddsync-demo', clientSecret: 'ddsync-demo-secret', retryBaseMs: 20, retryMaxMs: 200, ...(options.upstreamMaxAttempts ? { maxAttempts: options.upstreamMaxAttempts } : {}) });
+  const api = createUpstreamClient({
+    baseUrl: sim.url,
+    clientId: 'ddsync-demo',
+    clientSecret: 'ddsync-demo-secret',
+    retryBaseMs: 20,
+    retryMaxMs: 200,
+    ...(options.upstreamMaxAttempts ? { maxAttempts: options.upstreamMaxAttempts } : {}),
+  });
   const log = createLogger({ level: 'silent' });
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
@@ -61,8 +86,12 @@ export async function startWorkerHarness(simulator: SimulatorOptions, prefix = '
   const startWorker = async () => {
     if (worker) return;
     worker = await createDdsyncWorker({
-      connection: temporal.workerConnection, namespace: temporal.namespace, taskQueue: temporal.taskQueue,
-      deps: { db, api, log, pdfArchiveDir: options.pdfArchiveDir }, workflowBundle: await workflowBundle(), maxConcurrentActivities: 8,
+      connection: temporal.workerConnection,
+      namespace: temporal.namespace,
+      taskQueue: temporal.taskQueue,
+      deps: { db, api, log, pdfArchiveDir: options.pdfArchiveDir },
+      workflowBundle: await workflowBundle(),
+      maxConcurrentActivities: 8,
     });
     running = worker.run();
   };
@@ -74,17 +103,29 @@ export async function startWorkerHarness(simulator: SimulatorOptions, prefix = '
   };
   const children: RunningCommand[] = [];
   const spawnWorker = () => {
-    const child = runDdsync(['worker'], ddsyncEnv({ upstreamUrl: sim.url, databaseUrl, taskQueue: temporal.taskQueue }, { DDSYNC_LOG_LEVEL: 'warn' }));
+    const child = runDdsync(
+      ['worker'],
+      ddsyncEnv({ upstreamUrl: sim.url, databaseUrl, taskQueue: temporal.taskQueue }, { DDSYNC_LOG_LEVEL: 'warn' }),
+    );
     children.push(child);
     return child;
   };
   return {
-    sim, db, databaseUrl, api, temporal, startWorker, stopWorker, spawnWorker,
+    sim,
+    db,
+    databaseUrl,
+    api,
+    temporal,
+    startWorker,
+    stopWorker,
+    spawnWorker,
     async refresh(input = {}) {
       await startWorker();
       const runId = input.runId ?? randomUUID();
       return temporal.client.workflow.execute(refreshWarehouse, {
-        taskQueue: temporal.taskQueue, workflowId: refreshWorkflowId(runId), args: [{ ...input, runId }],
+        taskQueue: temporal.taskQueue,
+        workflowId: refreshWorkflowId(runId),
+        args: [{ ...input, runId }],
       });
     },
     async submit(path, input = {}) {
@@ -92,7 +133,8 @@ export async function startWorkerHarness(simulator: SimulatorOptions, prefix = '
       const intake = await takeInShipments(db, path, `${path}.report.ndjson`);
       if (intake.accepted === 0) return { intake, progress: null };
       const progress = await temporal.client.workflow.execute(bulkSubmit, {
-        taskQueue: temporal.taskQueue, workflowId: bulkSubmitWorkflowId(intake.batchId),
+        taskQueue: temporal.taskQueue,
+        workflowId: bulkSubmitWorkflowId(intake.batchId),
         args: [{ batchId: intake.batchId, concurrency: 10, timing: FAST_TIMING, ...input }],
       });
       return { intake, progress };

@@ -6,7 +6,7 @@ import { shipmentRow, writeShipments } from '../support/shipments.ts';
 // Tests run in order within a file: the second sees what the first left.
 describe('files tests make are removed when their test finishes', () => {
   let path = '';
-  it('a shipments file is written in the run\'s scratch space', () => {
+  it("a shipments file is written in the run's scratch space", () => {
     path = writeShipments([shipmentRow('k-1', 'supplier-1')]);
     expect(path).toMatch(/\/\.ddsync\/test\/run-[^/]+\/scratch\/shipments-[^/]+\/shipments\.ndjson$/);
     expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ key: 'k-1' });

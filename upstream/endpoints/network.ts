@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import {
-  BusinessConnectionSchema, BusinessInvitationSchema, type BusinessConnection, type BusinessInvitation,
+  BusinessConnectionSchema,
+  BusinessInvitationSchema,
+  type BusinessConnection,
+  type BusinessInvitation,
 } from '../../schema/upstream.ts';
 import { type CallOptions, type UpstreamHttp, endpointName } from '../client-core.ts';
 import { RequestValidationError } from '../errors.ts';
 import { CreateInvitationSchema, UpdateInvitationSchema, checkRequest } from '../request-checks.ts';
 import { prepareCustomData } from '../custom-data.ts';
-import { INVITATION_STATUSES, PATHS } from '../../schema/upstream/service-facts.ts';
+import { type INVITATION_STATUSES, PATHS } from '../../schema/upstream/service-facts.ts';
 import { jsonBody } from '../transport.ts';
 import { parseResponse } from '../validate.ts';
 
@@ -41,9 +44,17 @@ export function networkEndpoints(http: UpstreamHttp) {
     },
 
     /** Sets customData on a connection (only the buyer side may). */
-    async updateConnectionCustomData(id: string, customData: Record<string, string | number | boolean>, opts: CallOptions = {}): Promise<BusinessConnection> {
+    async updateConnectionCustomData(
+      id: string,
+      customData: Record<string, string | number | boolean>,
+      opts: CallOptions = {},
+    ): Promise<BusinessConnection> {
       const body = { customData: prepareCustomData(customData, E.patchConnection) };
-      const res = await http.request({ method: 'PATCH', template: PATHS.connection, params: { id }, body }, jsonBody, opts);
+      const res = await http.request(
+        { method: 'PATCH', template: PATHS.connection, params: { id }, body },
+        jsonBody,
+        opts,
+      );
       return parseResponse(BusinessConnectionSchema, res, E.patchConnection);
     },
 
@@ -53,19 +64,32 @@ export function networkEndpoints(http: UpstreamHttp) {
       return parseResponse(z.array(BusinessInvitationSchema), res, E.listInvitations);
     },
 
-    async createBusinessInvitation(input: { email: string; customData?: Record<string, string | number | boolean> }, opts: CallOptions = {}): Promise<BusinessInvitation> {
+    async createBusinessInvitation(
+      input: { email: string; customData?: Record<string, string | number | boolean> },
+      opts: CallOptions = {},
+    ): Promise<BusinessInvitation> {
       const body = checkRequest(CreateInvitationSchema, input, E.createInvitation);
       const res = await http.request({ method: 'POST', template: PATHS.invitations, body }, jsonBody, opts);
       return parseResponse(BusinessInvitationSchema, res, E.createInvitation);
     },
 
     /** Accept, reject, cancel, or set customData. 409: the connection already exists; 501: not enabled. */
-    async updateBusinessInvitation(id: string, patch: UpdateInvitationInput, opts: CallOptions = {}): Promise<BusinessInvitation> {
+    async updateBusinessInvitation(
+      id: string,
+      patch: UpdateInvitationInput,
+      opts: CallOptions = {},
+    ): Promise<BusinessInvitation> {
       if (patch.status === undefined && patch.customData === undefined) {
-        throw new RequestValidationError(E.patchInvitation, [{ path: '', message: 'give status or customData (nothing to update)' }]);
+        throw new RequestValidationError(E.patchInvitation, [
+          { path: '', message: 'give status or customData (nothing to update)' },
+        ]);
       }
       const body = checkRequest(UpdateInvitationSchema, patch, E.patchInvitation);
-      const res = await http.request({ method: 'PATCH', template: PATHS.invitation, params: { id }, body }, jsonBody, opts);
+      const res = await http.request(
+        { method: 'PATCH', template: PATHS.invitation, params: { id }, body },
+        jsonBody,
+        opts,
+      );
       return parseResponse(BusinessInvitationSchema, res, E.patchInvitation);
     },
   };

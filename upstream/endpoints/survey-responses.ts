@@ -18,17 +18,28 @@ export function surveyResponseEndpoints(http: UpstreamHttp) {
   const endpoint = endpointName('GET', PATHS.surveyResponsePdf);
   return {
     async getSurveyResponsePdf(id: string, opts: CallOptions = {}): Promise<PdfDownload> {
-      const res = await http.request({ method: 'GET', template: PATHS.surveyResponsePdf, params: { id }, accept: 'application/pdf' }, streamBody, opts);
+      const res = await http.request(
+        { method: 'GET', template: PATHS.surveyResponsePdf, params: { id }, accept: 'application/pdf' },
+        streamBody,
+        opts,
+      );
       const source = res.body as WebReadableStream<Uint8Array>;
       async function* bytes() {
         try {
           for await (const chunk of source) yield chunk;
         } catch (e) {
           if (opts.signal?.aborted) throw opts.signal.reason;
-          throw new NetworkError(endpoint, `PDF body truncated (${http.scrub(String((e as Error)?.message ?? e))})`, { cause: e, status: 200 });
+          throw new NetworkError(endpoint, `PDF body truncated (${http.scrub(String((e as Error)?.message ?? e))})`, {
+            cause: e,
+            status: 200,
+          });
         }
       }
-      return { body: Readable.from(bytes(), { objectMode: false }), contentType: res.contentType, contentLength: res.contentLength };
+      return {
+        body: Readable.from(bytes(), { objectMode: false }),
+        contentType: res.contentType,
+        contentLength: res.contentLength,
+      };
     },
   };
 }

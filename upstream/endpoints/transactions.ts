@@ -1,12 +1,21 @@
 import { z } from 'zod';
 import {
-  ComponentSchema, TransactionSchema, type Component, type ComponentInput, type CreateTransactionInput, type Transaction,
+  ComponentSchema,
+  TransactionSchema,
+  type Component,
+  type ComponentInput,
+  type CreateTransactionInput,
+  type Transaction,
   type UpdateTransactionInput,
 } from '../../schema/upstream.ts';
 import { type CallOptions, type UpstreamHttp, endpointName } from '../client-core.ts';
 import { RequestValidationError } from '../errors.ts';
 import {
-  ComponentInputSchema, ComponentPatchSchema, CreateTransactionSchema, UpdateTransactionSchema, checkRequest,
+  ComponentInputSchema,
+  ComponentPatchSchema,
+  CreateTransactionSchema,
+  UpdateTransactionSchema,
+  checkRequest,
 } from '../request-checks.ts';
 import { PATHS, TRANSACTION_INCLUDES } from '../../schema/upstream/service-facts.ts';
 import { oldestFirst } from '../../schema/upstream/order.ts';
@@ -43,11 +52,19 @@ export function transactionEndpoints(http: UpstreamHttp) {
     },
 
     /** All transactions of the business (a plain array), optionally with components. */
-    async listTransactions(opts: CallOptions & { includes?: readonly TransactionInclude[] } = {}): Promise<Transaction[]> {
+    async listTransactions(
+      opts: CallOptions & { includes?: readonly TransactionInclude[] } = {},
+    ): Promise<Transaction[]> {
       const query = new URLSearchParams();
       if (opts.includes?.length) {
         const unknown = opts.includes.filter((i) => !(TRANSACTION_INCLUDES as readonly string[]).includes(i));
-        if (unknown.length) throw new RequestValidationError(E.list, [{ path: 'includes', message: `unknown relation(s) ${unknown.join(', ')} (known: ${TRANSACTION_INCLUDES.join(', ')})` }]);
+        if (unknown.length)
+          throw new RequestValidationError(E.list, [
+            {
+              path: 'includes',
+              message: `unknown relation(s) ${unknown.join(', ')} (known: ${TRANSACTION_INCLUDES.join(', ')})`,
+            },
+          ]);
         query.set('includes', opts.includes.join(','));
       }
       const res = await http.request({ method: 'GET', template: PATHS.transactions, query }, jsonBody, opts);
@@ -69,7 +86,11 @@ export function transactionEndpoints(http: UpstreamHttp) {
     /** Partial update while DRAFT. */
     async updateTransaction(id: string, patch: UpdateTransactionInput, opts: CallOptions = {}): Promise<Transaction> {
       const body = checkRequest(UpdateTransactionSchema, patch, E.patch);
-      const res = await http.request({ method: 'PATCH', template: PATHS.transaction, params: { id }, body }, jsonBody, opts);
+      const res = await http.request(
+        { method: 'PATCH', template: PATHS.transaction, params: { id }, body },
+        jsonBody,
+        opts,
+      );
       return parseResponse(TransactionSchema, res, E.patch);
     },
 
@@ -78,7 +99,10 @@ export function transactionEndpoints(http: UpstreamHttp) {
      * a second submit is refused once the first went through; read the status instead.
      */
     async submitTransaction(id: string, opts: CallOptions = {}): Promise<void> {
-      await http.request({ method: 'PUT', template: PATHS.transactionSubmit, params: { id } }, noBody, { repeatable: false, ...opts });
+      await http.request({ method: 'PUT', template: PATHS.transactionSubmit, params: { id } }, noBody, {
+        repeatable: false,
+        ...opts,
+      });
     },
 
     async deleteTransaction(id: string, opts: CallOptions = {}): Promise<void> {
@@ -87,13 +111,25 @@ export function transactionEndpoints(http: UpstreamHttp) {
 
     async addComponent(transactionId: string, component: ComponentInput, opts: CallOptions = {}): Promise<Component> {
       const body = checkRequest(ComponentInputSchema, component, E.addComponent);
-      const res = await http.request({ method: 'POST', template: PATHS.transactionComponents, params: { id: transactionId }, body }, jsonBody, opts);
+      const res = await http.request(
+        { method: 'POST', template: PATHS.transactionComponents, params: { id: transactionId }, body },
+        jsonBody,
+        opts,
+      );
       return parseResponse(ComponentSchema, res, E.addComponent);
     },
 
-    async updateComponent(componentId: string, patch: Partial<ComponentInput>, opts: CallOptions = {}): Promise<Component> {
+    async updateComponent(
+      componentId: string,
+      patch: Partial<ComponentInput>,
+      opts: CallOptions = {},
+    ): Promise<Component> {
       const body = checkRequest(ComponentPatchSchema, patch, E.patchComponent);
-      const res = await http.request({ method: 'PATCH', template: PATHS.component, params: { id: componentId }, body }, jsonBody, opts);
+      const res = await http.request(
+        { method: 'PATCH', template: PATHS.component, params: { id: componentId }, body },
+        jsonBody,
+        opts,
+      );
       return parseResponse(ComponentSchema, res, E.patchComponent);
     },
 

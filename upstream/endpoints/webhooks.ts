@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import {
-  SendExampleResultSchema, WebhookAttemptSchema, WebhookEventsSchema, WebhookSchema, WebhookStatsSchema,
-  type CreateWebhookInput, type UpdateWebhookInput, type Webhook, type WebhookAttempt, type WebhookStats,
+  SendExampleResultSchema,
+  WebhookAttemptSchema,
+  WebhookEventsSchema,
+  WebhookSchema,
+  WebhookStatsSchema,
+  type CreateWebhookInput,
+  type UpdateWebhookInput,
+  type Webhook,
+  type WebhookAttempt,
+  type WebhookStats,
 } from '../../schema/upstream.ts';
 import { type CallOptions, type UpstreamHttp, endpointName } from '../client-core.ts';
 import { ResponseValidationError } from '../errors.ts';
@@ -55,7 +63,11 @@ export function webhookEndpoints(http: UpstreamHttp) {
     /** `url` is required by the service even when unchanged. */
     async updateWebhook(id: string, input: UpdateWebhookInput, opts: CallOptions = {}): Promise<Webhook> {
       const body = checkRequest(UpdateWebhookSchema, input, E.patch);
-      const res = await http.request({ method: 'PATCH', template: PATHS.webhook, params: { id }, body }, jsonBody, opts);
+      const res = await http.request(
+        { method: 'PATCH', template: PATHS.webhook, params: { id }, body },
+        jsonBody,
+        opts,
+      );
       return parseResponse(WebhookSchema, res, E.patch);
     },
 
@@ -75,14 +87,26 @@ export function webhookEndpoints(http: UpstreamHttp) {
     },
 
     async listWebhookAttempts(id: string, opts: CallOptions = {}): Promise<WebhookAttempt[]> {
-      const res = await http.request({ method: 'GET', template: PATHS.webhookAttempts, params: { id } }, jsonBody, opts);
+      const res = await http.request(
+        { method: 'GET', template: PATHS.webhookAttempts, params: { id } },
+        jsonBody,
+        opts,
+      );
       return parseResponse(AttemptsSchema, res, E.attempts);
     },
 
     /** Sends an example message; returns its message id (the de-duplication key of deliveries). */
-    async sendExampleWebhookEvent(id: string, eventType: string, opts: CallOptions = {}): Promise<{ messageId: string }> {
+    async sendExampleWebhookEvent(
+      id: string,
+      eventType: string,
+      opts: CallOptions = {},
+    ): Promise<{ messageId: string }> {
       const body = checkRequest(z.looseObject({ eventType: z.string().min(1) }), { eventType }, E.sendExample);
-      const res = await http.request({ method: 'POST', template: PATHS.webhookSendExample, params: { id }, body }, jsonBody, opts);
+      const res = await http.request(
+        { method: 'POST', template: PATHS.webhookSendExample, params: { id }, body },
+        jsonBody,
+        opts,
+      );
       return { messageId: parseResponse(SendExampleResultSchema, res, E.sendExample).messageId };
     },
 
@@ -91,9 +115,18 @@ export function webhookEndpoints(http: UpstreamHttp) {
      * plain text). Registered with the redactor: it never appears in logs or errors afterwards.
      */
     async getWebhookSecret(id: string, opts: CallOptions = {}): Promise<string> {
-      const { text } = await http.request({ method: 'GET', template: PATHS.webhookSecret, params: { id } }, textBody, opts);
+      const { text } = await http.request(
+        { method: 'GET', template: PATHS.webhookSecret, params: { id } },
+        textBody,
+        opts,
+      );
       const secret = secretFrom(text);
-      if (!secret) throw new ResponseValidationError(E.secret, [{ path: '', message: 'expected a non-empty string (the secret)' }], 200);
+      if (!secret)
+        throw new ResponseValidationError(
+          E.secret,
+          [{ path: '', message: 'expected a non-empty string (the secret)' }],
+          200,
+        );
       http.registerSecret(secret);
       return secret;
     },

@@ -73,7 +73,13 @@ export async function databaseNow(db: Warehouse): Promise<string> {
  * `owner` for `leaseMs` (not due meanwhile, so two archive runs never fetch the same PDF at once)
  * and returned. Rows another transaction is claiming are skipped, not waited for.
  */
-export async function claimDuePdfs(db: Warehouse, cutoff: string, limit: number, leaseMs: number, owner: string): Promise<string[]> {
+export async function claimDuePdfs(
+  db: Warehouse,
+  cutoff: string,
+  limit: number,
+  leaseMs: number,
+  owner: string,
+): Promise<string[]> {
   const { rows } = await sql<{ id: string }>`
     with due as (
       select id from survey_response_pdfs
@@ -125,7 +131,13 @@ export async function recordGone(db: Warehouse, id: string, status: number, erro
  * backoff for the attempts made so far. Returns when, in the database's time.
  */
 export async function recordRetryLater(
-  db: Warehouse, id: string, owner: string, state: 'waiting' | 'retrying', status: number | null, error: string, backoff: PdfBackoff,
+  db: Warehouse,
+  id: string,
+  owner: string,
+  state: 'waiting' | 'retrying',
+  status: number | null,
+  error: string,
+  backoff: PdfBackoff,
 ): Promise<{ attempts: number; nextAttemptAt: Date } | undefined> {
   return db.transaction().execute(async (trx) => {
     const { rows } = await sql<{ attempts: number; state: SurveyPdfState; lease_owner: string | null }>`
@@ -147,7 +159,13 @@ export async function recordRetryLater(
 }
 
 /** A failed try that the activity repeats at once (Temporal's retry): shown, not yet an attempt. */
-export async function noteFailedTry(db: Warehouse, id: string, owner: string, status: number | null, error: string): Promise<void> {
+export async function noteFailedTry(
+  db: Warehouse,
+  id: string,
+  owner: string,
+  status: number | null,
+  error: string,
+): Promise<void> {
   await sql`
     update survey_response_pdfs set last_attempt_at = now(), last_status = ${status}, last_error = ${error}
     where id = ${id} and lease_owner = ${owner} and state not in ('archived', 'gone')`.execute(db);
@@ -166,14 +184,33 @@ export interface PdfArchiveStatus {
   /** The earliest next attempt of an entry that is not archived or gone. */
   nextAttemptAt: Date | null;
   /** The latest entries whose last attempt did not archive them (waiting, retrying, gone). */
-  problems: Array<{ id: string; state: SurveyPdfState; attempts: number; lastStatus: number | null; lastError: string | null; lastAttemptAt: Date | null; nextAttemptAt: Date | null }>;
+  problems: Array<{
+    id: string;
+    state: SurveyPdfState;
+    attempts: number;
+    lastStatus: number | null;
+    lastError: string | null;
+    lastAttemptAt: Date | null;
+    nextAttemptAt: Date | null;
+  }>;
 }
 
 export async function pdfArchiveStatus(db: Warehouse, problemLimit = 10): Promise<PdfArchiveStatus> {
   const summary = await sql<{
-    queued: number; waiting: number; retrying: number; archived: number; gone: number; total: number;
-    archived_bytes: number; stored_files: number; stored_bytes: number; oldest_waiting_since: Date | null; next_attempt_at: Date | null;
-  }>`select queued, waiting, retrying, archived, gone, total, archived_bytes, stored_files, stored_bytes, oldest_waiting_since, next_attempt_at from bi_pdf_archive`.execute(db);
+    queued: number;
+    waiting: number;
+    retrying: number;
+    archived: number;
+    gone: number;
+    total: number;
+    archived_bytes: number;
+    stored_files: number;
+    stored_bytes: number;
+    oldest_waiting_since: Date | null;
+    next_attempt_at: Date | null;
+  }>`select queued, waiting, retrying, archived, gone, total, archived_bytes, stored_files, stored_bytes, oldest_waiting_since, next_attempt_at from bi_pdf_archive`.execute(
+    db,
+  );
   const s = summary.rows[0]!;
   const problems = await sql<PdfArchiveStatus['problems'][number]>`
     select id, state, attempts, last_status as "lastStatus", last_error as "lastError", last_attempt_at as "lastAttemptAt", next_attempt_at as "nextAttemptAt"
@@ -184,8 +221,11 @@ export async function pdfArchiveStatus(db: Warehouse, problemLimit = 10): Promis
   return {
     states: { queued: s.queued, waiting: s.waiting, retrying: s.retrying, archived: s.archived, gone: s.gone },
     total: s.total,
-    archivedBytes: s.archived_bytes, storedFiles: s.stored_files, storedBytes: s.stored_bytes,
-    oldestWaitingSince: s.oldest_waiting_since, nextAttemptAt: s.next_attempt_at,
+    archivedBytes: s.archived_bytes,
+    storedFiles: s.stored_files,
+    storedBytes: s.stored_bytes,
+    oldestWaitingSince: s.oldest_waiting_since,
+    nextAttemptAt: s.next_attempt_at,
     problems: problems.rows,
   };
 }

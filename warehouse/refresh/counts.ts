@@ -9,7 +9,14 @@ export interface RowCounts {
 export type TableCounts = Record<string, RowCounts>;
 
 export const WAREHOUSE_TABLES = [
-  'businesses', 'business_connections', 'business_invitations', 'plots', 'plot_suppliers', 'plot_species', 'analyses', 'plot_history',
+  'businesses',
+  'business_connections',
+  'business_invitations',
+  'plots',
+  'plot_suppliers',
+  'plot_species',
+  'analyses',
+  'plot_history',
 ] as const;
 
 export function emptyCounts(): TableCounts {
@@ -36,7 +43,8 @@ export function mergeCounts(into: TableCounts, from: TableCounts): TableCounts {
  */
 export function mergeReplayCounts(first: TableCounts, replay: TableCounts): TableCounts {
   const merged = mergeCounts(emptyCounts(), first);
-  for (const [table, row] of Object.entries(replay)) addCounts(merged, table, { inserted: row.inserted, updated: row.updated, deleted: row.deleted });
+  for (const [table, row] of Object.entries(replay))
+    addCounts(merged, table, { inserted: row.inserted, updated: row.updated, deleted: row.deleted });
   return merged;
 }
 

@@ -63,7 +63,16 @@ function simpleLoops(ring: readonly Position[]): Point[][] {
       if (!hit) continue;
       const { t, u } = hit;
       // A crossing at a segment's end is that vertex itself (same key in the walk).
-      const p: Point = t === 0 ? points[i]! : t === 1 ? points[(i + 1) % n]! : u === 0 ? points[j]! : u === 1 ? points[(j + 1) % n]! : hit.p;
+      const p: Point =
+        t === 0
+          ? points[i]!
+          : t === 1
+            ? points[(i + 1) % n]!
+            : u === 0
+              ? points[j]!
+              : u === 1
+                ? points[(j + 1) % n]!
+                : hit.p;
       if (t > 0 && t < 1) inserted[i]!.push({ t, p });
       if (u > 0 && u < 1) inserted[j]!.push({ t: u, p });
     }
@@ -99,10 +108,14 @@ const END = 1e-12;
 
 /** Where segments ab and cd meet: parameters along each (0..1) and the point; null when parallel or apart. */
 function crossing(a: Point, b: Point, c: Point, d: Point): { t: number; u: number; p: Point } | null {
-  const rx = b[0] - a[0], ry = b[1] - a[1], sx = d[0] - c[0], sy = d[1] - c[1];
+  const rx = b[0] - a[0],
+    ry = b[1] - a[1],
+    sx = d[0] - c[0],
+    sy = d[1] - c[1];
   const denominator = rx * sy - ry * sx;
   if (denominator === 0) return null;
-  const qx = c[0] - a[0], qy = c[1] - a[1];
+  const qx = c[0] - a[0],
+    qy = c[1] - a[1];
   let t = (qx * sy - qy * sx) / denominator;
   let u = (qx * ry - qy * rx) / denominator;
   if (t < -END || t > 1 + END || u < -END || u > 1 + END) return null;

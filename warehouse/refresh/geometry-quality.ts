@@ -25,12 +25,19 @@ export function assessGeometry(geometry: PlotGeometry | null | undefined): Geome
   const issue = structuralIssue(polygons, geometry.type === 'MultiPolygon');
   if (issue === 'empty') return { areaHa: null, bbox: null, valid: false, issue: 'geometry has no positions' };
   const bbox = turfBbox(geometry) as GeometryFacts['bbox'];
-  const flagged = (why: string): GeometryFacts => ({ areaHa: flaggedAreaM2(polygons) / M2_PER_HECTARE, bbox, valid: false, issue: why });
+  const flagged = (why: string): GeometryFacts => ({
+    areaHa: flaggedAreaM2(polygons) / M2_PER_HECTARE,
+    bbox,
+    valid: false,
+    issue: why,
+  });
   if (issue) return flagged(issue);
   const kinks = turfKinks(geometry).features;
   if (kinks.length > 0) {
     const [lon, lat] = kinks[0]!.geometry.coordinates as [number, number];
-    return flagged(`self-intersection at [${round(lon)}, ${round(lat)}]${kinks.length > 1 ? ` and ${kinks.length - 1} more` : ''}`);
+    return flagged(
+      `self-intersection at [${round(lon)}, ${round(lat)}]${kinks.length > 1 ? ` and ${kinks.length - 1} more` : ''}`,
+    );
   }
   return { areaHa: turfArea(geometry) / M2_PER_HECTARE, bbox, valid: true, issue: null };
 }
@@ -45,7 +52,10 @@ function flaggedAreaM2(polygons: Position[][][]): number {
   let total = 0;
   for (const [outer, ...holes] of polygons) {
     if (!outer) continue;
-    total += Math.max(0, holes.reduce((area, hole) => area - drawnRingAreaM2(hole), drawnRingAreaM2(outer)));
+    total += Math.max(
+      0,
+      holes.reduce((area, hole) => area - drawnRingAreaM2(hole), drawnRingAreaM2(outer)),
+    );
   }
   return total;
 }
@@ -61,12 +71,14 @@ function structuralIssue(polygons: Position[][][], multi: boolean): string | nul
       const ring = rings[r]!;
       positions += ring.length;
       for (const [lon, lat] of ring) {
-        if (lon! < -180 || lon! > 180 || lat! < -90 || lat! > 90) return `${where(r)} has a position outside WGS84 range: [${lon}, ${lat}]`;
+        if (lon! < -180 || lon! > 180 || lat! < -90 || lat! > 90)
+          return `${where(r)} has a position outside WGS84 range: [${lon}, ${lat}]`;
       }
       if (ring.length < 4) return `${where(r)} has ${ring.length} positions (a ring needs at least 4)`;
       const first = ring[0]!;
       const last = ring[ring.length - 1]!;
-      if (first[0] !== last[0] || first[1] !== last[1]) return `${where(r)} is not closed (first and last positions differ)`;
+      if (first[0] !== last[0] || first[1] !== last[1])
+        return `${where(r)} is not closed (first and last positions differ)`;
     }
   }
   return positions === 0 ? 'empty' : null;

@@ -28,10 +28,16 @@ export function uniqueSortedById<T>(rows: readonly T[], idOf: (row: T) => string
 }
 
 /** Of `rows`, those that are new, changed, or soft-deleted in the warehouse: one indexed read. */
-export async function changedOnly<T extends Hashed>(db: Kysely<Database>, table: HashedTable<T>['table'], rows: readonly T[]): Promise<T[]> {
+export async function changedOnly<T extends Hashed>(
+  db: Kysely<Database>,
+  table: HashedTable<T>['table'],
+  rows: readonly T[],
+): Promise<T[]> {
   if (rows.length === 0) return [];
   const stored = await sql<{ id: string; content_hash: string; deleted: boolean }>`
-    select id, content_hash, deleted_at is not null as deleted from ${sql.table(table)} where id = any(${rows.map((r) => r.id)}::text[])`.execute(db);
+    select id, content_hash, deleted_at is not null as deleted from ${sql.table(table)} where id = any(${rows.map((r) => r.id)}::text[])`.execute(
+    db,
+  );
   const known = new Map(stored.rows.map((r) => [r.id, r]));
   return rows.filter((r) => {
     const s = known.get(r.id);
@@ -43,10 +49,17 @@ export async function changedOnly<T extends Hashed>(db: Kysely<Database>, table:
  * Upserts `rows` (unique ids) and returns the ids written, each with whether it was inserted.
  * The WHERE repeats the hash test: a concurrent writer may have stored the same content meanwhile.
  */
-export async function upsertChanged<T extends Hashed>(db: Kysely<Database>, spec: HashedTable<T>, rows: readonly T[]): Promise<Map<string, boolean>> {
+export async function upsertChanged<T extends Hashed>(
+  db: Kysely<Database>,
+  spec: HashedTable<T>,
+  rows: readonly T[],
+): Promise<Map<string, boolean>> {
   if (rows.length === 0) return new Map();
   const fields = Object.keys(spec.columns);
-  const updates = fields.filter((f) => f !== 'id').map((f) => `${f} = excluded.${f}`).join(', ');
+  const updates = fields
+    .filter((f) => f !== 'id')
+    .map((f) => `${f} = excluded.${f}`)
+    .join(', ');
   const batch = toJsonRecordset(rows, jsonColumnsOf(spec.columns));
   const result = await sql<{ id: string; inserted: boolean }>`
     insert into ${sql.table(spec.table)} (${sql.raw(fields.join(', '))}, first_seen_at, changed_at, deleted_at)
@@ -63,7 +76,13 @@ export async function upsertChanged<T extends Hashed>(db: Kysely<Database>, spec
  * Upserts `rows` (unique ids) and counts under the table's name: inserted, updated, and the rest of
  * the `seen` rows unchanged.
  */
-export async function upsertCounted<T extends Hashed>(db: Kysely<Database>, spec: HashedTable<T>, rows: readonly T[], counts: TableCounts, seen: number): Promise<Map<string, boolean>> {
+export async function upsertCounted<T extends Hashed>(
+  db: Kysely<Database>,
+  spec: HashedTable<T>,
+  rows: readonly T[],
+  counts: TableCounts,
+  seen: number,
+): Promise<Map<string, boolean>> {
   const written = await upsertChanged(db, spec, rows);
   let inserted = 0;
   for (const isNew of written.values()) if (isNew) inserted++;
@@ -72,7 +91,12 @@ export async function upsertCounted<T extends Hashed>(db: Kysely<Database>, spec
 }
 
 /** Writes what changed among `rows` and counts inserted / updated / unchanged under the table's name. */
-export async function writeChanged<T extends Hashed>(db: Kysely<Database>, spec: HashedTable<T>, rows: readonly T[], counts: TableCounts): Promise<Map<string, boolean>> {
+export async function writeChanged<T extends Hashed>(
+  db: Kysely<Database>,
+  spec: HashedTable<T>,
+  rows: readonly T[],
+  counts: TableCounts,
+): Promise<Map<string, boolean>> {
   const unique = uniqueSortedById(rows, (r) => r.id);
   return upsertCounted(db, spec, await changedOnly(db, spec.table, unique), counts, unique.length);
 }

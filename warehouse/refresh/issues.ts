@@ -19,11 +19,32 @@ export interface RecordIssue {
 }
 
 type IssueRow = ColumnValues<'sync_issues', 'entity' | 'record_id' | 'location' | 'field' | 'rule' | 'action'>;
-const ISSUE_COLUMNS: RecordsetColumns<IssueRow> = { entity: 'text', record_id: 'text', location: 'text', field: 'text', rule: 'text', action: 'text' };
+const ISSUE_COLUMNS: RecordsetColumns<IssueRow> = {
+  entity: 'text',
+  record_id: 'text',
+  location: 'text',
+  field: 'text',
+  rule: 'text',
+  action: 'text',
+};
 
-export async function recordIssues(db: Kysely<Database>, runId: string, scope: string, issues: readonly RecordIssue[]): Promise<void> {
+export async function recordIssues(
+  db: Kysely<Database>,
+  runId: string,
+  scope: string,
+  issues: readonly RecordIssue[],
+): Promise<void> {
   if (issues.length === 0) return;
-  const rows = issues.map((i): IssueRow => ({ entity: i.entity, record_id: i.recordId, location: i.location, field: i.field, rule: i.rule, action: i.action }));
+  const rows = issues.map(
+    (i): IssueRow => ({
+      entity: i.entity,
+      record_id: i.recordId,
+      location: i.location,
+      field: i.field,
+      rule: i.rule,
+      action: i.action,
+    }),
+  );
   const columns = sql.raw(Object.keys(ISSUE_COLUMNS).join(', '));
   await sql`
     insert into sync_issues (run_id, scope, ${columns})

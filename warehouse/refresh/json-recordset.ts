@@ -3,7 +3,10 @@
  * in Postgres. Columns that already hold JSON text (geometry, customData) are spliced in raw, so
  * Postgres parses them once as JSON instead of once as a string and again as jsonb.
  */
-export function toJsonRecordset<T extends object>(rows: readonly T[], rawJsonColumns: ReadonlyArray<keyof T & string> = []): string {
+export function toJsonRecordset<T extends object>(
+  rows: readonly T[],
+  rawJsonColumns: ReadonlyArray<keyof T & string> = [],
+): string {
   if (rawJsonColumns.length === 0) return storable(JSON.stringify(rows));
   const raw = new Set<string>(rawJsonColumns);
   const keyText = new Map<string, string>();
@@ -26,11 +29,15 @@ export function toJsonRecordset<T extends object>(rows: readonly T[], rawJsonCol
 }
 
 /** The Postgres types a recordset column may take, by the value the writers send in it. */
-type RecordsetType<Value> = [NonNullable<Value>] extends [boolean] ? 'boolean'
-  : [NonNullable<Value>] extends [number] ? 'int2' | 'int4' | 'int8' | 'float8'
-  : [NonNullable<Value>] extends [readonly string[]] ? 'text[]'
-  : [NonNullable<Value>] extends [string] ? 'text' | 'uuid' | 'date' | 'timestamptz' | 'json' | 'jsonb'
-  : never;
+type RecordsetType<Value> = [NonNullable<Value>] extends [boolean]
+  ? 'boolean'
+  : [NonNullable<Value>] extends [number]
+    ? 'int2' | 'int4' | 'int8' | 'float8'
+    : [NonNullable<Value>] extends [readonly string[]]
+      ? 'text[]'
+      : [NonNullable<Value>] extends [string]
+        ? 'text' | 'uuid' | 'date' | 'timestamptz' | 'json' | 'jsonb'
+        : never;
 
 /**
  * The column list of `json_to_recordset(...) as r(...)` for rows of type `Row`, one entry per field
@@ -41,12 +48,16 @@ export type RecordsetColumns<Row> = { readonly [Field in keyof Row]-?: Recordset
 
 /** `id text, name text, ...` */
 export function recordsetDefinition<Row>(columns: RecordsetColumns<Row>): string {
-  return Object.entries(columns).map(([name, type]) => `${name} ${type as string}`).join(', ');
+  return Object.entries(columns)
+    .map(([name, type]) => `${name} ${type as string}`)
+    .join(', ');
 }
 
 /** The json and jsonb columns: the mapping made their JSON text, so toJsonRecordset splices them raw. */
 export function jsonColumnsOf<Row>(columns: RecordsetColumns<Row>): Array<keyof Row & string> {
-  return Object.entries(columns).filter(([, type]) => type === 'json' || type === 'jsonb').map(([name]) => name as keyof Row & string);
+  return Object.entries(columns)
+    .filter(([, type]) => type === 'json' || type === 'jsonb')
+    .map(([name]) => name as keyof Row & string);
 }
 
 // An escape preceded by an even number of backslashes is a real escape, not escaped text.

@@ -19,7 +19,10 @@ export interface Network {
 }
 
 /** The business in every connection; ambiguous with one connection, then the assumed side of the supplier link. */
-export function callerOf(suppliers: readonly BusinessConnection[], buyers: readonly BusinessConnection[]): string | null {
+export function callerOf(
+  suppliers: readonly BusinessConnection[],
+  buyers: readonly BusinessConnection[],
+): string | null {
   const all = [...suppliers, ...buyers];
   let candidates: string[] | null = null;
   for (const c of all) {
@@ -40,14 +43,24 @@ export function toNetwork(suppliers: readonly BusinessConnection[], buyers: read
   const connections: ConnectionRow[] = [];
   const supplierIds: Network['suppliers'] = [];
   const issues: RecordIssue[] = [];
-  const listings: Array<[BusinessConnection[] | readonly BusinessConnection[], 'supplier' | 'buyer']> = [[suppliers, 'supplier'], [buyers, 'buyer']];
+  const listings: Array<[BusinessConnection[] | readonly BusinessConnection[], 'supplier' | 'buyer']> = [
+    [suppliers, 'supplier'],
+    [buyers, 'buyer'],
+  ];
   for (const [list, role] of listings) {
     list.forEach((c, i) => {
       const location = `${role}s #${i}`;
       const source = c.sourceBusiness;
       const target = c.targetBusiness;
       if (!source?.id || !target?.id) {
-        issues.push({ entity: 'business_connections', recordId: c.id, location, field: source?.id ? 'targetBusiness' : 'sourceBusiness', rule: 'required: a business with an id', action: 'skipped' });
+        issues.push({
+          entity: 'business_connections',
+          recordId: c.id,
+          location,
+          field: source?.id ? 'targetBusiness' : 'sourceBusiness',
+          rule: 'required: a business with an id',
+          action: 'skipped',
+        });
         return;
       }
       const partner = source.id === callerId ? target : source;
@@ -66,8 +79,17 @@ export function toNetwork(suppliers: readonly BusinessConnection[], buyers: read
         updated_at: timestampOrNull(c.updatedAt, 'updatedAt', valueIssues),
       };
       connections.push({ ...values, content_hash: contentHash(values) });
-      for (const v of valueIssues) issues.push({ entity: 'business_connections', recordId: c.id, location, field: v.field, rule: v.rule, action: 'nulled' });
-      if (role === 'supplier' && !supplierIds.some((s) => s.id === partner.id)) supplierIds.push({ id: partner.id, plotsCount: values.plots_count });
+      for (const v of valueIssues)
+        issues.push({
+          entity: 'business_connections',
+          recordId: c.id,
+          location,
+          field: v.field,
+          rule: v.rule,
+          action: 'nulled',
+        });
+      if (role === 'supplier' && !supplierIds.some((s) => s.id === partner.id))
+        supplierIds.push({ id: partner.id, plotsCount: values.plots_count });
     });
   }
   return { callerId, businesses: [...businesses.values()], connections, suppliers: supplierIds, issues };
@@ -100,7 +122,10 @@ function businessRow(b: Business, isCaller: boolean, issues: ValueIssue[]): Busi
   return { ...values, content_hash: contentHash(values) };
 }
 
-export function toInvitationRows(invitations: readonly BusinessInvitation[]): { rows: InvitationRow[]; issues: RecordIssue[] } {
+export function toInvitationRows(invitations: readonly BusinessInvitation[]): {
+  rows: InvitationRow[];
+  issues: RecordIssue[];
+} {
   const issues: RecordIssue[] = [];
   const rows = invitations.map((inv, i) => {
     const valueIssues: ValueIssue[] = [];
@@ -115,7 +140,15 @@ export function toInvitationRows(invitations: readonly BusinessInvitation[]): { 
       created_at: timestampOrNull(inv.createdAt, 'createdAt', valueIssues),
       updated_at: timestampOrNull(inv.updatedAt, 'updatedAt', valueIssues),
     };
-    for (const v of valueIssues) issues.push({ entity: 'business_invitations', recordId: inv.id, location: `#${i}`, field: v.field, rule: v.rule, action: 'nulled' });
+    for (const v of valueIssues)
+      issues.push({
+        entity: 'business_invitations',
+        recordId: inv.id,
+        location: `#${i}`,
+        field: v.field,
+        rule: v.rule,
+        action: 'nulled',
+      });
     return { ...values, content_hash: contentHash(values) };
   });
   return { rows, issues };

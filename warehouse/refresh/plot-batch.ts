@@ -37,11 +37,20 @@ export async function storePlotBatch(db: Kysely<Database>, batch: PlotBatch): Pr
   });
   const changedIds = new Set(changed.map((r) => r.plot.id));
   return writePlotPage(db, {
-    runId: batch.runId, scope: batch.scope, supplierId: batch.supplierId, page: batch.page,
-    received: batch.rows.length + batch.invalid.length, ids, present: presentIds(ids, batch.invalid), rows: changed,
+    runId: batch.runId,
+    scope: batch.scope,
+    supplierId: batch.supplierId,
+    page: batch.page,
+    received: batch.rows.length + batch.invalid.length,
+    ids,
+    present: presentIds(ids, batch.invalid),
+    rows: changed,
     existing: new Set([...changedIds].filter((id) => stored.has(id))),
     links: batch.supplierId === null ? [] : ids.filter((id) => !stored.get(id)?.linked),
-    issues: [...skippedIssues(batch.invalid, batch.page), ...batch.issues.filter((i) => i.recordId !== null && changedIds.has(i.recordId))],
+    issues: [
+      ...skippedIssues(batch.invalid, batch.page),
+      ...batch.issues.filter((i) => i.recordId !== null && changedIds.has(i.recordId)),
+    ],
     requests: batch.requests,
     ...(batch.sourceHash !== undefined ? { sourceHash: batch.sourceHash } : {}),
   });

@@ -16,7 +16,10 @@ export const PLOT_MAPPING_VERSION = 1;
  */
 export function plotFingerprint(plot: Plot, isOwn: boolean): string {
   plot.suppliers = undefined;
-  return createHash('sha1').update(`${PLOT_MAPPING_VERSION}|${isOwn ? 1 : 0}|`).update(JSON.stringify(plot)).digest('base64url');
+  return createHash('sha1')
+    .update(`${PLOT_MAPPING_VERSION}|${isOwn ? 1 : 0}|`)
+    .update(JSON.stringify(plot))
+    .digest('base64url');
 }
 
 /** The hash of a page's text as the service sent it (with the mapping version): equal means unchanged. */

@@ -6,7 +6,14 @@ import type { PlotRows } from './rows.ts';
 
 /** Plots the service sent that did not validate: left out of the page, reported. */
 export function skippedIssues(invalid: readonly InvalidRecord[], page: number): RecordIssue[] {
-  return invalid.map((r) => ({ entity: 'plots', recordId: r.id, location: `page ${page} #${r.index}`, field: r.path, rule: r.message, action: 'skipped' }));
+  return invalid.map((r) => ({
+    entity: 'plots',
+    recordId: r.id,
+    location: `page ${page} #${r.index}`,
+    field: r.path,
+    rule: r.message,
+    action: 'skipped',
+  }));
 }
 
 /**
@@ -26,12 +33,24 @@ export function presentIds(validIds: readonly string[], invalid: readonly Invali
  * garbage-collection work than keeping a page of objects across database calls). Pure, apart from
  * clearing each plot's `suppliers` (see plotFingerprint).
  */
-export function mapPlots(plots: readonly Plot[], page: number, isOwn: boolean, firstIndex = 0): { rows: PlotRows[]; issues: RecordIssue[] } {
+export function mapPlots(
+  plots: readonly Plot[],
+  page: number,
+  isOwn: boolean,
+  firstIndex = 0,
+): { rows: PlotRows[]; issues: RecordIssue[] } {
   const issues: RecordIssue[] = [];
   const rows = plots.map((plot, i) => {
     const mapped = toPlotRows(plot, isOwn);
     for (const v of mapped.issues) {
-      issues.push({ entity: 'plots', recordId: plot.id, location: `page ${page} #${firstIndex + i}`, field: v.field, rule: v.rule, action: 'nulled' });
+      issues.push({
+        entity: 'plots',
+        recordId: plot.id,
+        location: `page ${page} #${firstIndex + i}`,
+        field: v.field,
+        rule: v.rule,
+        action: 'nulled',
+      });
     }
     return mapped.rows;
   });

@@ -32,7 +32,10 @@ export function toPlotRows(plot: Plot, isOwn: boolean): MappedPlot {
   const analyses = analysisRows(plot, issues);
   const byType = plot.mostRecentAnalysesByType ?? {};
   const species: SpeciesRow[] = (plot.species ?? []).map((s, position) => ({
-    plot_id: plot.id, position, scientific_name: textOrNull(s.scientificName), common_name: textOrNull(s.commonName),
+    plot_id: plot.id,
+    position,
+    scientific_name: textOrNull(s.scientificName),
+    common_name: textOrNull(s.commonName),
   }));
   const history: HistoryAttributes = {
     risk_assessment_status: textOrNull(plot.riskAssessmentStatus),
@@ -82,7 +85,10 @@ export function toPlotRows(plot: Plot, isOwn: boolean): MappedPlot {
 
 /** Each analysis the plot carries, once: mostRecentAnalysis and the values of mostRecentAnalysesByType overlap. */
 function analysisRows(plot: Plot, issues: ValueIssue[]): AnalysisRow[] {
-  const found = new Map<string, { analysis: Analysis; kind: string | null; mostRecent: boolean; mostRecentOfType: boolean }>();
+  const found = new Map<
+    string,
+    { analysis: Analysis; kind: string | null; mostRecent: boolean; mostRecentOfType: boolean }
+  >();
   for (const [kind, analysis] of Object.entries(plot.mostRecentAnalysesByType ?? {})) {
     if (!analysis) continue;
     const seen = found.get(analysis.id);

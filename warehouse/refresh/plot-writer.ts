@@ -24,7 +24,11 @@ export interface StoredPlot {
 }
 
 /** What the warehouse holds of the page's plots, in one indexed read. */
-export async function readStoredPlots(db: Kysely<Database>, ids: readonly string[], supplierId: string | null): Promise<Map<string, StoredPlot>> {
+export async function readStoredPlots(
+  db: Kysely<Database>,
+  ids: readonly string[],
+  supplierId: string | null,
+): Promise<Map<string, StoredPlot>> {
   if (ids.length === 0) return new Map();
   const { rows } = await sql<{ id: string; content_hash: string; deleted: boolean; linked: boolean }>`
     select p.id, p.content_hash, p.deleted_at is not null as deleted,
@@ -38,7 +42,10 @@ export async function readStoredPlots(db: Kysely<Database>, ids: readonly string
  * already: the run records it as seen from that record, in one statement, without parsing it.
  * Returns undefined when the page differs (or was never read).
  */
-export async function reuseUnchangedPage(db: Kysely<Database>, page: { runId: string; scope: string; page: number; hash: string; requests: RequestCounts }): Promise<{ received: number; signature: string } | undefined> {
+export async function reuseUnchangedPage(
+  db: Kysely<Database>,
+  page: { runId: string; scope: string; page: number; hash: string; requests: RequestCounts },
+): Promise<{ received: number; signature: string } | undefined> {
   const { rows } = await sql<{ received: number; first: string | null; last: string | null }>`
     insert into sync_pages (run_id, scope, entity, page, ids, received, reused, content_hash, counts, requests, retries, rate_limited)
     select ${page.runId}::uuid, s.scope, 'plots', s.page, s.ids, s.received, true, s.content_hash,
@@ -90,26 +97,74 @@ type Tx = Transaction<Database>;
 const PLOTS: HashedTable<PlotRow> = {
   table: 'plots',
   columns: {
-    id: 'text', owner_id: 'text', name: 'text', description: 'text', country_code: 'text', commodities: 'text[]',
-    surface_area_m2: 'float8', area_ha: 'float8', bbox_min_lon: 'float8', bbox_min_lat: 'float8', bbox_max_lon: 'float8', bbox_max_lat: 'float8',
-    geometry: 'json', geometry_valid: 'boolean', geometry_issue: 'text', risk_assessment_status: 'text', risk_level: 'text',
-    production_date_start: 'date', production_date_end: 'date', filename: 'text', custom_data: 'jsonb',
-    most_recent_analysis_id: 'text', euforobs_analysis_id: 'text', precision_analysis_id: 'text', is_own: 'boolean',
-    created_at: 'timestamptz', updated_at: 'timestamptz', content_hash: 'text', history_hash: 'text',
+    id: 'text',
+    owner_id: 'text',
+    name: 'text',
+    description: 'text',
+    country_code: 'text',
+    commodities: 'text[]',
+    surface_area_m2: 'float8',
+    area_ha: 'float8',
+    bbox_min_lon: 'float8',
+    bbox_min_lat: 'float8',
+    bbox_max_lon: 'float8',
+    bbox_max_lat: 'float8',
+    geometry: 'json',
+    geometry_valid: 'boolean',
+    geometry_issue: 'text',
+    risk_assessment_status: 'text',
+    risk_level: 'text',
+    production_date_start: 'date',
+    production_date_end: 'date',
+    filename: 'text',
+    custom_data: 'jsonb',
+    most_recent_analysis_id: 'text',
+    euforobs_analysis_id: 'text',
+    precision_analysis_id: 'text',
+    is_own: 'boolean',
+    created_at: 'timestamptz',
+    updated_at: 'timestamptz',
+    content_hash: 'text',
+    history_hash: 'text',
   },
 };
 const ANALYSES: HashedTable<AnalysisRow> = {
   table: 'analyses',
   columns: {
-    id: 'text', plot_id: 'text', type: 'text', status: 'text', name: 'text', version: 'text', analysed_at: 'timestamptz',
-    deforested_area_m2: 'float8', deforested_geometry: 'json', risk_of_deforestation: 'float8', custom_data: 'jsonb',
-    created_at: 'timestamptz', updated_at: 'timestamptz', is_most_recent: 'boolean', is_most_recent_of_type: 'boolean', content_hash: 'text',
+    id: 'text',
+    plot_id: 'text',
+    type: 'text',
+    status: 'text',
+    name: 'text',
+    version: 'text',
+    analysed_at: 'timestamptz',
+    deforested_area_m2: 'float8',
+    deforested_geometry: 'json',
+    risk_of_deforestation: 'float8',
+    custom_data: 'jsonb',
+    created_at: 'timestamptz',
+    updated_at: 'timestamptz',
+    is_most_recent: 'boolean',
+    is_most_recent_of_type: 'boolean',
+    content_hash: 'text',
   },
 };
-const SPECIES: RecordsetColumns<SpeciesRow> = { plot_id: 'text', position: 'int2', scientific_name: 'text', common_name: 'text' };
+const SPECIES: RecordsetColumns<SpeciesRow> = {
+  plot_id: 'text',
+  position: 'int2',
+  scientific_name: 'text',
+  common_name: 'text',
+};
 const HISTORY: RecordsetColumns<HistoryRow> = {
-  plot_id: 'text', history_hash: 'text', risk_assessment_status: 'text', risk_level: 'text', geometry_hash: 'text',
-  commodities: 'text[]', most_recent_analysis_id: 'text', euforobs_analysis_id: 'text', precision_analysis_id: 'text',
+  plot_id: 'text',
+  history_hash: 'text',
+  risk_assessment_status: 'text',
+  risk_level: 'text',
+  geometry_hash: 'text',
+  commodities: 'text[]',
+  most_recent_analysis_id: 'text',
+  euforobs_analysis_id: 'text',
+  precision_analysis_id: 'text',
 };
 
 export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): Promise<PageOutcome> {
@@ -118,9 +173,17 @@ export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): 
     const counts = emptyCounts();
     const before = await sql<{ counts: TableCounts }>`
       select counts from sync_pages
-      where run_id = ${page.runId}::uuid and scope = ${page.scope} and entity = 'plots' and page = ${page.page} for update`.execute(trx);
+      where run_id = ${page.runId}::uuid and scope = ${page.scope} and entity = 'plots' and page = ${page.page} for update`.execute(
+      trx,
+    );
 
-    const written = await upsertCounted(trx, PLOTS, rows.map((r) => r.plot), counts, page.ids.length);
+    const written = await upsertCounted(
+      trx,
+      PLOTS,
+      rows.map((r) => r.plot),
+      counts,
+      page.ids.length,
+    );
     const writtenRows = rows.filter((r) => written.has(r.plot.id));
     // Plots seen for the first time have no species, analyses or history to replace or close.
     const replaced = writtenRows.filter((r) => page.existing.has(r.plot.id));
@@ -136,12 +199,21 @@ export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): 
       await sql`
         insert into source_pages (scope, page, content_hash, ids, received, read_at)
         values (${page.scope}, ${page.page}, ${page.sourceHash}, ${page.present}::text[], ${page.received}, now())
-        on conflict (scope, page) do update set content_hash = excluded.content_hash, ids = excluded.ids, received = excluded.received, read_at = now()`.execute(trx);
+        on conflict (scope, page) do update set content_hash = excluded.content_hash, ids = excluded.ids, received = excluded.received, read_at = now()`.execute(
+        trx,
+      );
     }
     const replayed = before.rows.length > 0;
     await recordPage(trx, {
-      runId: page.runId, scope: page.scope, entity: 'plots', page: page.page, ids: page.present, received: page.received,
-      counts: replayed ? mergeReplayCounts(before.rows[0]!.counts, counts) : counts, requests: page.requests, contentHash: page.sourceHash,
+      runId: page.runId,
+      scope: page.scope,
+      entity: 'plots',
+      page: page.page,
+      ids: page.present,
+      received: page.received,
+      counts: replayed ? mergeReplayCounts(before.rows[0]!.counts, counts) : counts,
+      requests: page.requests,
+      contentHash: page.sourceHash,
     });
     return { counts, replayed };
   });
@@ -150,7 +222,8 @@ export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): 
 async function replaceSpecies(trx: Tx, rows: PlotRows[], replaced: PlotRows[], counts: TableCounts): Promise<void> {
   let deleted = 0;
   if (replaced.length > 0) {
-    const removed = await sql`delete from plot_species where plot_id = any(${replaced.map((r) => r.plot.id)}::text[])`.execute(trx);
+    const removed =
+      await sql`delete from plot_species where plot_id = any(${replaced.map((r) => r.plot.id)}::text[])`.execute(trx);
     deleted = Number(removed.numAffectedRows ?? 0);
   }
   const species = rows.flatMap((r) => r.species);
@@ -160,7 +233,9 @@ async function replaceSpecies(trx: Tx, rows: PlotRows[], replaced: PlotRows[], c
     const result = await sql`
       insert into plot_species (${columns})
       select ${columns}
-      from json_to_recordset(${toJsonRecordset(species)}::json) as r(${sql.raw(recordsetDefinition(SPECIES))})`.execute(trx);
+      from json_to_recordset(${toJsonRecordset(species)}::json) as r(${sql.raw(recordsetDefinition(SPECIES))})`.execute(
+      trx,
+    );
     added = Number(result.numAffectedRows ?? 0);
   }
   // A changed plot's species list is rewritten: its old rows count as deleted, its new ones as inserted.
@@ -183,8 +258,16 @@ async function upsertAnalyses(trx: Tx, rows: PlotRows[], replaced: PlotRows[], c
 }
 
 /** SCD type 2: close the current row when the tracked attributes changed, then open one where none is current. */
-async function advanceHistory(trx: Tx, runId: string, rows: PlotRows[], replaced: PlotRows[], counts: TableCounts): Promise<void> {
-  const history = toJsonRecordset(rows.map((r): HistoryRow => ({ plot_id: r.plot.id, history_hash: r.plot.history_hash, ...r.history })));
+async function advanceHistory(
+  trx: Tx,
+  runId: string,
+  rows: PlotRows[],
+  replaced: PlotRows[],
+  counts: TableCounts,
+): Promise<void> {
+  const history = toJsonRecordset(
+    rows.map((r): HistoryRow => ({ plot_id: r.plot.id, history_hash: r.plot.history_hash, ...r.history })),
+  );
   let closed = 0;
   if (replaced.length > 0) {
     const changed = toJsonRecordset(replaced.map((r) => ({ plot_id: r.plot.id, history_hash: r.plot.history_hash })));
@@ -207,7 +290,13 @@ async function advanceHistory(trx: Tx, runId: string, rows: PlotRows[], replaced
 }
 
 /** Links the page's plots to the supplier it was read through; a link that was soft-deleted comes back. */
-async function linkSupplier(trx: Tx, ids: readonly string[], supplierId: string, seen: number, counts: TableCounts): Promise<void> {
+async function linkSupplier(
+  trx: Tx,
+  ids: readonly string[],
+  supplierId: string,
+  seen: number,
+  counts: TableCounts,
+): Promise<void> {
   if (ids.length === 0) {
     addCounts(counts, 'plot_suppliers', { unchanged: seen });
     return;
@@ -218,5 +307,9 @@ async function linkSupplier(trx: Tx, ids: readonly string[], supplierId: string,
     on conflict (plot_id, supplier_id) do update set deleted_at = null, changed_at = now() where plot_suppliers.deleted_at is not null
     returning (xmax = 0) as inserted`.execute(trx);
   const inserted = links.rows.filter((r) => r.inserted).length;
-  addCounts(counts, 'plot_suppliers', { inserted, updated: links.rows.length - inserted, unchanged: seen - links.rows.length });
+  addCounts(counts, 'plot_suppliers', {
+    inserted,
+    updated: links.rows.length - inserted,
+    unchanged: seen - links.rows.length,
+  });
 }

@@ -18,11 +18,20 @@ export interface ScopeSpec {
 }
 
 export async function beginRun(db: Kysely<Database>, runId: string, workflowId: string | null): Promise<void> {
-  await db.insertInto('sync_runs').values({ id: runId, workflow_id: workflowId }).onConflict((c) => c.column('id').doNothing()).execute();
+  await db
+    .insertInto('sync_runs')
+    .values({ id: runId, workflow_id: workflowId })
+    .onConflict((c) => c.column('id').doNothing())
+    .execute();
 }
 
 type ScopeRow = ColumnValues<'sync_run_scopes', 'scope' | 'kind' | 'supplier_id' | 'plots_expected'>;
-const SCOPE_COLUMNS: RecordsetColumns<ScopeRow> = { scope: 'text', kind: 'text', supplier_id: 'text', plots_expected: 'int8' };
+const SCOPE_COLUMNS: RecordsetColumns<ScopeRow> = {
+  scope: 'text',
+  kind: 'text',
+  supplier_id: 'text',
+  plots_expected: 'int8',
+};
 
 /** Declares the parts of a run (idempotent) and what progress is measured against. */
 export async function openScopes(db: Kysely<Database>, runId: string, scopes: readonly ScopeSpec[]): Promise<void> {
@@ -42,14 +51,23 @@ export async function openScopes(db: Kysely<Database>, runId: string, scopes: re
 }
 
 export async function markScopeRunning(db: Kysely<Database>, runId: string, scope: string): Promise<void> {
-  await db.updateTable('sync_run_scopes')
+  await db
+    .updateTable('sync_run_scopes')
     .set({ status: 'running', started_at: sql`coalesce(started_at, now())` })
-    .where('run_id', '=', runId).where('scope', '=', scope).where('status', 'in', ['pending', 'running'])
+    .where('run_id', '=', runId)
+    .where('scope', '=', scope)
+    .where('status', 'in', ['pending', 'running'])
     .execute();
 }
 
 /** Ends a part of the run with its totals from the pages it wrote. A part already ended stays as it ended. */
-export async function finishScope(db: Kysely<Database>, runId: string, scope: string, status: 'succeeded' | 'failed', error?: string): Promise<void> {
+export async function finishScope(
+  db: Kysely<Database>,
+  runId: string,
+  scope: string,
+  status: 'succeeded' | 'failed',
+  error?: string,
+): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await sql`
       update sync_run_scopes s set status = ${status}, finished_at = now(), started_at = coalesce(s.started_at, now()), error = ${error ?? null},
@@ -90,9 +108,20 @@ export interface RunProgress {
 /** Progress of a run, live while it runs (from its pages) and final once it has finished. */
 export async function readProgress(db: Kysely<Database>, runId: string): Promise<RunProgress | undefined> {
   const { rows } = await sql<{
-    status: RunStatus; started_at: Date; finished_at: Date | null; suppliers_total: number | null; suppliers_done: number; suppliers_failed: number;
-    plots_expected: number | null; plots_seen: number; pages: number; live_plots: number | null; live_supplier_plots: number | null; live_pages: number | null;
-    supplier_plots: number; error: string | null;
+    status: RunStatus;
+    started_at: Date;
+    finished_at: Date | null;
+    suppliers_total: number | null;
+    suppliers_done: number;
+    suppliers_failed: number;
+    plots_expected: number | null;
+    plots_seen: number;
+    pages: number;
+    live_plots: number | null;
+    live_supplier_plots: number | null;
+    live_pages: number | null;
+    supplier_plots: number;
+    error: string | null;
   }>`
     select r.status, r.started_at, r.finished_at, r.suppliers_total, r.suppliers_done, r.suppliers_failed, r.plots_expected,
            r.plots_seen, r.pages, p.plots as live_plots, p.supplier_plots as live_supplier_plots, p.pages as live_pages, r.error,
@@ -107,10 +136,17 @@ export async function readProgress(db: Kysely<Database>, runId: string): Promise
   if (!r) return undefined;
   const running = r.status === 'running';
   return {
-    runId, status: r.status, startedAt: r.started_at, finishedAt: r.finished_at,
-    suppliersTotal: r.suppliers_total, suppliersDone: r.suppliers_done, suppliersFailed: r.suppliers_failed,
-    plotsExpected: r.plots_expected, plotsSeen: running ? Number(r.live_plots ?? 0) : r.plots_seen,
+    runId,
+    status: r.status,
+    startedAt: r.started_at,
+    finishedAt: r.finished_at,
+    suppliersTotal: r.suppliers_total,
+    suppliersDone: r.suppliers_done,
+    suppliersFailed: r.suppliers_failed,
+    plotsExpected: r.plots_expected,
+    plotsSeen: running ? Number(r.live_plots ?? 0) : r.plots_seen,
     supplierPlotsSeen: running ? Number(r.live_supplier_plots ?? 0) : Number(r.supplier_plots),
-    pages: running ? Number(r.live_pages ?? 0) : r.pages, error: r.error,
+    pages: running ? Number(r.live_pages ?? 0) : r.pages,
+    error: r.error,
   };
 }

@@ -52,7 +52,10 @@ const CONFIRMED_TABLES = ['plots', 'plot_suppliers', 'business_connections', 'bu
 export async function finishRun(db: Kysely<Database>, runId: string, failure?: string): Promise<RunSummary> {
   await db.transaction().execute(async (trx) => {
     // started_at as text: a Date would lose its microseconds, and the sweep compares with them.
-    const run = await sql<{ status: RunStatus; started_at: string }>`select status, started_at::text from sync_runs where id = ${runId}::uuid for update`.execute(trx);
+    const run = await sql<{
+      status: RunStatus;
+      started_at: string;
+    }>`select status, started_at::text from sync_runs where id = ${runId}::uuid for update`.execute(trx);
     if (run.rows[0]?.status !== 'running') return;
     const startedAt = sql`${run.rows[0].started_at}::timestamptz`;
     // Parts that never reported (a child terminated, a crash) did not complete.
@@ -67,12 +70,19 @@ export async function finishRun(db: Kysely<Database>, runId: string, failure?: s
     await chooseSweptSuppliers(trx, runId, failure === undefined);
     if (failure === undefined) {
       await collectSeenIds(trx, runId);
-      deferred = await sweepPlots(trx, runId, startedAt, { network: succeeded(NETWORK_SCOPE), ownPlots: succeeded(OWN_PLOTS_SCOPE) }, sweep);
+      deferred = await sweepPlots(
+        trx,
+        runId,
+        startedAt,
+        { network: succeeded(NETWORK_SCOPE), ownPlots: succeeded(OWN_PLOTS_SCOPE) },
+        sweep,
+      );
       if (succeeded(NETWORK_SCOPE)) {
         await sweepEntity(trx, startedAt, NETWORK_SCOPE, 'businesses', sweep);
         await sweepEntity(trx, startedAt, NETWORK_SCOPE, 'business_connections', sweep);
       }
-      if (succeeded(INVITATIONS_SCOPE)) await sweepEntity(trx, startedAt, INVITATIONS_SCOPE, 'business_invitations', sweep);
+      if (succeeded(INVITATIONS_SCOPE))
+        await sweepEntity(trx, startedAt, INVITATIONS_SCOPE, 'business_invitations', sweep);
     }
     const counts = mergeCounts(await countOncePerRun(trx, runId, await pageCounts(trx, runId)), sweep);
     for (const [table, c] of Object.entries(counts)) {
@@ -82,7 +92,8 @@ export async function finishRun(db: Kysely<Database>, runId: string, failure?: s
         on conflict (run_id, table_name) do nothing`.execute(trx);
     }
     const anyFailed = scopes.rows.some((s) => s.status === 'failed');
-    const status: RunStatus = failure !== undefined || !succeeded(NETWORK_SCOPE) ? 'failed' : anyFailed ? 'partial' : 'succeeded';
+    const status: RunStatus =
+      failure !== undefined || !succeeded(NETWORK_SCOPE) ? 'failed' : anyFailed ? 'partial' : 'succeeded';
     const error = failure ?? (anyFailed ? failedScopesMessage(scopes.rows) : null);
     const confirmed = CONFIRMED_TABLES.reduce((n, t) => n + (sweep[t]?.deleted ?? 0), 0);
     await sql`
@@ -116,11 +127,15 @@ function failedScopesMessage(scopes: ReadonlyArray<{ scope: string; kind: string
  * hash anti-joins whatever the size (an unnest inside NOT EXISTS is re-evaluated per row).
  */
 async function collectSeenIds(trx: Tx, runId: string): Promise<void> {
-  await sql`create temp table seen_ids (entity text not null, scope text not null, id text not null) on commit drop`.execute(trx);
+  await sql`create temp table seen_ids (entity text not null, scope text not null, id text not null) on commit drop`.execute(
+    trx,
+  );
   await sql`
     insert into seen_ids (entity, scope, id)
     select p.entity, p.scope, u.id from sync_pages p cross join lateral unnest(p.ids) as u(id)
-    where p.run_id = ${runId}::uuid and (p.entity <> 'plots' or p.scope in (select scope from swept_suppliers) or p.scope = ${OWN_PLOTS_SCOPE})`.execute(trx);
+    where p.run_id = ${runId}::uuid and (p.entity <> 'plots' or p.scope in (select scope from swept_suppliers) or p.scope = ${OWN_PLOTS_SCOPE})`.execute(
+    trx,
+  );
   // What a supplier's scan missed and its verification read found had slid across a page boundary: seen.
   await sql`
     insert into seen_ids (entity, scope, id)
@@ -136,18 +151,24 @@ async function collectSeenIds(trx: Tx, runId: string): Promise<void> {
  * completely are forgotten (source_pages), so its next read is complete and swept.
  */
 async function chooseSweptSuppliers(trx: Tx, runId: string, sweeping: boolean): Promise<void> {
-  await sql`create temp table swept_suppliers (scope text primary key, stable boolean not null) on commit drop`.execute(trx);
+  await sql`create temp table swept_suppliers (scope text primary key, stable boolean not null) on commit drop`.execute(
+    trx,
+  );
   if (sweeping) {
     await sql`
       insert into swept_suppliers (scope, stable)
       select s.scope, coalesce(s.verify_status = 'stable', false) from sync_run_scopes s
       where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.status = 'succeeded'
         and (s.missing > 0 or exists (
-          select 1 from plot_suppliers l where l.supplier_id = s.scope and l.missing_since is not null and l.deleted_at is null))`.execute(trx);
+          select 1 from plot_suppliers l where l.supplier_id = s.scope and l.missing_since is not null and l.deleted_at is null))`.execute(
+      trx,
+    );
   }
   await sql`
     delete from source_pages sp using sync_run_scopes s
-    where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.scope = sp.scope and (s.status <> 'succeeded' or not ${sweeping})`.execute(trx);
+    where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.scope = sp.scope and (s.status <> 'succeeded' or not ${sweeping})`.execute(
+    trx,
+  );
 }
 
 /**
@@ -164,7 +185,9 @@ async function countOncePerRun(trx: Tx, runId: string, counts: TableCounts): Pro
       where p.run_id = ${runId}::uuid and p.entity = 'plots'
     )
     select (select count(*) from (select distinct s.id from seen s join plots p on p.id = s.id and p.deleted_at is null) x)::int8 as plots,
-           (select count(*) from seen s join plot_suppliers l on l.plot_id = s.id and l.supplier_id = s.scope and l.deleted_at is null where s.linked)::int8 as links`.execute(trx);
+           (select count(*) from seen s join plot_suppliers l on l.plot_id = s.id and l.supplier_id = s.scope and l.deleted_at is null where s.linked)::int8 as links`.execute(
+    trx,
+  );
   const seen = { plots: Number(rows[0]?.plots ?? 0), plot_suppliers: Number(rows[0]?.links ?? 0) };
   for (const table of ['plots', 'plot_suppliers'] as const) {
     const c = counts[table];
@@ -175,7 +198,13 @@ async function countOncePerRun(trx: Tx, runId: string, counts: TableCounts): Pro
 
 /** What each page counted, summed per table. */
 async function pageCounts(trx: Tx, runId: string): Promise<TableCounts> {
-  const { rows } = await sql<{ table_name: string; inserted: number; updated: number; unchanged: number; deleted: number }>`
+  const { rows } = await sql<{
+    table_name: string;
+    inserted: number;
+    updated: number;
+    unchanged: number;
+    deleted: number;
+  }>`
     select c.key as table_name,
            sum((c.value->>'inserted')::int8)::int8 as inserted, sum((c.value->>'updated')::int8)::int8 as updated,
            sum((c.value->>'unchanged')::int8)::int8 as unchanged, sum((c.value->>'deleted')::int8)::int8 as deleted
@@ -196,7 +225,13 @@ async function pageCounts(trx: Tx, runId: string): Promise<TableCounts> {
  * started by hand while the schedule's ran): it saw the row, so this sweep leaves it even if this
  * run did not see it. Returns the links deferred (missed, not proven gone: marked missing_since).
  */
-async function sweepPlots(trx: Tx, runId: string, startedAt: RawBuilder<unknown>, complete: { network: boolean; ownPlots: boolean }, counts: TableCounts): Promise<number> {
+async function sweepPlots(
+  trx: Tx,
+  runId: string,
+  startedAt: RawBuilder<unknown>,
+  complete: { network: boolean; ownPlots: boolean },
+  counts: TableCounts,
+): Promise<number> {
   await sql`create temp table swept_plots (id text primary key) on commit drop`.execute(trx);
   // One anti-join. Unseen links written before the run began go when proven gone (the supplier's
   // list was verified stable, or the previous complete refresh missed them too) and are marked missing
@@ -234,7 +269,11 @@ async function sweepPlots(trx: Tx, runId: string, startedAt: RawBuilder<unknown>
   let deletedLinks = links.rows.filter((r) => r.outcome === 'deleted').reduce((n, r) => n + Number(r.n), 0);
   // A supplier that lost links, or holds links written by another refresh, has its pages read in
   // full next time (see source_pages). Deferred links need no such read: they are compared anyway.
-  const forget = [...new Set(links.rows.filter((r) => r.outcome === 'deleted' || r.outcome === 'unsettled').map((r) => r.supplier_id))];
+  const forget = [
+    ...new Set(
+      links.rows.filter((r) => r.outcome === 'deleted' || r.outcome === 'unsettled').map((r) => r.supplier_id),
+    ),
+  ];
   if (complete.network) {
     const gone = await sql<{ n: number }>`
       with swept as (
@@ -247,7 +286,9 @@ async function sweepPlots(trx: Tx, runId: string, startedAt: RawBuilder<unknown>
     deletedLinks += Number(gone.rows[0]?.n ?? 0);
     await sql`
       delete from source_pages p
-      where not exists (select 1 from sync_run_scopes s where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.scope = p.scope)`.execute(trx);
+      where not exists (select 1 from sync_run_scopes s where s.run_id = ${runId}::uuid and s.kind = 'supplier' and s.scope = p.scope)`.execute(
+      trx,
+    );
   }
   if (forget.length > 0) await sql`delete from source_pages where scope = any(${forget}::text[])`.execute(trx);
   addCounts(counts, 'plot_suppliers', { deleted: deletedLinks });
@@ -289,18 +330,33 @@ async function sweepPlots(trx: Tx, runId: string, startedAt: RawBuilder<unknown>
 }
 
 /** Rows of a listing read in one response that the response no longer had. */
-async function sweepEntity(trx: Tx, startedAt: RawBuilder<unknown>, scope: string, table: 'businesses' | 'business_connections' | 'business_invitations', counts: TableCounts): Promise<void> {
+async function sweepEntity(
+  trx: Tx,
+  startedAt: RawBuilder<unknown>,
+  scope: string,
+  table: 'businesses' | 'business_connections' | 'business_invitations',
+  counts: TableCounts,
+): Promise<void> {
   const result = await sql`
     update ${sql.table(table)} t set deleted_at = now(), changed_at = now()
     where t.deleted_at is null and t.changed_at < ${startedAt}
-      and not exists (select 1 from seen_ids seen where seen.entity = ${table} and seen.scope = ${scope} and seen.id = t.id)`.execute(trx);
+      and not exists (select 1 from seen_ids seen where seen.entity = ${table} and seen.scope = ${scope} and seen.id = t.id)`.execute(
+    trx,
+  );
   addCounts(counts, table, { deleted: Number(result.numAffectedRows ?? 0) });
 }
 
 export async function readSummary(db: Kysely<Database>, runId: string): Promise<RunSummary> {
   const run = await db.selectFrom('sync_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
-  const countRows = await db.selectFrom('sync_run_counts').selectAll().where('run_id', '=', runId).orderBy('table_name').execute();
-  const issues = await sql<{ n: number }>`select count(*)::int8 as n from sync_issues where run_id = ${runId}::uuid`.execute(db);
+  const countRows = await db
+    .selectFrom('sync_run_counts')
+    .selectAll()
+    .where('run_id', '=', runId)
+    .orderBy('table_name')
+    .execute();
+  const issues = await sql<{
+    n: number;
+  }>`select count(*)::int8 as n from sync_issues where run_id = ${runId}::uuid`.execute(db);
   const counts = emptyCounts();
   let rowsWritten = 0;
   for (const c of countRows) {
@@ -309,11 +365,24 @@ export async function readSummary(db: Kysely<Database>, runId: string): Promise<
   }
   const finished = run.finished_at ?? new Date();
   return {
-    runId, status: run.status, startedAt: run.started_at.toISOString(), finishedAt: finished.toISOString(),
+    runId,
+    status: run.status,
+    startedAt: run.started_at.toISOString(),
+    finishedAt: finished.toISOString(),
     seconds: Math.round((finished.getTime() - run.started_at.getTime()) / 100) / 10,
-    suppliers: run.suppliers_total ?? 0, suppliersFailed: run.suppliers_failed, pages: run.pages, plotsSeen: run.plots_seen,
-    requests: run.requests, retries: run.retries, rateLimited: run.rate_limited, counts, rowsWritten,
-    deletionsConfirmed: Number(run.deletions_confirmed), deletionsDeferred: Number(run.deletions_deferred), verifyPages: run.verify_pages,
-    issues: Number(issues.rows[0]?.n ?? 0), error: run.error,
+    suppliers: run.suppliers_total ?? 0,
+    suppliersFailed: run.suppliers_failed,
+    pages: run.pages,
+    plotsSeen: run.plots_seen,
+    requests: run.requests,
+    retries: run.retries,
+    rateLimited: run.rate_limited,
+    counts,
+    rowsWritten,
+    deletionsConfirmed: Number(run.deletions_confirmed),
+    deletionsDeferred: Number(run.deletions_deferred),
+    verifyPages: run.verify_pages,
+    issues: Number(issues.rows[0]?.n ?? 0),
+    error: run.error,
   };
 }

@@ -28,39 +28,86 @@ export const ENDED_STATES = ['available', 'error', 'withdrawn', 'failed', 'timed
 
 export async function batchReport(db: Warehouse, batchId: string): Promise<BatchReport | undefined> {
   const batch = await sql<{
-    source: string; status: string; created_at: Date; finished_at: Date | null; rows: number; accepted: number; invalid: number; duplicates: number;
-    last_error: string | null; failed_attempts: number; last_failed_at: Date | null;
+    source: string;
+    status: string;
+    created_at: Date;
+    finished_at: Date | null;
+    rows: number;
+    accepted: number;
+    invalid: number;
+    duplicates: number;
+    last_error: string | null;
+    failed_attempts: number;
+    last_failed_at: Date | null;
   }>`
     select source, status, created_at, finished_at, rows, accepted, invalid, duplicates, last_error, failed_attempts, last_failed_at
     from submission_batches where id = ${batchId}::uuid`.execute(db);
   const b = batch.rows[0];
   if (!b) return undefined;
-  const states = await sql<{ state: string; n: number }>`select state, count(*)::int as n from transactions where batch_id = ${batchId}::uuid group by state`.execute(db);
+  const states = await sql<{
+    state: string;
+    n: number;
+  }>`select state, count(*)::int as n from transactions where batch_id = ${batchId}::uuid group by state`.execute(db);
   const problems = await sql<{ state: string; reason: string; transactions: number; keys: string[] }>`
     select state, coalesce(error_reason, last_error, '(no reason given)') as reason, count(*)::int as transactions,
            (array_agg(key order by key))[1:5] as keys
     from transactions where batch_id = ${batchId}::uuid and state in ('error', 'failed', 'timed_out', 'withdrawn')
     group by 1, 2 order by 3 desc limit 10`.execute(db);
-  const retrying = await sql<{ reason: string; transactions: number; keys: string[]; attempts: number; last_failed_at: Date }>`
+  const retrying = await sql<{
+    reason: string;
+    transactions: number;
+    keys: string[];
+    attempts: number;
+    last_failed_at: Date;
+  }>`
     select coalesce(last_error, '(no error recorded)') as reason, count(*)::int as transactions, (array_agg(key order by key))[1:5] as keys,
            max(failed_attempts)::int as attempts, max(last_failed_at) as last_failed_at
     from transactions where batch_id = ${batchId}::uuid and failed_attempts > 0 and state <> all(${ENDED_STATES}::text[])
     group by 1 order by 2 desc limit 10`.execute(db);
-  const duplicateOf = b.duplicates === 0 ? { rows: [] } : await sql<{ batchId: string; rows: number }>`
+  const duplicateOf =
+    b.duplicates === 0
+      ? { rows: [] }
+      : await sql<{ batchId: string; rows: number }>`
     select earlier_batch_id::text as "batchId", count(*)::int as rows from transaction_requests
     where batch_id = ${batchId}::uuid and status = 'duplicate' group by 1 order by 2 desc, 1`.execute(db);
   return {
-    batchId, source: b.source, status: b.status, createdAt: b.created_at, finishedAt: b.finished_at,
-    rows: b.rows, accepted: b.accepted, invalid: b.invalid, duplicates: b.duplicates,
-    states: Object.fromEntries(states.rows.map((r) => [r.state, r.n])), problems: problems.rows,
-    retrying: retrying.rows.map((r) => ({ reason: r.reason, transactions: r.transactions, keys: r.keys, attempts: r.attempts, lastFailedAt: r.last_failed_at })),
-    batchRetrying: b.failed_attempts > 0 ? { reason: b.last_error ?? '(no error recorded)', attempts: b.failed_attempts, lastFailedAt: b.last_failed_at! } : null,
+    batchId,
+    source: b.source,
+    status: b.status,
+    createdAt: b.created_at,
+    finishedAt: b.finished_at,
+    rows: b.rows,
+    accepted: b.accepted,
+    invalid: b.invalid,
+    duplicates: b.duplicates,
+    states: Object.fromEntries(states.rows.map((r) => [r.state, r.n])),
+    problems: problems.rows,
+    retrying: retrying.rows.map((r) => ({
+      reason: r.reason,
+      transactions: r.transactions,
+      keys: r.keys,
+      attempts: r.attempts,
+      lastFailedAt: r.last_failed_at,
+    })),
+    batchRetrying:
+      b.failed_attempts > 0
+        ? {
+            reason: b.last_error ?? '(no error recorded)',
+            attempts: b.failed_attempts,
+            lastFailedAt: b.last_failed_at!,
+          }
+        : null,
     duplicateOf: duplicateOf.rows,
   };
 }
 
-export async function recentBatches(db: Warehouse, limit = 20): Promise<Array<{ id: string; source: string; status: string; created_at: Date; accepted: number }>> {
+export async function recentBatches(
+  db: Warehouse,
+  limit = 20,
+): Promise<Array<{ id: string; source: string; status: string; created_at: Date; accepted: number }>> {
   const { rows } = await sql<{ id: string; source: string; status: string; created_at: Date; accepted: number }>`
-    select id, source, status, created_at, accepted from submission_batches order by created_at desc limit ${limit}`.execute(db);
+    select id, source, status, created_at, accepted from submission_batches order by created_at desc limit ${limit}`.execute(
+    db,
+  );
   return rows;
 }

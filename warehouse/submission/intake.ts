@@ -46,7 +46,15 @@ const SAMPLES = 10;
 export async function takeInShipments(db: Warehouse, path: string, reportPath: string): Promise<IntakeSummary> {
   const batchId = randomUUID();
   await sql`insert into submission_batches (id, source) values (${batchId}::uuid, ${basename(path)})`.execute(db);
-  const summary: IntakeSummary = { batchId, rows: 0, accepted: 0, invalid: 0, duplicates: 0, samples: [], reportPath: null };
+  const summary: IntakeSummary = {
+    batchId,
+    rows: 0,
+    accepted: 0,
+    invalid: 0,
+    duplicates: 0,
+    samples: [],
+    reportPath: null,
+  };
   let report: WriteStream | undefined;
   const note = (line: ReportLine) => {
     if (!report) {
@@ -73,12 +81,23 @@ export async function takeInShipments(db: Warehouse, path: string, reportPath: s
     for await (const row of readShipmentFile(path)) {
       summary.rows++;
       if (row.parseError !== undefined) {
-        invalid.push({ line: row.line, key: null, status: 'invalid', errors: [{ field: '(row)', rule: row.parseError }] });
+        invalid.push({
+          line: row.line,
+          key: null,
+          status: 'invalid',
+          errors: [{ field: '(row)', rule: row.parseError }],
+        });
       } else {
         const result = checkShipmentRow(row.value);
         const firstLine = result.key === null ? undefined : keysInFile.get(result.key);
         if (!result.ok) invalid.push({ line: row.line, key: result.key, status: 'invalid', errors: result.errors });
-        else if (firstLine !== undefined) invalid.push({ line: row.line, key: result.key, status: 'invalid', errors: [{ field: 'key', rule: `duplicate of line ${firstLine} of this file: a key names one shipment` }] });
+        else if (firstLine !== undefined)
+          invalid.push({
+            line: row.line,
+            key: result.key,
+            status: 'invalid',
+            errors: [{ field: 'key', rule: `duplicate of line ${firstLine} of this file: a key names one shipment` }],
+          });
         else {
           keysInFile.set(result.key, row.line);
           candidates.push({ line: row.line, key: result.key, payload: result.body });
@@ -104,7 +123,12 @@ export async function takeInShipments(db: Warehouse, path: string, reportPath: s
 }
 
 /** One chunk in one transaction: accepted rows (unless their key was accepted before), then the rest. */
-async function recordChunk(db: Warehouse, batchId: string, candidates: Candidate[], invalid: ReportLine[]): Promise<{ accepted: number; duplicates: ReportLine[] }> {
+async function recordChunk(
+  db: Warehouse,
+  batchId: string,
+  candidates: Candidate[],
+  invalid: ReportLine[],
+): Promise<{ accepted: number; duplicates: ReportLine[] }> {
   return db.transaction().execute(async (trx) => {
     let acceptedKeys = new Set<string>();
     if (candidates.length > 0) {
@@ -119,25 +143,43 @@ async function recordChunk(db: Warehouse, batchId: string, candidates: Candidate
       await sql`
         insert into transactions (key, batch_id, activity_type, country_of_activity, legal_entity_id)
         select r.key, ${batchId}::uuid, r.payload->>'activityType', r.payload->>'countryOfActivity', r.payload->>'legalEntityId'
-        from transaction_requests r where r.batch_id = ${batchId}::uuid and r.key = any(${[...acceptedKeys]}::text[]) and r.status = 'accepted'`.execute(trx);
+        from transaction_requests r where r.batch_id = ${batchId}::uuid and r.key = any(${[...acceptedKeys]}::text[]) and r.status = 'accepted'`.execute(
+        trx,
+      );
     }
     const repeated = candidates.filter((c) => !acceptedKeys.has(c.key));
     const duplicates: ReportLine[] = [];
     if (repeated.length > 0) {
       const earlier = await sql<{ key: string; batch_id: string }>`
-        select key, batch_id from transaction_requests where status = 'accepted' and key = any(${repeated.map((c) => c.key)}::text[])`.execute(trx);
+        select key, batch_id from transaction_requests where status = 'accepted' and key = any(${repeated.map((c) => c.key)}::text[])`.execute(
+        trx,
+      );
       const batchOf = new Map(earlier.rows.map((r) => [r.key, r.batch_id]));
       for (const c of repeated) {
         const earlierBatchId = batchOf.get(c.key) ?? '';
-        duplicates.push({ line: c.line, key: c.key, status: 'duplicate', earlierBatchId, errors: [{ field: 'key', rule: `already submitted in batch ${earlierBatchId}: not sent again` }] });
+        duplicates.push({
+          line: c.line,
+          key: c.key,
+          status: 'duplicate',
+          earlierBatchId,
+          errors: [{ field: 'key', rule: `already submitted in batch ${earlierBatchId}: not sent again` }],
+        });
       }
     }
-    const rest = [...invalid, ...duplicates].map((r) => ({ line: r.line, key: r.key, status: r.status, errors: r.errors, earlier_batch_id: r.earlierBatchId ?? null }));
+    const rest = [...invalid, ...duplicates].map((r) => ({
+      line: r.line,
+      key: r.key,
+      status: r.status,
+      errors: r.errors,
+      earlier_batch_id: r.earlierBatchId ?? null,
+    }));
     if (rest.length > 0) {
       await sql`
         insert into transaction_requests (batch_id, line, key, status, errors, earlier_batch_id)
         select ${batchId}::uuid, r.line, r.key, r.status, r.errors, r.earlier_batch_id
-        from json_to_recordset(${toJsonRecordset(rest)}::json) as r(line int, key text, status text, errors jsonb, earlier_batch_id uuid)`.execute(trx);
+        from json_to_recordset(${toJsonRecordset(rest)}::json) as r(line int, key text, status text, errors jsonb, earlier_batch_id uuid)`.execute(
+        trx,
+      );
     }
     return { accepted: acceptedKeys.size, duplicates };
   });

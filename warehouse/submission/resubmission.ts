@@ -17,10 +17,16 @@ import type { Warehouse } from '../database.ts';
 export const RESUBMITTABLE_FAILURE = '\\m401 unauthori[sz]ed|client credentials refused';
 
 /** Keys of `batchId` that ended failed for a reason that may be gone (see above), at most `limit`. */
-export async function resubmittableKeys(db: Warehouse, batchId: string, limit = 5): Promise<{ count: number; keys: string[] }> {
+export async function resubmittableKeys(
+  db: Warehouse,
+  batchId: string,
+  limit = 5,
+): Promise<{ count: number; keys: string[] }> {
   const { rows } = await sql<{ count: number; keys: string[] | null }>`
     select count(*)::int as count, (array_agg(key order by key))[1:${limit}] as keys
-    from transactions where batch_id = ${batchId}::uuid and state = 'failed' and last_error ~* ${RESUBMITTABLE_FAILURE}`.execute(db);
+    from transactions where batch_id = ${batchId}::uuid and state = 'failed' and last_error ~* ${RESUBMITTABLE_FAILURE}`.execute(
+    db,
+  );
   return { count: rows[0]?.count ?? 0, keys: rows[0]?.keys ?? [] };
 }
 
@@ -34,7 +40,10 @@ export async function reopenResubmittable(db: Warehouse, batchId: string): Promi
       update transactions set state = 'pending', last_error = null, updated_at = now()
       where batch_id = ${batchId}::uuid and state = 'failed' and last_error ~* ${RESUBMITTABLE_FAILURE}`.execute(trx);
     const count = Number(reopened.numAffectedRows ?? 0);
-    if (count > 0) await sql`update submission_batches set status = 'open', finished_at = null where id = ${batchId}::uuid`.execute(trx);
+    if (count > 0)
+      await sql`update submission_batches set status = 'open', finished_at = null where id = ${batchId}::uuid`.execute(
+        trx,
+      );
     return count;
   });
 }

@@ -33,7 +33,10 @@ export async function detectFormat(path: string): Promise<FileFormat> {
     for (let position = 0; ; ) {
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
       if (bytesRead === 0) return 'ndjson';
-      const text = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '');
+      const text = buffer
+        .subarray(0, bytesRead)
+        .toString('utf8')
+        .replace(/^\uFEFF/, '');
       const first = /\S/.exec(text);
       if (first) return first[0] === '[' ? 'json-array' : 'ndjson';
       position += bytesRead;

@@ -2,7 +2,12 @@ import type { ComponentInput, CreateTransactionInput } from '../../schema/upstre
 import { checkCustomData } from '../../schema/upstream/custom-data.ts';
 import { describeValue as describe, type RuleIssue } from '../../schema/upstream/rule-issue.ts';
 import * as serviceFacts from '../../schema/upstream/service-facts.ts';
-import { componentKindIssues, countryOfActivityIssues, hsCodeIssues, quantityIssues } from '../../schema/upstream/transaction-rules.ts';
+import {
+  componentKindIssues,
+  countryOfActivityIssues,
+  hsCodeIssues,
+  quantityIssues,
+} from '../../schema/upstream/transaction-rules.ts';
 
 /**
  * One row of a shipments file → the body of the transaction to create, or every rule it breaks,
@@ -21,12 +26,35 @@ export interface RowError {
   rule: string;
 }
 
-export type RowResult = { ok: true; key: string; body: CreateTransactionInput } | { ok: false; key: string | null; errors: RowError[] };
+export type RowResult =
+  | { ok: true; key: string; body: CreateTransactionInput }
+  | { ok: false; key: string | null; errors: RowError[] };
 
-const { ACTIVITY_TYPES, COMPONENT_UNITS, DDS_REFERENCE_FORMAT, VERIFICATION_NUMBER_FORMAT, CUSTOM_ID_MAX_LENGTH } = serviceFacts;
+const { ACTIVITY_TYPES, COMPONENT_UNITS, DDS_REFERENCE_FORMAT, VERIFICATION_NUMBER_FORMAT, CUSTOM_ID_MAX_LENGTH } =
+  serviceFacts;
 
-const ROW_FIELDS = ['key', 'activityType', 'countryOfActivity', 'legalEntityId', 'isGeoLocationConfidential', 'customData', 'components'];
-const COMPONENT_FIELDS = ['hsn', 'quantity', 'unit', 'description', 'namePairs', 'dateOfProduction', 'endDateOfProduction', 'supplierBusinessId', 'supplierBusinessIds', 'plotIds', 'ddsReferences'];
+const ROW_FIELDS = [
+  'key',
+  'activityType',
+  'countryOfActivity',
+  'legalEntityId',
+  'isGeoLocationConfidential',
+  'customData',
+  'components',
+];
+const COMPONENT_FIELDS = [
+  'hsn',
+  'quantity',
+  'unit',
+  'description',
+  'namePairs',
+  'dateOfProduction',
+  'endDateOfProduction',
+  'supplierBusinessId',
+  'supplierBusinessIds',
+  'plotIds',
+  'ddsReferences',
+];
 /** Many components in one transaction are fine; thousands are a mistake (and a huge request). */
 const MAX_COMPONENTS = 1000;
 
@@ -50,28 +78,48 @@ function report(issues: readonly RuleIssue[], errors: RowError[]): void {
 
 function unknownFields(o: Obj, known: readonly string[], at: string, errors: RowError[]): void {
   for (const k of Object.keys(o)) {
-    if (!known.includes(k)) errors.push({ field: `${at}${k}`, rule: `unknown field (expected one of ${known.join(', ')})` });
+    if (!known.includes(k))
+      errors.push({ field: `${at}${k}`, rule: `unknown field (expected one of ${known.join(', ')})` });
   }
 }
 
 export function checkShipmentRow(row: unknown): RowResult {
-  if (!isObj(row)) return { ok: false, key: null, errors: [{ field: '(row)', rule: `must be a JSON object, got ${describe(row)}` }] };
+  if (!isObj(row))
+    return { ok: false, key: null, errors: [{ field: '(row)', rule: `must be a JSON object, got ${describe(row)}` }] };
   const errors: RowError[] = [];
   const key = row['key'];
-  if (!nonEmptyString(key)) errors.push({ field: 'key', rule: key === undefined ? 'required: a non-empty string (it becomes the transaction\'s customId)' : `must be a non-empty string, got ${describe(key)}` });
-  else if (key.length > CUSTOM_ID_MAX_LENGTH) errors.push({ field: 'key', rule: `at most ${CUSTOM_ID_MAX_LENGTH} characters, got ${key.length}` });
+  if (!nonEmptyString(key))
+    errors.push({
+      field: 'key',
+      rule:
+        key === undefined
+          ? "required: a non-empty string (it becomes the transaction's customId)"
+          : `must be a non-empty string, got ${describe(key)}`,
+    });
+  else if (key.length > CUSTOM_ID_MAX_LENGTH)
+    errors.push({ field: 'key', rule: `at most ${CUSTOM_ID_MAX_LENGTH} characters, got ${key.length}` });
   else if (CONTROL.test(key)) errors.push({ field: 'key', rule: 'must not contain control characters' });
   unknownFields(row, ROW_FIELDS, '', errors);
 
   const activityType = row['activityType'];
   if (typeof activityType !== 'string' || !(ACTIVITY_TYPES as readonly string[]).includes(activityType)) {
-    errors.push({ field: 'activityType', rule: `${activityType === undefined ? 'required: ' : ''}one of ${ACTIVITY_TYPES.join(', ')}${activityType === undefined ? '' : `, got ${describe(activityType)}`}` });
+    errors.push({
+      field: 'activityType',
+      rule: `${activityType === undefined ? 'required: ' : ''}one of ${ACTIVITY_TYPES.join(', ')}${activityType === undefined ? '' : `, got ${describe(activityType)}`}`,
+    });
   }
   const country = row['countryOfActivity'];
   report(countryOfActivityIssues(country), errors);
-  if (row['legalEntityId'] !== undefined && !nonEmptyString(row['legalEntityId'])) errors.push({ field: 'legalEntityId', rule: `a non-empty string when given, got ${describe(row['legalEntityId'])}` });
+  if (row['legalEntityId'] !== undefined && !nonEmptyString(row['legalEntityId']))
+    errors.push({
+      field: 'legalEntityId',
+      rule: `a non-empty string when given, got ${describe(row['legalEntityId'])}`,
+    });
   if (row['isGeoLocationConfidential'] !== undefined && typeof row['isGeoLocationConfidential'] !== 'boolean') {
-    errors.push({ field: 'isGeoLocationConfidential', rule: `true or false when given, got ${describe(row['isGeoLocationConfidential'])}` });
+    errors.push({
+      field: 'isGeoLocationConfidential',
+      rule: `true or false when given, got ${describe(row['isGeoLocationConfidential'])}`,
+    });
   }
   let customData: Record<string, string | number | boolean> | undefined;
   if (row['customData'] !== undefined) {
@@ -83,7 +131,13 @@ export function checkShipmentRow(row: unknown): RowResult {
   const components: ComponentInput[] = [];
   const list = row['components'];
   if (!Array.isArray(list) || list.length === 0) {
-    errors.push({ field: 'components', rule: list === undefined ? 'required: a list of at least one component' : `a list of at least one component, got ${Array.isArray(list) ? 'an empty list' : describe(list)}` });
+    errors.push({
+      field: 'components',
+      rule:
+        list === undefined
+          ? 'required: a list of at least one component'
+          : `a list of at least one component, got ${Array.isArray(list) ? 'an empty list' : describe(list)}`,
+    });
   } else if (list.length > MAX_COMPONENTS) {
     errors.push({ field: 'components', rule: `at most ${MAX_COMPONENTS} components, got ${list.length}` });
   } else {
@@ -100,7 +154,9 @@ export function checkShipmentRow(row: unknown): RowResult {
     countryOfActivity: country as string,
     components,
     ...(row['legalEntityId'] !== undefined ? { legalEntityId: row['legalEntityId'] as string } : {}),
-    ...(row['isGeoLocationConfidential'] !== undefined ? { isGeoLocationConfidential: row['isGeoLocationConfidential'] as boolean } : {}),
+    ...(row['isGeoLocationConfidential'] !== undefined
+      ? { isGeoLocationConfidential: row['isGeoLocationConfidential'] as boolean }
+      : {}),
     ...(customData !== undefined && Object.keys(customData).length > 0 ? { customData } : {}),
   };
   return { ok: true, key: key as string, body };
@@ -117,9 +173,13 @@ function checkComponent(c: unknown, at: string, errors: RowError[]): ComponentIn
   report(quantityIssues(c['quantity'], `${at}quantity`), errors);
   const unit = c['unit'];
   if (typeof unit !== 'string' || !(COMPONENT_UNITS as readonly string[]).includes(unit)) {
-    errors.push({ field: `${at}unit`, rule: `${unit === undefined ? 'required: ' : ''}one of ${COMPONENT_UNITS.join(', ')}${unit === undefined ? '' : `, got ${describe(unit)}`}` });
+    errors.push({
+      field: `${at}unit`,
+      rule: `${unit === undefined ? 'required: ' : ''}one of ${COMPONENT_UNITS.join(', ')}${unit === undefined ? '' : `, got ${describe(unit)}`}`,
+    });
   }
-  if (c['description'] !== undefined && typeof c['description'] !== 'string') errors.push({ field: `${at}description`, rule: `a string when given, got ${describe(c['description'])}` });
+  if (c['description'] !== undefined && typeof c['description'] !== 'string')
+    errors.push({ field: `${at}description`, rule: `a string when given, got ${describe(c['description'])}` });
   checkNamePairs(c['namePairs'], `${at}namePairs`, errors);
   checkProductionDates(c, at, errors);
   checkKind(c, at, errors);
@@ -142,8 +202,12 @@ function checkNamePairs(v: unknown, at: string, errors: RowError[]): void {
 function checkProductionDates(c: Obj, at: string, errors: RowError[]): void {
   const start = c['dateOfProduction'];
   const end = c['endDateOfProduction'];
-  for (const [name, v] of [['dateOfProduction', start], ['endDateOfProduction', end]] as const) {
-    if (v !== undefined && (typeof v !== 'string' || !calendarDate(v))) errors.push({ field: `${at}${name}`, rule: `a date as YYYY-MM-DD when given, got ${describe(v)}` });
+  for (const [name, v] of [
+    ['dateOfProduction', start],
+    ['endDateOfProduction', end],
+  ] as const) {
+    if (v !== undefined && (typeof v !== 'string' || !calendarDate(v)))
+      errors.push({ field: `${at}${name}`, rule: `a date as YYYY-MM-DD when given, got ${describe(v)}` });
   }
   if (typeof start === 'string' && typeof end === 'string' && calendarDate(start) && calendarDate(end) && end < start) {
     errors.push({ field: `${at}endDateOfProduction`, rule: `must not be before dateOfProduction (${start})` });
@@ -159,13 +223,19 @@ function checkKind(c: Obj, at: string, errors: RowError[]): void {
   report(kind, errors);
   if (kind.some((i) => i.rule === 'component.kind')) return;
   if (one !== undefined || many !== undefined) {
-    if (one !== undefined && many !== undefined) errors.push({ field: `${at}supplierBusinessIds`, rule: 'give supplierBusinessId or supplierBusinessIds, not both' });
-    if (one !== undefined && !nonEmptyString(one)) errors.push({ field: `${at}supplierBusinessId`, rule: `a non-empty string, got ${describe(one)}` });
+    if (one !== undefined && many !== undefined)
+      errors.push({
+        field: `${at}supplierBusinessIds`,
+        rule: 'give supplierBusinessId or supplierBusinessIds, not both',
+      });
+    if (one !== undefined && !nonEmptyString(one))
+      errors.push({ field: `${at}supplierBusinessId`, rule: `a non-empty string, got ${describe(one)}` });
     if (many !== undefined && (!Array.isArray(many) || many.length === 0 || !many.every(nonEmptyString))) {
       errors.push({ field: `${at}supplierBusinessIds`, rule: 'a non-empty list of non-empty strings' });
     }
     const plots = c['plotIds'];
-    if (plots !== undefined && (!Array.isArray(plots) || !plots.every(nonEmptyString))) errors.push({ field: `${at}plotIds`, rule: 'a list of non-empty strings when given' });
+    if (plots !== undefined && (!Array.isArray(plots) || !plots.every(nonEmptyString)))
+      errors.push({ field: `${at}plotIds`, rule: 'a list of non-empty strings when given' });
     return;
   }
   if (!Array.isArray(refs) || refs.length === 0) {
@@ -179,10 +249,16 @@ function checkKind(c: Obj, at: string, errors: RowError[]): void {
       return;
     }
     if (typeof r['id'] !== 'string' || !DDS_REFERENCE_FORMAT.test(r['id'])) {
-      errors.push({ field: `${f}.id`, rule: `a DDS reference: 2-digit year, ISO country, 10 upper-case letters or digits (e.g. 24DKYIGLPU3439), got ${describe(r['id'])}` });
+      errors.push({
+        field: `${f}.id`,
+        rule: `a DDS reference: 2-digit year, ISO country, 10 upper-case letters or digits (e.g. 24DKYIGLPU3439), got ${describe(r['id'])}`,
+      });
     }
     if (typeof r['verificationNumber'] !== 'string' || !VERIFICATION_NUMBER_FORMAT.test(r['verificationNumber'])) {
-      errors.push({ field: `${f}.verificationNumber`, rule: `8 upper-case letters or digits (e.g. 4NAB3QYM), got ${describe(r['verificationNumber'])}` });
+      errors.push({
+        field: `${f}.verificationNumber`,
+        rule: `8 upper-case letters or digits (e.g. 4NAB3QYM), got ${describe(r['verificationNumber'])}`,
+      });
     }
   });
 }

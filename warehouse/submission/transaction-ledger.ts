@@ -13,7 +13,16 @@ import { toJsonRecordset } from '../refresh/json-recordset.ts';
 
 export type StatusSource = 'create' | 'submit' | 'poll' | 'webhook';
 /** ddsync's view of a transaction (transactions.state). */
-export type TransactionState = 'pending' | 'created' | 'submitted' | 'available' | 'error' | 'withdrawn' | 'failed' | 'timed_out' | 'cancelled';
+export type TransactionState =
+  | 'pending'
+  | 'created'
+  | 'submitted'
+  | 'available'
+  | 'error'
+  | 'withdrawn'
+  | 'failed'
+  | 'timed_out'
+  | 'cancelled';
 
 export interface RequestToSend {
   key: string;
@@ -31,7 +40,13 @@ export interface RequestToSend {
  * The next accepted rows of a batch after `afterLine`, in file order (only keys and lines); with
  * `onlyPending`, only those whose transaction is pending (not started, or to be started again).
  */
-export async function requestsAfter(db: Warehouse, batchId: string, afterLine: number, limit: number, onlyPending = false): Promise<Array<{ key: string; line: number }>> {
+export async function requestsAfter(
+  db: Warehouse,
+  batchId: string,
+  afterLine: number,
+  limit: number,
+  onlyPending = false,
+): Promise<Array<{ key: string; line: number }>> {
   const { rows } = await sql<{ key: string; line: number }>`
     select r.key, r.line from transaction_requests r
     where r.batch_id = ${batchId}::uuid and r.status = 'accepted' and r.line > ${afterLine}
@@ -45,7 +60,13 @@ export async function requestsAfter(db: Warehouse, batchId: string, afterLine: n
  * then knows an earlier one may have reached the service (its response lost, or the worker gone).
  */
 export async function beginCreateAttempt(db: Warehouse, key: string): Promise<RequestToSend> {
-  const { rows } = await sql<{ line: number; payload: CreateTransactionInput; create_attempts: number; id: string | null; since_sent_ms: number | null }>`
+  const { rows } = await sql<{
+    line: number;
+    payload: CreateTransactionInput;
+    create_attempts: number;
+    id: string | null;
+    since_sent_ms: number | null;
+  }>`
     with attempt as (
       update transaction_requests set create_attempts = create_attempts + 1
       where key = ${key} and status = 'accepted'
@@ -56,7 +77,14 @@ export async function beginCreateAttempt(db: Warehouse, key: string): Promise<Re
     from attempt a left join transactions t on t.key = ${key}`.execute(db);
   const r = rows[0];
   if (!r) throw new Error(`no accepted request with key ${JSON.stringify(key)}`);
-  return { key, line: r.line, body: r.payload, earlierAttempts: r.create_attempts - 1, transactionId: r.id, sinceCreateSentMs: r.since_sent_ms };
+  return {
+    key,
+    line: r.line,
+    body: r.payload,
+    earlierAttempts: r.create_attempts - 1,
+    transactionId: r.id,
+    sinceCreateSentMs: r.since_sent_ms,
+  };
 }
 
 /**
@@ -77,10 +105,16 @@ export async function noteCreateSent(db: Warehouse, key: string): Promise<Date |
  * it (`previous`, from noteCreateSent), and the next attempt need not wait for this one.
  */
 export async function withdrawCreateSent(db: Warehouse, key: string, previous: Date | null): Promise<void> {
-  await sql`update transaction_requests set create_sent_at = ${previous} where key = ${key} and status = 'accepted'`.execute(db);
+  await sql`update transaction_requests set create_sent_at = ${previous} where key = ${key} and status = 'accepted'`.execute(
+    db,
+  );
 }
 
-const FINAL_STATES: Readonly<Record<string, TransactionState>> = { AVAILABLE: 'available', ERROR: 'error', WITHDRAWN: 'withdrawn' };
+const FINAL_STATES: Readonly<Record<string, TransactionState>> = {
+  AVAILABLE: 'available',
+  ERROR: 'error',
+  WITHDRAWN: 'withdrawn',
+};
 
 /** The state a status of the service puts a transaction in. */
 export function stateOf(status: string): TransactionState {
@@ -98,7 +132,12 @@ function errorReasonOf(t: Transaction): string | null {
  * sighting of each status; the creation and validation times. A state ddsync decided (failed,
  * timed out, cancelled) is not overwritten by a later read.
  */
-export async function recordTransaction(db: Warehouse, key: string, t: Transaction, source: StatusSource): Promise<void> {
+export async function recordTransaction(
+  db: Warehouse,
+  key: string,
+  t: Transaction,
+  source: StatusSource,
+): Promise<void> {
   const state = stateOf(t.status);
   const final = serviceFacts.FINAL_TRANSACTION_STATUSES.has(t.status);
   await db.transaction().execute(async (trx) => {
@@ -122,7 +161,11 @@ export async function recordTransaction(db: Warehouse, key: string, t: Transacti
 }
 
 /** The components as sent, once per transaction. */
-export async function recordComponents(db: Warehouse, key: string, components: readonly ComponentInput[]): Promise<void> {
+export async function recordComponents(
+  db: Warehouse,
+  key: string,
+  components: readonly ComponentInput[],
+): Promise<void> {
   if (components.length === 0) return;
   const rows = components.map((c, position) => {
     const refs = 'ddsReferences' in c ? c.ddsReferences : undefined;
@@ -130,8 +173,12 @@ export async function recordComponents(db: Warehouse, key: string, components: r
     return {
       position,
       kind: refs ? 'dds_reference' : 'supplier',
-      hsn: c.hsn, quantity: c.quantity, unit: c.unit, description: c.description ?? null,
-      supplier_business_ids: supplier.supplierBusinessIds ?? (supplier.supplierBusinessId ? [supplier.supplierBusinessId] : null),
+      hsn: c.hsn,
+      quantity: c.quantity,
+      unit: c.unit,
+      description: c.description ?? null,
+      supplier_business_ids:
+        supplier.supplierBusinessIds ?? (supplier.supplierBusinessId ? [supplier.supplierBusinessId] : null),
       plot_ids: supplier.plotIds ?? null,
       dds_references: refs ? JSON.stringify(refs) : null,
     };
@@ -145,7 +192,12 @@ export async function recordComponents(db: Warehouse, key: string, components: r
 }
 
 /** A state ddsync decides on its own: the service refused (failed), no final status in time, cancelled. */
-export async function recordEnd(db: Warehouse, key: string, state: 'failed' | 'timed_out' | 'cancelled', error: string | null): Promise<void> {
+export async function recordEnd(
+  db: Warehouse,
+  key: string,
+  state: 'failed' | 'timed_out' | 'cancelled',
+  error: string | null,
+): Promise<void> {
   // Nothing of it is retried any more (step-failures.ts): last_error now says why it ended.
   await sql`
     update transactions set state = ${state}, last_error = coalesce(${error}, last_error), failed_attempts = 0, last_failed_at = null, updated_at = now()
@@ -166,7 +218,9 @@ export async function cancelUnstarted(db: Warehouse, batchId: string): Promise<n
 }
 
 export async function closeBatch(db: Warehouse, batchId: string, status: 'done' | 'cancelled'): Promise<void> {
-  await sql`update submission_batches set status = ${status}, finished_at = coalesce(finished_at, now()) where id = ${batchId}::uuid`.execute(db);
+  await sql`update submission_batches set status = ${status}, finished_at = coalesce(finished_at, now()) where id = ${batchId}::uuid`.execute(
+    db,
+  );
 }
 
 /** What the bulk submission needs to know of its batch, read from the warehouse (the source of truth). */

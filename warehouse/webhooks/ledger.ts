@@ -26,13 +26,22 @@ export async function recordWebhooks(db: Warehouse, hooks: readonly Webhook[]): 
     // A second webhook with the same marker is ddsync's too, but nameless until reconciling deletes it.
     const name = marked !== null && holder.get(marked) === w ? marked : null;
     return {
-      id: w.id, name, managed: marked !== null, url: w.url, description: w.description, events: w.events ?? [], is_active: w.isActive,
-      created_at: w.createdAt ?? null, updated_at: w.updatedAt ?? null,
+      id: w.id,
+      name,
+      managed: marked !== null,
+      url: w.url,
+      description: w.description,
+      events: w.events ?? [],
+      is_active: w.isActive,
+      created_at: w.createdAt ?? null,
+      updated_at: w.updatedAt ?? null,
     };
   });
   const named = rows.filter((r) => r.name !== null).map((r) => ({ id: r.id, name: r.name }));
   await db.transaction().execute(async (trx) => {
-    await sql`update webhooks set deleted_at = now() where deleted_at is null and not (id = any(${hooks.map((w) => w.id)}::text[]))`.execute(trx);
+    await sql`update webhooks set deleted_at = now() where deleted_at is null and not (id = any(${hooks.map((w) => w.id)}::text[]))`.execute(
+      trx,
+    );
     if (named.length > 0) {
       await sql`
         update webhooks w set name = null, changed_at = now()
@@ -49,19 +58,30 @@ export async function recordWebhooks(db: Warehouse, hooks: readonly Webhook[]): 
           events = excluded.events, is_active = excluded.is_active, created_at = excluded.created_at, updated_at = excluded.updated_at,
           changed_at = now(), deleted_at = null
         where (webhooks.name, webhooks.managed, webhooks.url, webhooks.description, webhooks.events, webhooks.is_active, webhooks.deleted_at)
-          is distinct from (excluded.name, excluded.managed, excluded.url, excluded.description, excluded.events, excluded.is_active, null)`.execute(trx);
+          is distinct from (excluded.name, excluded.managed, excluded.url, excluded.description, excluded.events, excluded.is_active, null)`.execute(
+        trx,
+      );
     }
   });
 }
 
 /** Each attempt once; returns how many were new. */
-export async function recordAttempts(db: Warehouse, webhookId: string, attempts: readonly WebhookAttempt[]): Promise<number> {
+export async function recordAttempts(
+  db: Warehouse,
+  webhookId: string,
+  attempts: readonly WebhookAttempt[],
+): Promise<number> {
   if (attempts.length === 0) return 0;
   const rows = attempts.map((a) => ({
-    id: a.id, webhook_id: webhookId, msg_id: a.msgId ?? null, url: a.url ?? null, status: a.status ?? null,
+    id: a.id,
+    webhook_id: webhookId,
+    msg_id: a.msgId ?? null,
+    url: a.url ?? null,
+    status: a.status ?? null,
     response_status_code: typeof a.responseStatusCode === 'number' ? a.responseStatusCode : null,
     response: typeof a.response === 'string' ? a.response.slice(0, RESPONSE_KEPT) : null,
-    attempted_at: a.timestamp ?? null, event_type: a.msg?.eventType ?? null,
+    attempted_at: a.timestamp ?? null,
+    event_type: a.msg?.eventType ?? null,
   }));
   const result = await sql`
     insert into webhook_attempts (id, webhook_id, msg_id, url, status, response_status_code, response, attempted_at, event_type)
@@ -80,7 +100,9 @@ export async function recordStats(db: Warehouse, webhookId: string, stats: Webho
 
 /** The service id of the managed webhook `name`, as last seen. */
 export async function managedWebhookId(db: Warehouse, name: string): Promise<string | undefined> {
-  const { rows } = await sql<{ id: string }>`select id from webhooks where name = ${name} and managed and deleted_at is null`.execute(db);
+  const { rows } = await sql<{
+    id: string;
+  }>`select id from webhooks where name = ${name} and managed and deleted_at is null`.execute(db);
   return rows[0]?.id;
 }
 
@@ -103,12 +125,27 @@ export async function storeEvent(db: Warehouse, e: IncomingEvent): Promise<boole
   return rows[0]?.first ?? false;
 }
 
-export async function markHandled(db: Warehouse, msgId: string, handling: string, error: string | null = null): Promise<void> {
-  await sql`update webhook_events set handling = ${handling}, handling_error = ${error}, handled_at = now() where msg_id = ${msgId}`.execute(db);
+export async function markHandled(
+  db: Warehouse,
+  msgId: string,
+  handling: string,
+  error: string | null = null,
+): Promise<void> {
+  await sql`update webhook_events set handling = ${handling}, handling_error = ${error}, handled_at = now() where msg_id = ${msgId}`.execute(
+    db,
+  );
 }
 
-export async function pendingEvents(db: Warehouse, limit = 500): Promise<Array<{ msg_id: string; event_type: string | null; transaction_id: string | null; payload: unknown }>> {
-  const { rows } = await sql<{ msg_id: string; event_type: string | null; transaction_id: string | null; payload: unknown }>`
+export async function pendingEvents(
+  db: Warehouse,
+  limit = 500,
+): Promise<Array<{ msg_id: string; event_type: string | null; transaction_id: string | null; payload: unknown }>> {
+  const { rows } = await sql<{
+    msg_id: string;
+    event_type: string | null;
+    transaction_id: string | null;
+    payload: unknown;
+  }>`
     select msg_id, event_type, transaction_id, payload from webhook_events
     where handling = 'pending' and (next_dispatch_at is null or next_dispatch_at <= now())
     order by received_at limit ${limit}`.execute(db);

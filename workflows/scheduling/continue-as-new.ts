@@ -18,6 +18,10 @@ export function historyFull(info: HistorySize, limit = HISTORY_EVENTS_PER_RUN): 
 }
 
 /** Whether a parent may start another child in this run, having started `startedHere`: under `perRun`, and not suggested to continue as new. */
-export function mayStartChild(startedHere: number, info: Pick<HistorySize, 'continueAsNewSuggested'>, perRun = CHILDREN_PER_RUN): boolean {
+export function mayStartChild(
+  startedHere: number,
+  info: Pick<HistorySize, 'continueAsNewSuggested'>,
+  perRun = CHILDREN_PER_RUN,
+): boolean {
   return startedHere < perRun && !info.continueAsNewSuggested;
 }

@@ -42,7 +42,11 @@ export function pagesToStart(s: PageReadAhead, l: PageReadAheadLimits): number[]
   const limit = s.collect <= l.expected ? l.window : 1;
   const pages: number[] = [];
   let launch = s.launch;
-  while (mayStartPage({ ...s, launch }, l) && s.inFlight + pages.length < limit && (launch <= l.expected || launch === s.collect)) {
+  while (
+    mayStartPage({ ...s, launch }, l) &&
+    s.inFlight + pages.length < limit &&
+    (launch <= l.expected || launch === s.collect)
+  ) {
     pages.push(launch++);
   }
   return pages;

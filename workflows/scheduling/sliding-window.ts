@@ -20,7 +20,11 @@ export interface WindowOptions {
  * In workflow code every start happens in the activation that ended the previous item, in item
  * order, so the commands (and their order) depend only on which items ended: what replay checks.
  */
-export async function forEachInWindow<T>(items: readonly T[], options: WindowOptions, run: (item: T) => Promise<void>): Promise<number> {
+export async function forEachInWindow<T>(
+  items: readonly T[],
+  options: WindowOptions,
+  run: (item: T) => Promise<void>,
+): Promise<number> {
   const from = options.from ?? 0;
   const mayStart = options.mayStart ?? (() => true);
   let next = from;

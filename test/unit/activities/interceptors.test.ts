@@ -11,7 +11,11 @@ import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../../../up
 const silent = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const environment = (info: ConstructorParameters<typeof MockActivityEnvironment>[0] = {}) =>
   new MockActivityEnvironment(info, { interceptors: activityInterceptors, logger: silent });
-const failureOf = (promise: Promise<unknown>) => promise.then(() => new Error('succeeded'), (error: unknown) => error);
+const failureOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => new Error('succeeded'),
+    (error: unknown) => error,
+  );
 
 describe('the activity interceptors', () => {
   it('make a refusal of the service a non-retryable failure with its status and endpoint, local activities too', async () => {
@@ -21,25 +25,40 @@ describe('the activity interceptors', () => {
     for (const isLocal of [false, true]) {
       const failure = await failureOf(environment({ isLocal }).run(refused));
       expect(failure).toBeInstanceOf(ApplicationFailure);
-      expect(failure).toMatchObject({ type: 'ForbiddenError', nonRetryable: true, message: 'GET /suppliers: 403 forbidden', details: [{ status: 403, endpoint: 'GET /suppliers' }] });
+      expect(failure).toMatchObject({
+        type: 'ForbiddenError',
+        nonRetryable: true,
+        message: 'GET /suppliers: 403 forbidden',
+        details: [{ status: 403, endpoint: 'GET /suppliers' }],
+      });
     }
   });
 
   it('keep a Retry-After as the next retry delay, and leave other errors as they are', async () => {
-    const limited = await failureOf(environment().run(async () => {
-      throw new RateLimitedError({ endpoint: 'GET /suppliers', status: 429, retryAfterMs: 7_000 });
-    }));
+    const limited = await failureOf(
+      environment().run(async () => {
+        throw new RateLimitedError({ endpoint: 'GET /suppliers', status: 429, retryAfterMs: 7_000 });
+      }),
+    );
     expect(limited).toMatchObject({ type: 'RateLimitedError', nextRetryDelay: 7_000 });
     expect((limited as ApplicationFailure).nonRetryable).toBeFalsy();
 
     const token = new UnauthorizedError({ endpoint: 'GET /suppliers', status: 401 });
-    expect(await failureOf(environment().run(async () => {
-      throw token;
-    }))).toBe(token);
+    expect(
+      await failureOf(
+        environment().run(async () => {
+          throw token;
+        }),
+      ),
+    ).toBe(token);
     const database = new Error('connection terminated');
-    expect(await failureOf(environment().run(async () => {
-      throw database;
-    }))).toBe(database);
+    expect(
+      await failureOf(
+        environment().run(async () => {
+          throw database;
+        }),
+      ),
+    ).toBe(database);
   });
 
   it('heartbeat an activity given a heartbeat timeout for as long as it runs, and not one without', async () => {
@@ -51,10 +70,12 @@ describe('the activity interceptors', () => {
     heartbeating.on('heartbeat', () => {
       if (++beats === 3) third();
     });
-    expect(await heartbeating.run(async () => {
-      await thirdBeat;
-      return 'done';
-    })).toBe('done');
+    expect(
+      await heartbeating.run(async () => {
+        await thirdBeat;
+        return 'done';
+      }),
+    ).toBe('done');
 
     const without = environment();
     let none = 0;

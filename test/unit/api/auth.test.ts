@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TokenManager, refreshMarginMs } from '../../../upstream/auth.ts';
 import { createUpstreamClient } from '../../../upstream/client.ts';
-import { BadRequestError, CredentialsRefusedError, UnauthorizedError } from '../../../upstream/errors.ts';
+import { BadRequestError, CredentialsRefusedError } from '../../../upstream/errors.ts';
 import { fakeJwt, json, startServer, tokenRoute, type LocalServer } from './local-server.ts';
 
 const SECRET = 'client-secret-value-42';
@@ -29,7 +29,10 @@ describe('TokenManager', () => {
   it('reuses the token until shortly before expiry, then refreshes', async () => {
     let now = 0;
     let n = 0;
-    const tm = new TokenManager(async () => ({ accessToken: `t${++n}`, expiresInS: 100 }), () => now);
+    const tm = new TokenManager(
+      async () => ({ accessToken: `t${++n}`, expiresInS: 100 }),
+      () => now,
+    );
     expect(await tm.token()).toBe('t1');
     now = 89_000; // 100 s lifetime, 10 s margin
     expect(await tm.token()).toBe('t1');
@@ -67,7 +70,11 @@ describe('TokenManager', () => {
 
   it('keeps a refusal of the credentials: later callers fail at once, without asking again, until invalidated', async () => {
     let n = 0;
-    const refusal = new CredentialsRefusedError({ endpoint: 'POST /token', status: 401, serviceMessages: ['Invalid client credentials'] });
+    const refusal = new CredentialsRefusedError({
+      endpoint: 'POST /token',
+      status: 401,
+      serviceMessages: ['Invalid client credentials'],
+    });
     const tm = new TokenManager(async () => {
       n++;
       if (n === 1) throw refusal;
@@ -107,7 +114,11 @@ describe('client authentication', () => {
     await Promise.all(Array.from({ length: 20 }, () => client.listSuppliers()));
     const tokenReqs = server.requests.filter((r) => r.path.endsWith('/token'));
     expect(tokenReqs).toHaveLength(1);
-    expect(JSON.parse(tokenReqs[0]!.body)).toEqual({ client_id: 'cid', client_secret: SECRET, grant_type: 'client_credentials' });
+    expect(JSON.parse(tokenReqs[0]!.body)).toEqual({
+      client_id: 'cid',
+      client_secret: SECRET,
+      grant_type: 'client_credentials',
+    });
     expect(tokenReqs[0]!.headers['content-type']).toBe('application/json');
     const calls = server.requests.filter((r) => r.path === '/business-connections/suppliers');
     expect(calls).toHaveLength(20);
@@ -119,25 +130,37 @@ describe('client authentication', () => {
     let issued = 0;
     server = await startServer((req, res) => {
       if (tokenRoute(req, res, () => fakeJwt(++issued))) return;
-      if (req.headers.authorization === `Bearer ${fakeJwt(1)}`) return json(res, 401, { statusCode: 401, message: 'Unauthorized' });
+      if (req.headers.authorization === `Bearer ${fakeJwt(1)}`)
+        return json(res, 401, { statusCode: 401, message: 'Unauthorized' });
       json(res, 200, [{ id: 'c1' }]);
     });
     const client = createUpstreamClient({ baseUrl: server.url, clientId: 'cid', clientSecret: SECRET });
     expect(await client.listSuppliers()).toEqual([{ id: 'c1' }]);
     expect(server.requests.map((r) => r.path)).toEqual([
-      '/auth/machine-to-machine-clients/token', '/business-connections/suppliers',
-      '/auth/machine-to-machine-clients/token', '/business-connections/suppliers',
+      '/auth/machine-to-machine-clients/token',
+      '/business-connections/suppliers',
+      '/auth/machine-to-machine-clients/token',
+      '/business-connections/suppliers',
     ]);
     expect(client.stats).toMatchObject({ tokenRefreshes: 2, unauthorizedRetries: 1, retries: 0 });
   });
 
   it('never puts the secret or the token in errors or log lines, even when the service echoes them', async () => {
     const lines: string[] = [];
-    const logger = pino({ level: 'debug' }, new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } }));
+    const logger = pino(
+      { level: 'debug' },
+      new Writable({
+        write(chunk, _enc, cb) {
+          lines.push(String(chunk));
+          cb();
+        },
+      }),
+    );
     const token = fakeJwt(1);
     server = await startServer((req, res) => {
       if (req.path.endsWith('/token')) {
-        if (req.body.includes('wrong')) return json(res, 401, { statusCode: 401, message: `bad secret ${SECRET}wrong` });
+        if (req.body.includes('wrong'))
+          return json(res, 401, { statusCode: 401, message: `bad secret ${SECRET}wrong` });
         return tokenRoute(req, res, () => token);
       }
       json(res, 400, { statusCode: 400, message: [`token ${token} is odd`, `Bearer ${token}`], error: 'Bad Request' });

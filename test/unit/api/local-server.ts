@@ -25,7 +25,13 @@ export async function startServer(handler: Handler): Promise<LocalServer> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const url = new URL(req.url ?? '/', 'http://x');
-    const recorded = { method: req.method ?? '', path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString() };
+    const recorded = {
+      method: req.method ?? '',
+      path: url.pathname,
+      query: url.searchParams,
+      headers: req.headers,
+      body: Buffer.concat(chunks).toString(),
+    };
     requests.push(recorded);
     try {
       await handler(recorded, res);
@@ -39,10 +45,11 @@ export async function startServer(handler: Handler): Promise<LocalServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -58,7 +65,12 @@ export function fakeJwt(n: number): string {
 }
 
 /** Answers the token endpoint; returns true when it did. */
-export function tokenRoute(req: RecordedRequest, res: ServerResponse, issue: () => string, expiresIn = 86_400): boolean {
+export function tokenRoute(
+  req: RecordedRequest,
+  res: ServerResponse,
+  issue: () => string,
+  expiresIn = 86_400,
+): boolean {
   if (req.method !== 'POST' || req.path !== '/auth/machine-to-machine-clients/token') return false;
   json(res, 200, { access_token: issue(), token_type: 'Bearer', expires_in: expiresIn, scope: 'api' });
   return true;

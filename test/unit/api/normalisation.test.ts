@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
-  BusinessInvitationSchema, PlotSchema, TransactionSchema, UserSchema, WebhookSchema, type Plot,
+  BusinessInvitationSchema,
+  PlotSchema,
+  TransactionSchema,
+  UserSchema,
+  WebhookSchema,
+  type Plot,
 } from '../../../schema/upstream.ts';
 import { normalisePlot, normalisePlots } from '../../../upstream/plot-validator.ts';
 import { parseResponse } from '../../../upstream/validate.ts';
@@ -29,17 +34,37 @@ describe('normalisation at the boundary', () => {
     expect(plot.suppliers?.[0]?.newlyCreated).toBe(false);
     expect(plot.suppliers?.[0]?.contactPerson).toBeNull();
 
-    const inv = parseResponse(BusinessInvitationSchema, { id: 'i', sourceIsInvitee: 'true', business: { id: 'b', contactPerson: {}, newlyCreated: 'true' } }, 'X');
+    const inv = parseResponse(
+      BusinessInvitationSchema,
+      { id: 'i', sourceIsInvitee: 'true', business: { id: 'b', contactPerson: {}, newlyCreated: 'true' } },
+      'X',
+    );
     expect(inv.sourceIsInvitee).toBe(true);
     expect(inv.business?.newlyCreated).toBe(true);
     expect(inv.business?.contactPerson).toBeNull();
     expect(parseResponse(UserSchema, { completed: 'false' }, 'X').completed).toBe(false);
-    expect(parseResponse(WebhookSchema, { id: 'w', url: 'https://a.example', description: {}, isActive: true, events: [] }, 'X').description).toBeNull();
-    expect(parseResponse(TransactionSchema, { id: 't', status: 'DRAFT', referenceNumber: {} }, 'X').referenceNumber).toBeNull();
+    expect(
+      parseResponse(
+        WebhookSchema,
+        { id: 'w', url: 'https://a.example', description: {}, isActive: true, events: [] },
+        'X',
+      ).description,
+    ).toBeNull();
+    expect(
+      parseResponse(TransactionSchema, { id: 't', status: 'DRAFT', referenceNumber: {} }, 'X').referenceNumber,
+    ).toBeNull();
   });
 
   it('keeps unknown fields and lets unknown value-set strings pass', () => {
-    const plot = normalisePlot(samplePlot(0, { brandNewField: { x: 1 }, riskLevel: 'catastrophic', riskAssessmentStatus: 'ESCALATED', commodities: ['vanilla'] }), E);
+    const plot = normalisePlot(
+      samplePlot(0, {
+        brandNewField: { x: 1 },
+        riskLevel: 'catastrophic',
+        riskAssessmentStatus: 'ESCALATED',
+        commodities: ['vanilla'],
+      }),
+      E,
+    );
     expect((plot as Plot & { brandNewField: unknown }).brandNewField).toEqual({ x: 1 });
     expect(plot.riskLevel).toBe('catastrophic');
     expect(plot.riskAssessmentStatus).toBe('ESCALATED');
@@ -65,26 +90,43 @@ describe('normalisation at the boundary', () => {
     expect(err.message).toBe('GET /businesses/{businessId}/plots: [12].geometry.coordinates: expected array');
     expect(err.retryable).toBe(false);
 
-    expect(failure(() => normalisePlots([samplePlot(0, { id: 7 })], E)).message).toMatch(/: \[0\]\.id: expected string$/);
-    expect(failure(() => normalisePlots([samplePlot(0, { surfaceArea: '12' })], E)).message).toMatch(/\[0\]\.surfaceArea: expected number/);
+    expect(failure(() => normalisePlots([samplePlot(0, { id: 7 })], E)).message).toMatch(
+      /: \[0\]\.id: expected string$/,
+    );
+    expect(failure(() => normalisePlots([samplePlot(0, { surfaceArea: '12' })], E)).message).toMatch(
+      /\[0\]\.surfaceArea: expected number/,
+    );
     const bad = samplePlot(0);
     (bad as { geometry: { coordinates: unknown[][] } }).geometry.coordinates[0]![3] = [1, 'x'];
-    expect(failure(() => normalisePlots([bad], E)).message).toMatch(/: \[0\]\.geometry\.coordinates\[0\]\[3\]\[1\]: expected number$/);
+    expect(failure(() => normalisePlots([bad], E)).message).toMatch(
+      /: \[0\]\.geometry\.coordinates\[0\]\[3\]\[1\]: expected number$/,
+    );
     expect(failure(() => normalisePlots({ data: [] }, E)).message).toBe(`${E}: expected array`);
-    expect(failure(() => normalisePlots([samplePlot(0, { suppliers: [{ name: 'no id' }] })], E)).message).toMatch(/\[0\]\.suppliers\[0\]\.id: required string, missing/);
+    expect(failure(() => normalisePlots([samplePlot(0, { suppliers: [{ name: 'no id' }] })], E)).message).toMatch(
+      /\[0\]\.suppliers\[0\]\.id: required string, missing/,
+    );
   });
 
   it('names the field path for zod-validated resources too', () => {
-    const err = failure(() => parseResponse(z.array(WebhookSchema), [{ id: 'w', url: 'u', isActive: 'yes' }], 'GET /webhooks'));
+    const err = failure(() =>
+      parseResponse(z.array(WebhookSchema), [{ id: 'w', url: 'u', isActive: 'yes' }], 'GET /webhooks'),
+    );
     expect(err.message).toBe('GET /webhooks: [0].isActive: expected boolean');
-    expect(failure(() => parseResponse(TransactionSchema, { status: 'DRAFT' }, 'GET /transactions/{id}')).message).toBe('GET /transactions/{id}: id: required string, missing');
+    expect(failure(() => parseResponse(TransactionSchema, { status: 'DRAFT' }, 'GET /transactions/{id}')).message).toBe(
+      'GET /transactions/{id}: id: required string, missing',
+    );
   });
 
   it('the focused plot validator agrees with PlotSchema (zod) on valid and invalid plots', () => {
     const cases: unknown[] = [
-      samplePlot(1), samplePlot(2, { geometry: {} }), samplePlot(3, { mostRecentAnalysesByType: { PRECISION: {}, EUFOROBS: samplePlot(0).mostRecentAnalysis } }),
-      samplePlot(4, { riskLevel: null }), samplePlot(5, { suppliers: [{ id: 's', members: [{ completed: 'true' }] }] }),
-      samplePlot(6, { commodities: 'cocoa' }), samplePlot(7, { species: [{ commonName: 3 }] }), samplePlot(8, { geometry: { type: 'Point', coordinates: [1, 2] } }),
+      samplePlot(1),
+      samplePlot(2, { geometry: {} }),
+      samplePlot(3, { mostRecentAnalysesByType: { PRECISION: {}, EUFOROBS: samplePlot(0).mostRecentAnalysis } }),
+      samplePlot(4, { riskLevel: null }),
+      samplePlot(5, { suppliers: [{ id: 's', members: [{ completed: 'true' }] }] }),
+      samplePlot(6, { commodities: 'cocoa' }),
+      samplePlot(7, { species: [{ commonName: 3 }] }),
+      samplePlot(8, { geometry: { type: 'Point', coordinates: [1, 2] } }),
     ];
     for (const c of cases) {
       const viaZod = PlotSchema.safeParse(structuredClone(c));

@@ -36,7 +36,10 @@ describe('supplier plot paging', () => {
   afterEach(async () => server?.close());
 
   const client = () => createUpstreamClient({ baseUrl: server!.url, clientId: 'c', clientSecret: 'secret-xyz' });
-  const pagesAsked = () => server!.requests.filter((r) => r.path.startsWith('/businesses/')).map((r) => `${r.query.get('page')}/${r.query.get('limit')}`);
+  const pagesAsked = () =>
+    server!.requests
+      .filter((r) => r.path.startsWith('/businesses/'))
+      .map((r) => `${r.query.get('page')}/${r.query.get('limit')}`);
 
   it('reads every page with limit 500 and stops on the short page', async () => {
     server = await plotServer(1234);
@@ -67,7 +70,9 @@ describe('supplier plot paging', () => {
   it('single page with a small limit, filters and includes in the query', async () => {
     server = await plotServer(30);
     const page = await client().getSupplierPlotsPage('sup/1', 3, {
-      limit: 10, filter: { countryCode: [{ op: '$eq', value: 'CI' }] }, includes: ['suppliers'],
+      limit: 10,
+      filter: { countryCode: [{ op: '$eq', value: 'CI' }] },
+      includes: ['suppliers'],
     });
     expect(page).toMatchObject({ page: 3, limit: 10, more: true });
     const req = server.requests.at(-1)!;
@@ -79,7 +84,9 @@ describe('supplier plot paging', () => {
   it('never sends an invalid page: refused before any request', async () => {
     server = await plotServer(10);
     await expect(client().getSupplierPlotsPage('sup-1', 0)).rejects.toBeInstanceOf(RequestValidationError);
-    await expect(client().getSupplierPlotsPage('sup-1', Number.NaN)).rejects.toThrow(/page: must be a positive integer/);
+    await expect(client().getSupplierPlotsPage('sup-1', Number.NaN)).rejects.toThrow(
+      /page: must be a positive integer/,
+    );
     expect(server.requests).toHaveLength(0);
   });
 

@@ -12,7 +12,12 @@ async function collect(answer: Handler) {
     if (tokenRoute(req, res, () => fakeJwt(1))) return;
     return answer(req, res);
   });
-  const client = createUpstreamClient({ baseUrl: server.url, clientId: 'c', clientSecret: 'secret-xyz', maxAttempts: 1 });
+  const client = createUpstreamClient({
+    baseUrl: server.url,
+    clientId: 'c',
+    clientSecret: 'secret-xyz',
+    maxAttempts: 1,
+  });
   const ids: string[] = [];
   try {
     for await (const plot of client.ownPlots()) ids.push(plot.id);
@@ -70,7 +75,9 @@ describe('GET /plots streamed', () => {
   });
 
   it('a plot that does not match names its index', async () => {
-    const { error } = await collect(chunked(JSON.stringify([samplePlot(0), samplePlot(1, { geometry: { type: 'Polygon', coordinates: 'x' } })])));
+    const { error } = await collect(
+      chunked(JSON.stringify([samplePlot(0), samplePlot(1, { geometry: { type: 'Polygon', coordinates: 'x' } })])),
+    );
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect(error!.message).toBe('GET /plots: [1].geometry.coordinates: expected array');
   });

@@ -1,12 +1,29 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamClient, type UpstreamClient } from '../../../upstream/client.ts';
 import {
-  BadRequestError, ConflictError, ForbiddenError, NetworkError, NotEntitledError, NotFoundError, NotImplementedError,
-  RateLimitedError, ServerError, UnprocessableError, UpstreamError,
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NetworkError,
+  NotEntitledError,
+  NotFoundError,
+  NotImplementedError,
+  RateLimitedError,
+  ServerError,
+  UnprocessableError,
+  UpstreamError,
 } from '../../../upstream/errors.ts';
 import { provesNotApplied } from '../../../upstream/retry-policy.ts';
 import { emptyStats } from '../../../upstream/stats.ts';
-import { fakeJwt, json, recordingSleep, startServer, tokenRoute, type Handler, type LocalServer } from './local-server.ts';
+import {
+  fakeJwt,
+  json,
+  recordingSleep,
+  startServer,
+  tokenRoute,
+  type Handler,
+  type LocalServer,
+} from './local-server.ts';
 
 const servers: LocalServer[] = [];
 afterEach(async () => {
@@ -25,13 +42,24 @@ async function setup(answers: Handler[], extra: Partial<Parameters<typeof create
   });
   servers.push(server);
   const { sleep, delays } = recordingSleep();
-  const client: UpstreamClient = createUpstreamClient({ baseUrl: server.url, clientId: 'c', clientSecret: 'secret-xyz', sleep, random: () => 0.5, maxAttempts: 4, ...extra });
+  const client: UpstreamClient = createUpstreamClient({
+    baseUrl: server.url,
+    clientId: 'c',
+    clientSecret: 'secret-xyz',
+    sleep,
+    random: () => 0.5,
+    maxAttempts: 4,
+    ...extra,
+  });
   const calls = () => server.requests.filter((r) => !r.path.endsWith('/token'));
   return { client, delays, calls };
 }
 
 const ok: Handler = (_req, res) => json(res, 200, []);
-const status = (s: number, headers: Record<string, string> = {}): Handler => (_req, res) => json(res, s, { statusCode: s, message: `status ${s}`, error: 'x' }, headers);
+const status =
+  (s: number, headers: Record<string, string> = {}): Handler =>
+  (_req, res) =>
+    json(res, s, { statusCode: s, message: `status ${s}`, error: 'x' }, headers);
 const reset: Handler = (_req, res) => res.socket?.destroy();
 
 describe('retries', () => {
@@ -77,7 +105,12 @@ describe('retries', () => {
   });
 
   it.each([
-    [400, BadRequestError], [403, ForbiddenError], [404, NotFoundError], [409, ConflictError], [422, UnprocessableError], [501, NotImplementedError],
+    [400, BadRequestError],
+    [403, ForbiddenError],
+    [404, NotFoundError],
+    [409, ConflictError],
+    [422, UnprocessableError],
+    [501, NotImplementedError],
   ] as const)('does not retry %i', async (code, type) => {
     const { client, calls, delays } = await setup([status(code), ok]);
     const err = await client.listSuppliers().catch((e: unknown) => e);
@@ -88,12 +121,20 @@ describe('retries', () => {
   });
 
   it('reads {statusCode, message[], error} bodies and tolerates other bodies', async () => {
-    const { client } = await setup([(_q, res) => json(res, 400, { statusCode: 400, message: ['hsn must be digits', 'unit is invalid'], error: 'Bad Request' })]);
+    const { client } = await setup([
+      (_q, res) =>
+        json(res, 400, { statusCode: 400, message: ['hsn must be digits', 'unit is invalid'], error: 'Bad Request' }),
+    ]);
     const err = (await client.getTransaction('t1').catch((e: unknown) => e)) as BadRequestError;
     expect(err.serviceMessages).toEqual(['hsn must be digits', 'unit is invalid']);
     expect(err.endpoint).toBe('GET /transactions/{id}');
     expect(err.message).toBe('GET /transactions/{id}: 400 bad request: hsn must be digits; unit is invalid');
-    const { client: c2 } = await setup([(_q, res) => { res.writeHead(404, { 'content-type': 'text/html' }); res.end('<h1>Not here</h1>'); }]);
+    const { client: c2 } = await setup([
+      (_q, res) => {
+        res.writeHead(404, { 'content-type': 'text/html' });
+        res.end('<h1>Not here</h1>');
+      },
+    ]);
     const e2 = (await c2.getWebhook('w1').catch((e: unknown) => e)) as NotFoundError;
     expect(e2.serviceMessage).toBe('<h1>Not here</h1>');
   });
@@ -123,7 +164,10 @@ describe('retries', () => {
   });
 
   it('repeats POST /transactions after a lost response when the caller opts in', async () => {
-    const { client, calls } = await setup([reset, (_q, res) => json(res, 201, { id: 't', status: 'DRAFT', customId: 'req-1' })]);
+    const { client, calls } = await setup([
+      reset,
+      (_q, res) => json(res, 201, { id: 't', status: 'DRAFT', customId: 'req-1' }),
+    ]);
     expect((await client.createTransaction(tx, { repeatable: true })).customId).toBe('req-1');
     expect(calls()).toHaveLength(2);
   });
@@ -139,9 +183,21 @@ describe('retries', () => {
   });
 
   it.each([
-    [400, true], [401, true], [403, true], [409, true], [422, true], [429, true], [503, true], [500, false], [502, false], ['reset', false],
+    [400, true],
+    [401, true],
+    [403, true],
+    [409, true],
+    [422, true],
+    [429, true],
+    [503, true],
+    [500, false],
+    [502, false],
+    ['reset', false],
   ] as const)('a create that failed with %s proves it was not applied: %s', async (answer, notApplied) => {
-    const { client } = await setup([answer === 'reset' ? reset : status(answer)], { maxAttempts: 2, maxTokenRejections: 1 });
+    const { client } = await setup([answer === 'reset' ? reset : status(answer)], {
+      maxAttempts: 2,
+      maxTokenRejections: 1,
+    });
     const error = await client.createTransaction(tx).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect(provesNotApplied(error)).toBe(notApplied);
@@ -149,10 +205,18 @@ describe('retries', () => {
 
   it('times out a silent request and retries it', async () => {
     let first = true;
-    const { client, calls } = await setup([(_q, res) => {
-      if (first) { first = false; return; } // never answers
-      json(res, 200, []);
-    }], { timeoutMs: 100 });
+    const { client, calls } = await setup(
+      [
+        (_q, res) => {
+          if (first) {
+            first = false;
+            return;
+          } // never answers
+          json(res, 200, []);
+        },
+      ],
+      { timeoutMs: 100 },
+    );
     expect(await client.listSuppliers()).toEqual([]);
     expect(calls()).toHaveLength(2);
     const { client: c2 } = await setup([() => undefined], { timeoutMs: 50, maxAttempts: 1 });
@@ -171,11 +235,16 @@ describe('retries', () => {
     expect(await a.client.listSuppliers()).toEqual([{ id: 'c1' }]);
     expect(a.calls()).toHaveLength(2);
 
-    const garbage: Handler = (_q, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end('[{"id": "c1"'); };
+    const garbage: Handler = (_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('[{"id": "c1"');
+    };
     const b = await setup([garbage], { maxAttempts: 2 });
     const err = (await b.client.listSuppliers().catch((e: unknown) => e)) as NetworkError;
     expect(err).toBeInstanceOf(NetworkError);
-    expect(err.message).toMatch(/^GET \/business-connections\/suppliers: network error: response body truncated or invalid/);
+    expect(err.message).toMatch(
+      /^GET \/business-connections\/suppliers: network error: response body truncated or invalid/,
+    );
     expect(b.calls()).toHaveLength(2);
   });
 

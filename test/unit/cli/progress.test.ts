@@ -4,24 +4,45 @@ import { duration, progressLine, progressPrinter, refreshProgress } from '../../
 import type { RunProgress } from '../../../warehouse/refresh/run-ledger.ts';
 
 const run = (p: Partial<RunProgress>): RunProgress => ({
-  runId: 'r', status: 'running', startedAt: new Date(0), finishedAt: null, suppliersTotal: 10, suppliersDone: 4, suppliersFailed: 1,
-  plotsExpected: 10_000, plotsSeen: 2_500, supplierPlotsSeen: 2_500, pages: 5, error: null, ...p,
+  runId: 'r',
+  status: 'running',
+  startedAt: new Date(0),
+  finishedAt: null,
+  suppliersTotal: 10,
+  suppliersDone: 4,
+  suppliersFailed: 1,
+  plotsExpected: 10_000,
+  plotsSeen: 2_500,
+  supplierPlotsSeen: 2_500,
+  pages: 5,
+  error: null,
+  ...p,
 });
 
 /** A stream that collects what is written; a terminal when `tty` (cli-progress reads isTTY and columns). */
 function capture(tty: boolean, columns = 80) {
   const stream = Object.assign(new PassThrough(), { isTTY: tty, columns }) as unknown as NodeJS.WriteStream;
   let text = '';
-  stream.on('data', (chunk: Buffer) => { text += chunk.toString('utf8'); });
+  stream.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
   return { stream, text: () => text };
 }
 
 describe('refresh progress', () => {
   it('shows the share done, ETA, suppliers, plots against the expected count and rate', () => {
-    expect(progressLine(refreshProgress(run({}), 10_000), 10)).toBe('[###.......] 25%  ETA 30s  suppliers 4/10 (1 failed)  plots 2,500/10,000  250 plots/s');
+    expect(progressLine(refreshProgress(run({}), 10_000), 10)).toBe(
+      '[###.......] 25%  ETA 30s  suppliers 4/10 (1 failed)  plots 2,500/10,000  250 plots/s',
+    );
     // The caller's own plots come on top of what the connections announced.
-    const past = refreshProgress(run({ suppliersDone: 10, suppliersFailed: 0, plotsSeen: 10_200, supplierPlotsSeen: 10_000, pages: 21 }), 10_000);
-    expect(past).toEqual({ fraction: 1, text: '100%  elapsed 10s  suppliers 10/10  plots 10,000/10,000 (+200 own)  1,020 plots/s' });
+    const past = refreshProgress(
+      run({ suppliersDone: 10, suppliersFailed: 0, plotsSeen: 10_200, supplierPlotsSeen: 10_000, pages: 21 }),
+      10_000,
+    );
+    expect(past).toEqual({
+      fraction: 1,
+      text: '100%  elapsed 10s  suppliers 10/10  plots 10,000/10,000 (+200 own)  1,020 plots/s',
+    });
   });
 
   it('writes durations as cli-progress writes its ETAs', () => {

@@ -1,7 +1,14 @@
 import { describe, it, expect } from 'vitest';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { LAYERS, circles, importsOf, layerViolations, sourceFiles, type ImportEdge } from '../../support/import-graph.ts';
+import {
+  LAYERS,
+  circles,
+  importsOf,
+  layerViolations,
+  sourceFiles,
+  type ImportEdge,
+} from '../../support/import-graph.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -25,19 +32,23 @@ describe('the house: layers that point one way', () => {
 
   it('would notice an upward import, a workflow importing an activity, siblings importing each other, a circle', () => {
     const edge = (from: string, to: string, typeOnly = false): ImportEdge => ({ from, to, typeOnly });
-    expect(layerViolations([
-      edge('schema/a.ts', 'upstream/b.ts'),
-      edge('workflows/w.ts', 'activities/x.ts'),
-      edge('workflows/w.ts', 'activities/x.ts', true),
-      edge('warehouse/w.ts', 'upstream/u.ts', true),
-      edge('simulator/s.ts', 'upstream/u.ts'),
-      edge('activities/a.ts', 'warehouse/w.ts'),
-    ])).toEqual([
+    expect(
+      layerViolations([
+        edge('schema/a.ts', 'upstream/b.ts'),
+        edge('workflows/w.ts', 'activities/x.ts'),
+        edge('workflows/w.ts', 'activities/x.ts', true),
+        edge('warehouse/w.ts', 'upstream/u.ts', true),
+        edge('simulator/s.ts', 'upstream/u.ts'),
+        edge('activities/a.ts', 'warehouse/w.ts'),
+      ]),
+    ).toEqual([
       'schema/a.ts -> upstream/b.ts',
       'workflows/w.ts -> activities/x.ts',
       'warehouse/w.ts -> upstream/u.ts (type only)',
       'simulator/s.ts -> upstream/u.ts',
     ]);
-    expect(circles([edge('a.ts', 'b.ts'), edge('b.ts', 'c.ts'), edge('c.ts', 'a.ts'), edge('c.ts', 'd.ts')])).toEqual([['a.ts', 'b.ts', 'c.ts']]);
+    expect(circles([edge('a.ts', 'b.ts'), edge('b.ts', 'c.ts'), edge('c.ts', 'a.ts'), edge('c.ts', 'd.ts')])).toEqual([
+      ['a.ts', 'b.ts', 'c.ts'],
+    ]);
   });
 });

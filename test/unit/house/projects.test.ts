@@ -8,7 +8,14 @@ import { scratchDir } from '../../support/scratch.ts';
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** vitest's globs as used in vitest.config.ts: `**` any folders, `*` within one name. */
-const glob = (pattern: string) => new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*\*\//g, '\u0000').replace(/\*/g, '[^/]*').replace(/\u0000/g, '(?:.*/)?')}$`);
+const glob = (pattern: string) =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*\*\//g, '\u0000')
+      .replace(/\*/g, '[^/]*')
+      .replace(/\u0000/g, '(?:.*/)?')}$`,
+  );
 
 function testFiles(dir = 'test'): string[] {
   return readdirSync(`${ROOT}/${dir}`, { withFileTypes: true }).flatMap((e) => {
@@ -19,16 +26,24 @@ function testFiles(dir = 'test'): string[] {
 }
 
 describe('the two test projects', () => {
-  const projects = (config.test?.projects ?? []) as Array<{ test: { name: string; include: string[]; exclude?: string[] } }>;
-  const projectsOf = (file: string) => projects
-    .filter(({ test }) => test.include.some((p) => glob(p).test(file)) && !(test.exclude ?? []).some((p) => glob(p).test(file)))
-    .map(({ test }) => test.name);
+  const projects = (config.test?.projects ?? []) as Array<{
+    test: { name: string; include: string[]; exclude?: string[] };
+  }>;
+  const projectsOf = (file: string) =>
+    projects
+      .filter(
+        ({ test }) =>
+          test.include.some((p) => glob(p).test(file)) && !(test.exclude ?? []).some((p) => glob(p).test(file)),
+      )
+      .map(({ test }) => test.name);
 
   it('puts every test file in exactly one project, so none is run twice or never', () => {
     expect(projects.map((p) => p.test.name)).toEqual(['unit', 'integration']);
     const files = testFiles();
     expect(files.length).toBeGreaterThan(70);
-    expect(files.filter((f) => projectsOf(f).length !== 1).map((f) => `${f}: ${projectsOf(f).join(', ') || 'none'}`)).toEqual([]);
+    expect(
+      files.filter((f) => projectsOf(f).length !== 1).map((f) => `${f}: ${projectsOf(f).join(', ') || 'none'}`),
+    ).toEqual([]);
     expect(projectsOf('test/unit/house/projects.test.ts')).toEqual(['unit']);
     expect(projectsOf('test/integration/refresh.test.ts')).toEqual(['integration']);
     expect(projectsOf('test/cli/demo.test.ts')).toEqual(['integration']);
@@ -48,10 +63,12 @@ describe('the two test projects', () => {
   });
 
   it('gives the unit project no Postgres and no Temporal: a test reaching for them fails by name', () => {
-    expect(() => embeddedStack()).toThrow(/needs the embedded stack \(Postgres, Temporal\), which only the integration project starts/);
+    expect(() => embeddedStack()).toThrow(
+      /needs the embedded stack \(Postgres, Temporal\), which only the integration project starts/,
+    );
   });
 
-  it('gives the unit project the run\'s scratch space all the same', () => {
+  it("gives the unit project the run's scratch space all the same", () => {
     expect(scratchDir('projects')).toMatch(/\/\.ddsync\/test\/run-[^/]+\/scratch\/projects-[^/]+$/);
   });
 });

@@ -1,5 +1,11 @@
 import { describe, it, expect } from 'vitest';
-import { readMigrationFiles, readReleased, releasedMismatches, unreleased, type MigrationFile } from '../../../warehouse/migrate.ts';
+import {
+  readMigrationFiles,
+  readReleased,
+  releasedMismatches,
+  unreleased,
+  type MigrationFile,
+} from '../../../warehouse/migrate.ts';
 
 describe('released migrations (sql/migrations/checksums.json)', () => {
   it('are every migration file, each with the sha256 of its bytes', async () => {
@@ -7,7 +13,10 @@ describe('released migrations (sql/migrations/checksums.json)', () => {
     const released = await readReleased();
     expect(files.length).toBeGreaterThan(10);
     expect(releasedMismatches(files, released), 'Never edit a released migration; add a new one.').toEqual([]);
-    expect(unreleased(files, released).map((f) => f.file), 'A new migration: record it with `npm run migrations:release` before it lands.').toEqual([]);
+    expect(
+      unreleased(files, released).map((f) => f.file),
+      'A new migration: record it with `npm run migrations:release` before it lands.',
+    ).toEqual([]);
   });
 
   it('would notice a released migration edited or gone, and a migration not recorded', () => {

@@ -2,9 +2,11 @@ import { describe, it, expect } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const probe = (body: string) => spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', body], {
-  cwd: fileURLToPath(new URL('../../..', import.meta.url)), encoding: 'utf8',
-});
+const probe = (body: string) =>
+  spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', body], {
+    cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+    encoding: 'utf8',
+  });
 
 describe('ending the process with resources registered for shutdown', () => {
   it('keeps a failure exit code set through process.exitCode (as vitest sets it)', () => {

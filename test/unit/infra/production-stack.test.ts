@@ -20,7 +20,11 @@ const read = (path: string) => readFileSync(`${ROOT}/${path}`, 'utf8');
 // ---------------------------------------------------------------------------------------------
 // The Dockerfile and .dockerignore
 
-interface Instruction { op: string; args: string[]; text: string }
+interface Instruction {
+  op: string;
+  args: string[];
+  text: string;
+}
 
 /** Instructions with continuation lines joined; exec form (JSON) or shell form split on blanks. */
 function parseDockerfile(text: string): Instruction[] {
@@ -44,7 +48,10 @@ function globToRegExp(pattern: string): RegExp {
     if (c === '*') {
       if (pattern[i + 1] === '*') {
         i++;
-        if (pattern[i + 1] === '/') { i++; re += '(?:.*/)?'; } else re += '.*';
+        if (pattern[i + 1] === '/') {
+          i++;
+          re += '(?:.*/)?';
+        } else re += '.*';
       } else re += '[^/]*';
     } else if (c === '?') re += '[^/]';
     else if (c === '\\' && i + 1 < pattern.length) re += `\\${pattern[++i]}`;
@@ -60,11 +67,15 @@ function globToRegExp(pattern: string): RegExp {
 
 /** Whether Docker leaves `path` out of the build context: the last pattern that matches it or a parent decides. */
 function ignoreMatcher(text: string): (path: string) => boolean {
-  const patterns = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#')).map((l) => {
-    const negated = l.startsWith('!');
-    const clean = posix.normalize((negated ? l.slice(1) : l).trim()).replace(/^\/+/, '');
-    return { negated, re: globToRegExp(clean) };
-  });
+  const patterns = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .map((l) => {
+      const negated = l.startsWith('!');
+      const clean = posix.normalize((negated ? l.slice(1) : l).trim()).replace(/^\/+/, '');
+      return { negated, re: globToRegExp(clean) };
+    });
   return (path) => {
     const prefixes = path.split('/').map((_, i, parts) => parts.slice(0, i + 1).join('/'));
     let excluded = false;
@@ -106,7 +117,9 @@ function imageModel(dockerfile: string, dockerignore: string): ImageModel {
       const sources = parts.slice(0, -1);
       const intoDir = dest.endsWith('/') || dest === '.' || sources.length > 1;
       // Docker flattens directories matched by a glob into dest: model only plain paths.
-      const problem = sources.some((s) => /[*?[]/.test(s)) ? `${ins.op} ${ins.text}: glob sources are not modelled` : undefined;
+      const problem = sources.some((s) => /[*?[]/.test(s))
+        ? `${ins.op} ${ins.text}: glob sources are not modelled`
+        : undefined;
       copies.push({ sources, dest: posix.resolve(workdir, dest), intoDir, step, problem });
     }
   });
@@ -126,8 +139,10 @@ function imageModel(dockerfile: string, dockerignore: string): ImageModel {
         for (const s of c.sources) {
           const src = posix.normalize(s).replace(/\/+$/, '');
           if (src === '.') out.push({ at: posix.join(c.dest, path), step: c.step });
-          else if (path === src) out.push({ at: c.intoDir ? posix.join(c.dest, posix.basename(src)) : c.dest, step: c.step });
-          else if (path.startsWith(`${src}/`)) out.push({ at: posix.join(c.dest, path.slice(src.length + 1)), step: c.step });
+          else if (path === src)
+            out.push({ at: c.intoDir ? posix.join(c.dest, posix.basename(src)) : c.dest, step: c.step });
+          else if (path.startsWith(`${src}/`))
+            out.push({ at: posix.join(c.dest, path.slice(src.length + 1)), step: c.step });
         }
       }
       return out;
@@ -137,15 +152,21 @@ function imageModel(dockerfile: string, dockerignore: string): ImageModel {
 
 const filesUnder = (path: string): string[] => {
   if (!statSync(`${ROOT}/${path}`).isDirectory()) return [path];
-  return readdirSync(`${ROOT}/${path}`).sort().flatMap((entry) => filesUnder(`${path}/${entry}`));
+  return readdirSync(`${ROOT}/${path}`)
+    .sort()
+    .flatMap((entry) => filesUnder(`${path}/${entry}`));
 };
 
 /** packagePath('a', 'b') calls in a file, as 'a/b'; a call that is not all string literals is reported. */
 function packagePathsIn(file: string, problems: string[]): string[] {
   const out: string[] = [];
   for (const m of read(file).matchAll(/(?<!function\s)packagePath\(([^)]*)\)/g)) {
-    const args = m[1]!.split(',').map((a) => a.trim()).filter(Boolean);
-    if (!args.every((a) => /^'[^']*'$/.test(a))) problems.push(`${file}: packagePath(${m[1]}) is not all literals; this test cannot follow it`);
+    const args = m[1]!
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean);
+    if (!args.every((a) => /^'[^']*'$/.test(a)))
+      problems.push(`${file}: packagePath(${m[1]}) is not all literals; this test cannot follow it`);
     else out.push(args.map((a) => a.slice(1, -1)).join('/'));
   }
   return out;
@@ -184,7 +205,10 @@ function buildNeeds(image: ImageModel): BuildNeeds {
   while (queue.length > 0) {
     const file = queue.pop()!;
     if (seen.has(file)) continue;
-    if (!existsSync(`${ROOT}/${file}`)) { problems.push(`${file} is imported but does not exist`); continue; }
+    if (!existsSync(`${ROOT}/${file}`)) {
+      problems.push(`${file} is imported but does not exist`);
+      continue;
+    }
     seen.add(file);
     for (const edge of importsOf(ROOT, file)) queue.push(edge.to);
     for (const target of packagePathsIn(file, problems)) {
@@ -196,7 +220,10 @@ function buildNeeds(image: ImageModel): BuildNeeds {
   for (const target of [...data].sort()) {
     const top = target.split('/')[0]!;
     if (MADE_IN_IMAGE[top] !== undefined) continue;
-    if (!existsSync(`${ROOT}/${target}`)) { problems.push(`packagePath('${target}') names nothing in the repository`); continue; }
+    if (!existsSync(`${ROOT}/${target}`)) {
+      problems.push(`packagePath('${target}') names nothing in the repository`);
+      continue;
+    }
     dataFiles.push(...filesUnder(target));
   }
   return { sources: [...seen].sort(), data: dataFiles, buildScripts, problems };
@@ -212,10 +239,17 @@ function imageProblems(image: ImageModel, needs: BuildNeeds): string[] {
   const appRoot = root[0]!;
   if (image.workdir !== appRoot) problems.push(`WORKDIR ${image.workdir} is not the package root ${appRoot}`);
   const npmCi = image.runs.find((r) => /\bnpm (ci|install)\b/.test(r.text));
-  const buildStep = Math.min(...image.runs.filter((r) => needs.buildScripts.some((s) => r.text.includes(s)) || /npm run build/.test(r.text)).map((r) => r.step));
+  const buildStep = Math.min(
+    ...image.runs
+      .filter((r) => needs.buildScripts.some((s) => r.text.includes(s)) || /npm run build/.test(r.text))
+      .map((r) => r.step),
+  );
   const check = (path: string, beforeStep: number, what: string) => {
     const landed = image.landings(path).filter((l) => l.at === posix.join(appRoot, path) && l.step < beforeStep);
-    if (landed.length === 0) problems.push(`${path} (${what}) is not in the image${image.excluded(path) ? ': .dockerignore leaves it out' : ''}`);
+    if (landed.length === 0)
+      problems.push(
+        `${path} (${what}) is not in the image${image.excluded(path) ? ': .dockerignore leaves it out' : ''}`,
+      );
   };
   for (const f of ['package.json', 'package-lock.json']) check(f, npmCi?.step ?? Infinity, 'before npm ci');
   for (const f of needs.sources) check(f, buildStep, 'imported by the build');
@@ -227,7 +261,8 @@ function imageProblems(image: ImageModel, needs: BuildNeeds): string[] {
 function dependencyProblems(sources: string[]): string[] {
   const manifest = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
   const problems: string[] = [];
-  const bare = /(?:^|[\s;])(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^.'"][^'"]*)['"]|import\(\s*['"]([^.'"][^'"]*)['"]\s*\)|^\s*import\s+['"]([^.'"][^'"]*)['"]/gm;
+  const bare =
+    /(?:^|[\s;])(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^.'"][^'"]*)['"]|import\(\s*['"]([^.'"][^'"]*)['"]\s*\)|^\s*import\s+['"]([^.'"][^'"]*)['"]/gm;
   for (const file of sources) {
     for (const m of read(file).matchAll(bare)) {
       const clause = (m[3] ?? '').trim();
@@ -236,7 +271,8 @@ function dependencyProblems(sources: string[]): string[] {
       const spec = m[4] ?? m[5] ?? m[6]!;
       if (spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0]!)) continue;
       const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
-      if (manifest.dependencies[name] === undefined) problems.push(`${file} imports ${name}, which is not in dependencies`);
+      if (manifest.dependencies[name] === undefined)
+        problems.push(`${file} imports ${name}, which is not in dependencies`);
     }
   }
   return problems;
@@ -252,11 +288,26 @@ describe('the image: every file the build and the CLI use is copied', () => {
     expect(needs.buildScripts).toEqual(['infra/build.ts']);
     const folders = new Set([...needs.sources, ...needs.data].map((f) => f.split('/')[0]));
     // The reader works: the layers the build reaches and the data folders read through packagePath.
-    for (const f of ['cli', 'infra', 'workflows', 'activities', 'upstream', 'warehouse', 'schema', 'platform', 'simulator', 'sql', 'examples', 'package.json']) {
+    for (const f of [
+      'cli',
+      'infra',
+      'workflows',
+      'activities',
+      'upstream',
+      'warehouse',
+      'schema',
+      'platform',
+      'simulator',
+      'sql',
+      'examples',
+      'package.json',
+    ]) {
       expect(folders).toContain(f);
     }
     expect(needs.sources).toEqual(expect.arrayContaining(['cli/main.ts', 'workflows/index.ts']));
-    expect(needs.data).toEqual(expect.arrayContaining(['sql/migrations/0001_warehouse.sql', 'examples/shipments.ndjson']));
+    expect(needs.data).toEqual(
+      expect.arrayContaining(['sql/migrations/0001_warehouse.sql', 'examples/shipments.ndjson']),
+    );
     // What the image makes rather than copies is where the build writes.
     expect([BUILT_CLI, BUILT_WORKFLOW_BUNDLE].map((p) => p.split('/')[0])).toEqual(['dist', 'dist']);
   });
@@ -271,29 +322,70 @@ describe('the image: every file the build and the CLI use is copied', () => {
   });
 
   it('keeps secrets, host installs, local state and host builds out', () => {
-    for (const path of ['.env', '.env.production', 'node_modules/pg/package.json', '.ddsync/stack/pg/PG_VERSION', 'dist/ddsync.mjs']) {
+    for (const path of [
+      '.env',
+      '.env.production',
+      'node_modules/pg/package.json',
+      '.ddsync/stack/pg/PG_VERSION',
+      'dist/ddsync.mjs',
+    ]) {
       expect(image.landings(path), path).toEqual([]);
     }
   });
 
   it('would notice a folder not copied, one left out by .dockerignore, a devDependency imported', () => {
-    const named = read('Dockerfile').replace('COPY . .', ['bin', 'cli', 'infra', 'workflows', 'activities', 'upstream', 'warehouse', 'schema', 'platform', 'simulator', 'examples'].map((f) => `COPY ${f} ./${f}`).join('\n'));
+    const named = read('Dockerfile').replace(
+      'COPY . .',
+      [
+        'bin',
+        'cli',
+        'infra',
+        'workflows',
+        'activities',
+        'upstream',
+        'warehouse',
+        'schema',
+        'platform',
+        'simulator',
+        'examples',
+      ]
+        .map((f) => `COPY ${f} ./${f}`)
+        .join('\n'),
+    );
     const withoutSql = imageModel(named, '');
-    expect(imageProblems(withoutSql, buildNeeds(withoutSql))).toEqual(expect.arrayContaining(['sql/migrations/0001_warehouse.sql (read at run time) is not in the image']));
-    const ignoring = imageModel(read('Dockerfile'), `${read('.dockerignore')}\nexamples\n**/migrations/*.sql\n!sql/migrations/0002_*.sql\n`);
+    expect(imageProblems(withoutSql, buildNeeds(withoutSql))).toEqual(
+      expect.arrayContaining(['sql/migrations/0001_warehouse.sql (read at run time) is not in the image']),
+    );
+    const ignoring = imageModel(
+      read('Dockerfile'),
+      `${read('.dockerignore')}\nexamples\n**/migrations/*.sql\n!sql/migrations/0002_*.sql\n`,
+    );
     const problems = imageProblems(ignoring, buildNeeds(ignoring));
-    expect(problems).toEqual(expect.arrayContaining([
-      'examples/shipments.ndjson (read at run time) is not in the image: .dockerignore leaves it out',
-      'sql/migrations/0001_warehouse.sql (read at run time) is not in the image: .dockerignore leaves it out',
-    ]));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'examples/shipments.ndjson (read at run time) is not in the image: .dockerignore leaves it out',
+        'sql/migrations/0001_warehouse.sql (read at run time) is not in the image: .dockerignore leaves it out',
+      ]),
+    );
     expect(problems.join('\n')).not.toContain('0002_bi_views.sql');
-    const late = imageModel(read('Dockerfile').replace('COPY . .', 'COPY sql ./sql').replace(/^USER node$/m, 'COPY . .\nUSER node'), read('.dockerignore'));
-    expect(imageProblems(late, buildNeeds(late))).toEqual(expect.arrayContaining(['cli/main.ts (imported by the build) is not in the image']));
-    expect(imageModel(read('Dockerfile'), '').landings('.env')).toEqual([{ at: '/app/.env', step: expect.any(Number) }]);
-    expect(dependencyProblems(['test/unit/infra/production-stack.test.ts'])).toEqual(expect.arrayContaining([
-      'test/unit/infra/production-stack.test.ts imports vitest, which is not in dependencies',
-      'test/unit/infra/production-stack.test.ts imports yaml, which is not in dependencies',
-    ]));
+    const late = imageModel(
+      read('Dockerfile')
+        .replace('COPY . .', 'COPY sql ./sql')
+        .replace(/^USER node$/m, 'COPY . .\nUSER node'),
+      read('.dockerignore'),
+    );
+    expect(imageProblems(late, buildNeeds(late))).toEqual(
+      expect.arrayContaining(['cli/main.ts (imported by the build) is not in the image']),
+    );
+    expect(imageModel(read('Dockerfile'), '').landings('.env')).toEqual([
+      { at: '/app/.env', step: expect.any(Number) },
+    ]);
+    expect(dependencyProblems(['test/unit/infra/production-stack.test.ts'])).toEqual(
+      expect.arrayContaining([
+        'test/unit/infra/production-stack.test.ts imports vitest, which is not in dependencies',
+        'test/unit/infra/production-stack.test.ts imports yaml, which is not in dependencies',
+      ]),
+    );
   });
 });
 
@@ -313,19 +405,32 @@ interface Service {
   volumes?: Array<string | { target: string }>;
   configs?: Array<string | { source: string; target?: string }>;
 }
-interface Compose { services: Record<string, Service>; configs?: Record<string, { content?: string; file?: string }> }
+interface Compose {
+  services: Record<string, Service>;
+  configs?: Record<string, { content?: string; file?: string }>;
+}
 
 const loadCompose = (): Compose => parse(read('docker-compose.yml')) as Compose;
 const clone = <T>(v: T): T => structuredClone(v);
 
 const envOf = (s: Service): Record<string, string> => {
-  if (Array.isArray(s.environment)) return Object.fromEntries(s.environment.map((e) => { const i = e.indexOf('='); return [e.slice(0, i), e.slice(i + 1)]; }));
+  if (Array.isArray(s.environment))
+    return Object.fromEntries(
+      s.environment.map((e) => {
+        const i = e.indexOf('=');
+        return [e.slice(0, i), e.slice(i + 1)];
+      }),
+    );
   return Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, v === null ? '' : String(v)]));
 };
 const dependsOf = (s: Service): Record<string, string | undefined> =>
-  Array.isArray(s.depends_on) ? Object.fromEntries(s.depends_on.map((d) => [d, undefined])) : Object.fromEntries(Object.entries(s.depends_on ?? {}).map(([k, v]) => [k, v?.condition]));
-const words = (v: string[] | string | undefined): string[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? v.map(String) : v.split(/\s+/).filter(Boolean));
-const testText = (s: Service) => (Array.isArray(s.healthcheck?.test) ? s.healthcheck!.test.join(' ') : s.healthcheck?.test ?? '');
+  Array.isArray(s.depends_on)
+    ? Object.fromEntries(s.depends_on.map((d) => [d, undefined]))
+    : Object.fromEntries(Object.entries(s.depends_on ?? {}).map(([k, v]) => [k, v?.condition]));
+const words = (v: string[] | string | undefined): string[] | undefined =>
+  v === undefined ? undefined : Array.isArray(v) ? v.map(String) : v.split(/\s+/).filter(Boolean);
+const testText = (s: Service) =>
+  Array.isArray(s.healthcheck?.test) ? s.healthcheck!.test.join(' ') : (s.healthcheck?.test ?? '');
 
 /** Compose interpolation: ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?message}, ${VAR?message}; $$ is a literal $. */
 const INTERPOLATION = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?])([^}]*))?\}/g;
@@ -367,17 +472,26 @@ function environmentProblems(c: Compose, image: ImageModel): string[] {
   const example = envExample();
   for (const [name, s] of ddsyncServices(c)) {
     const env = envOf(s);
-    for (const key of Object.keys(env)) if (SETTING[key] === undefined) problems.push(`${name}: ${key} is not a setting of platform/config.ts`);
+    for (const key of Object.keys(env))
+      if (SETTING[key] === undefined) problems.push(`${name}: ${key} is not a setting of platform/config.ts`);
     const command = commandOf(s, image)[0] ?? '';
     const sections = sectionsOf(command);
-    if (!sections) { problems.push(`${name}: cannot read which settings \`ddsync ${command}\` loads`); continue; }
+    if (!sections) {
+      problems.push(`${name}: cannot read which settings \`ddsync ${command}\` loads`);
+      continue;
+    }
     for (const [key, setting] of Object.entries(SETTING)) {
       if (!sections.includes(setting.section) || !required(key)) continue;
       const value = env[key];
       // Set means never empty: at worst ${X:?…} stops compose, ${X:-d} gives d, ${X} and ${X-d} give ''.
-      const worst = withoutEscapes(value ?? '').replace(INTERPOLATION, (_, _v: string, op?: string, arg?: string) => (op === ':?' ? 'x' : op === ':-' ? (arg ?? '') : ''));
+      const worst = withoutEscapes(value ?? '').replace(INTERPOLATION, (_, _v: string, op?: string, arg?: string) =>
+        op === ':?' ? 'x' : op === ':-' ? (arg ?? '') : '',
+      );
       const set = worst.trim() !== '';
-      if (!set) problems.push(`${name}: ${key} is required by \`ddsync ${command}\` but ${value === undefined ? 'not set' : `may be empty (${value})`}`);
+      if (!set)
+        problems.push(
+          `${name}: ${key} is required by \`ddsync ${command}\` but ${value === undefined ? 'not set' : `may be empty (${value})`}`,
+        );
     }
     for (const [key, raw] of Object.entries(env)) {
       if (SETTING[key] === undefined) continue;
@@ -390,12 +504,14 @@ function environmentProblems(c: Compose, image: ImageModel): string[] {
         return '';
       });
       // An empty value is the required check's business (above); a default applies to an absent one.
-      if (!unknown && value.trim() !== '' && !SETTING[key]!.schema.safeParse(value.trim()).success) problems.push(`${name}: ${key}=${raw} breaks its rule`);
+      if (!unknown && value.trim() !== '' && !SETTING[key]!.schema.safeParse(value.trim()).success)
+        problems.push(`${name}: ${key}=${raw} breaks its rule`);
     }
   }
   for (const [name, s] of Object.entries(c.services)) {
     for (const raw of Object.values(envOf(s))) {
-      for (const r of withoutEscapes(raw).matchAll(INTERPOLATION)) if (!example.documented.has(r[1]!)) problems.push(`${name}: \${${r[1]}} is not in .env.example`);
+      for (const r of withoutEscapes(raw).matchAll(INTERPOLATION))
+        if (!example.documented.has(r[1]!)) problems.push(`${name}: \${${r[1]}} is not in .env.example`);
     }
   }
   return problems;
@@ -406,19 +522,28 @@ function imageTagProblems(c: Compose): string[] {
   const problems: string[] = [];
   const temporal: Record<string, string[]> = {};
   for (const [name, s] of Object.entries(c.services)) {
-    if (s.image === undefined) { if (s.build === undefined) problems.push(`${name}: neither image nor build`); continue; }
+    if (s.image === undefined) {
+      if (s.build === undefined) problems.push(`${name}: neither image nor build`);
+      continue;
+    }
     const m = /^([^@:]+(?::\d+(?=\/))?[^@:]*)(?::([^@]+))?(?:@(sha256:[0-9a-f]{64}))?$/.exec(s.image);
     const [repo, tag, digest] = [m?.[1], m?.[2], m?.[3]];
-    if (!m || (!digest && (!tag || !/^\d/.test(tag) || /latest/.test(tag)))) { problems.push(`${name}: ${s.image} is not pinned to a version`); continue; }
+    if (!m || (!digest && (!tag || !/^\d/.test(tag) || /latest/.test(tag)))) {
+      problems.push(`${name}: ${s.image} is not pinned to a version`);
+      continue;
+    }
     if (repo!.startsWith('temporalio/')) {
-      if (!digest && !/^\d+\.\d+\.\d+$/.test(tag!)) problems.push(`${name}: ${s.image} is not an exact Temporal release (x.y.z)`);
+      if (!digest && !/^\d+\.\d+\.\d+$/.test(tag!))
+        problems.push(`${name}: ${s.image} is not an exact Temporal release (x.y.z)`);
       (temporal[repo!] ??= []).push(tag ?? digest!);
     }
   }
   const server = new Set(temporal['temporalio/server'] ?? []);
   const tools = new Set(temporal['temporalio/admin-tools'] ?? []);
   if (server.size !== 1 || tools.size !== 1 || [...server][0] !== [...tools][0]) {
-    problems.push(`temporalio/server (${[...server].join(', ')}) and temporalio/admin-tools (${[...tools].join(', ')}) must be one version: the schema job sets up the server's schema`);
+    problems.push(
+      `temporalio/server (${[...server].join(', ')}) and temporalio/admin-tools (${[...tools].join(', ')}) must be one version: the schema job sets up the server's schema`,
+    );
   }
   return problems;
 }
@@ -426,19 +551,28 @@ function imageTagProblems(c: Compose): string[] {
 /** One-shot services are the ones something waits on to complete; every other service runs on, checked and restarted. */
 function lifecycleProblems(c: Compose): string[] {
   const problems: string[] = [];
-  const oneShots = new Set(Object.values(c.services).flatMap((s) => Object.entries(dependsOf(s)).filter(([, cond]) => cond === 'service_completed_successfully').map(([d]) => d)));
+  const oneShots = new Set(
+    Object.values(c.services).flatMap((s) =>
+      Object.entries(dependsOf(s))
+        .filter(([, cond]) => cond === 'service_completed_successfully')
+        .map(([d]) => d),
+    ),
+  );
   for (const [name, s] of Object.entries(c.services)) {
     const checked = s.healthcheck?.test !== undefined && s.healthcheck.disable !== true;
     if (oneShots.has(name)) {
       if (s.restart !== undefined && s.restart !== 'no') problems.push(`${name}: a one-shot restarts (${s.restart})`);
     } else {
       if (!checked) problems.push(`${name}: runs on without a healthcheck`);
-      if (s.restart !== 'unless-stopped' && s.restart !== 'always') problems.push(`${name}: runs on without restart: unless-stopped`);
+      if (s.restart !== 'unless-stopped' && s.restart !== 'always')
+        problems.push(`${name}: runs on without restart: unless-stopped`);
     }
     for (const [dep, cond] of Object.entries(dependsOf(s))) {
       if (c.services[dep] === undefined) problems.push(`${name}: depends on ${dep}, which is not a service`);
-      else if (cond === undefined || cond === 'service_started') problems.push(`${name}: depends on ${dep} without waiting for it (condition: ${cond ?? 'none'})`);
-      else if (cond === 'service_healthy' && c.services[dep]!.healthcheck?.test === undefined) problems.push(`${name}: waits for ${dep} to be healthy, but it has no healthcheck`);
+      else if (cond === undefined || cond === 'service_started')
+        problems.push(`${name}: depends on ${dep} without waiting for it (condition: ${cond ?? 'none'})`);
+      else if (cond === 'service_healthy' && c.services[dep]!.healthcheck?.test === undefined)
+        problems.push(`${name}: waits for ${dep} to be healthy, but it has no healthcheck`);
     }
   }
   return problems;
@@ -447,12 +581,17 @@ function lifecycleProblems(c: Compose): string[] {
 /** Who waits for whom: the schema before the server, the namespace before ddsync, the stores ddsync connects to. */
 function orderProblems(c: Compose): string[] {
   const problems: string[] = [];
-  const byImage = (repo: string) => Object.entries(c.services).filter(([, s]) => s.image?.startsWith(`${repo}:`) || s.image?.startsWith(`${repo}@`));
-  const script = (s: Service) => [...(words(s.entrypoint) ?? []), ...(Array.isArray(s.command) ? s.command : [s.command ?? ''])].join(' ');
+  const byImage = (repo: string) =>
+    Object.entries(c.services).filter(([, s]) => s.image?.startsWith(`${repo}:`) || s.image?.startsWith(`${repo}@`));
+  const script = (s: Service) =>
+    [...(words(s.entrypoint) ?? []), ...(Array.isArray(s.command) ? s.command : [s.command ?? ''])].join(' ');
   const tools = byImage('temporalio/admin-tools');
   const schemaJob = tools.find(([, s]) => /update-schema/.test(script(s)));
   if (!schemaJob) return ['no admin-tools service runs update-schema'];
-  for (const [db, dir] of [['temporal', 'temporal'], ['temporal_visibility', 'visibility']] as const) {
+  for (const [db, dir] of [
+    ['temporal', 'temporal'],
+    ['temporal_visibility', 'visibility'],
+  ] as const) {
     const steps = script(schemaJob[1]);
     // The job names each database and its schema folder (a loop or a function over them is fine).
     const named = new RegExp(`\\b${db}\\b`).test(steps);
@@ -460,18 +599,25 @@ function orderProblems(c: Compose): string[] {
     if (!named || !folder) problems.push(`${schemaJob[0]}: does not set up ${db}`);
   }
   const servers = byImage('temporalio/server');
-  for (const [name, s] of servers) if (dependsOf(s)[schemaJob[0]] !== 'service_completed_successfully') problems.push(`${name}: starts before ${schemaJob[0]} has completed`);
+  for (const [name, s] of servers)
+    if (dependsOf(s)[schemaJob[0]] !== 'service_completed_successfully')
+      problems.push(`${name}: starts before ${schemaJob[0]} has completed`);
   for (const [name, s] of ddsyncServices(c)) {
     const env = envOf(s);
     const temporalHost = (env.TEMPORAL_ADDRESS ?? '').split(':')[0]!;
     const dbHost = /@([^:/]+)/.exec(env.DATABASE_URL ?? '')?.[1] ?? '';
     const deps = dependsOf(s);
-    if (!servers.some(([n]) => n === temporalHost)) problems.push(`${name}: TEMPORAL_ADDRESS ${env.TEMPORAL_ADDRESS} is not the Temporal server's service`);
-    for (const host of [temporalHost, dbHost]) if (deps[host] !== 'service_healthy') problems.push(`${name}: does not wait for ${host} to be healthy`);
+    if (!servers.some(([n]) => n === temporalHost))
+      problems.push(`${name}: TEMPORAL_ADDRESS ${env.TEMPORAL_ADDRESS} is not the Temporal server's service`);
+    for (const host of [temporalHost, dbHost])
+      if (deps[host] !== 'service_healthy') problems.push(`${name}: does not wait for ${host} to be healthy`);
     const namespace = env.TEMPORAL_NAMESPACE ?? 'default';
-    const creator = tools.find(([, t]) => new RegExp(`namespace create\\b[^\\n]*--namespace ${namespace}\\b`).test(script(t)));
+    const creator = tools.find(([, t]) =>
+      new RegExp(`namespace create\\b[^\\n]*--namespace ${namespace}\\b`).test(script(t)),
+    );
     if (!creator) problems.push(`${name}: no admin-tools service creates namespace ${namespace}`);
-    else if (deps[creator[0]] !== 'service_completed_successfully') problems.push(`${name}: does not wait for ${creator[0]} to create namespace ${namespace}`);
+    else if (deps[creator[0]] !== 'service_completed_successfully')
+      problems.push(`${name}: does not wait for ${creator[0]} to create namespace ${namespace}`);
   }
   return problems;
 }
@@ -480,25 +626,38 @@ function orderProblems(c: Compose): string[] {
 function processProblems(c: Compose, image: ImageModel): string[] {
   const problems: string[] = [];
   const expected = ['worker', '--bundle', BUILT_WORKFLOW_BUNDLE];
-  if (JSON.stringify(image.cmd) !== JSON.stringify(expected)) problems.push(`the Dockerfile's CMD ${JSON.stringify(image.cmd)} is not ${JSON.stringify(expected)}`);
+  if (JSON.stringify(image.cmd) !== JSON.stringify(expected))
+    problems.push(`the Dockerfile's CMD ${JSON.stringify(image.cmd)} is not ${JSON.stringify(expected)}`);
   if (image.entrypoint.at(-1) !== BUILT_CLI) problems.push(`the Dockerfile's ENTRYPOINT does not run ${BUILT_CLI}`);
   const worker = c.services.worker;
   if (!worker) return [...problems, 'no worker service'];
-  if (JSON.stringify(commandOf(worker, image)) !== JSON.stringify(image.cmd)) problems.push(`worker: command ${JSON.stringify(commandOf(worker, image))} is not the image's CMD ${JSON.stringify(image.cmd)}`);
+  if (JSON.stringify(commandOf(worker, image)) !== JSON.stringify(image.cmd))
+    problems.push(
+      `worker: command ${JSON.stringify(commandOf(worker, image))} is not the image's CMD ${JSON.stringify(image.cmd)}`,
+    );
   for (const [name, s] of ddsyncServices(c)) {
-    if (s.build !== '.' && (s.build as { context?: string }).context !== '.') problems.push(`${name}: not built from this repository's Dockerfile`);
-    if (s.entrypoint !== undefined) problems.push(`${name}: overrides the image's ENTRYPOINT (the production node flags)`);
+    if (s.build !== '.' && (s.build as { context?: string }).context !== '.')
+      problems.push(`${name}: not built from this repository's Dockerfile`);
+    if (s.entrypoint !== undefined)
+      problems.push(`${name}: overrides the image's ENTRYPOINT (the production node flags)`);
   }
   const receivers = ddsyncServices(c).filter(([, s]) => commandOf(s, image)[0] === 'receiver');
   if (receivers.length === 0) problems.push('no receiver service');
   for (const [name, s] of receivers) {
     const env = envOf(s);
     const port = String(env.DDSYNC_RECEIVER_PORT ?? 8787);
-    if (!['0.0.0.0', '::'].includes(env.DDSYNC_RECEIVER_HOST ?? '')) problems.push(`${name}: DDSYNC_RECEIVER_HOST ${env.DDSYNC_RECEIVER_HOST ?? '(default 127.0.0.1)'} cannot be reached from outside the container`);
-    const targets = (s.ports ?? []).map((p) => (typeof p === 'string' ? p.split(':').at(-1)!.split('/')[0]! : String(p.target)));
-    if (!targets.includes(port)) problems.push(`${name}: publishes ${targets.join(', ') || 'nothing'}, not DDSYNC_RECEIVER_PORT ${port}`);
+    if (!['0.0.0.0', '::'].includes(env.DDSYNC_RECEIVER_HOST ?? ''))
+      problems.push(
+        `${name}: DDSYNC_RECEIVER_HOST ${env.DDSYNC_RECEIVER_HOST ?? '(default 127.0.0.1)'} cannot be reached from outside the container`,
+      );
+    const targets = (s.ports ?? []).map((p) =>
+      typeof p === 'string' ? p.split(':').at(-1)!.split('/')[0]! : String(p.target),
+    );
+    if (!targets.includes(port))
+      problems.push(`${name}: publishes ${targets.join(', ') || 'nothing'}, not DDSYNC_RECEIVER_PORT ${port}`);
     const checked = /:(\d+)\/healthz/.exec(testText(s))?.[1];
-    if (checked !== port) problems.push(`${name}: its healthcheck asks port ${checked ?? '(none)'}, not DDSYNC_RECEIVER_PORT ${port}`);
+    if (checked !== port)
+      problems.push(`${name}: its healthcheck asks port ${checked ?? '(none)'}, not DDSYNC_RECEIVER_PORT ${port}`);
   }
   return problems;
 }
@@ -510,21 +669,29 @@ function wiringProblems(c: Compose, image: ImageModel): string[] {
     const env = envOf(s);
     const url = /^postgres(?:ql)?:\/\/([^:]+):([^@]*)@([^:/]+)(?::(\d+))?\/(.+)$/.exec(env.DATABASE_URL ?? '');
     const db = url ? c.services[url[3]!] : undefined;
-    if (!url || !db) { problems.push(`${name}: DATABASE_URL does not name a service of the stack`); continue; }
+    if (!url || !db) {
+      problems.push(`${name}: DATABASE_URL does not name a service of the stack`);
+      continue;
+    }
     const dbEnv = envOf(db);
-    if (dbEnv.POSTGRES_USER !== url[1] || dbEnv.POSTGRES_DB !== url[5] || dbEnv.POSTGRES_PASSWORD !== url[2]) problems.push(`${name}: DATABASE_URL's user, password or database is not ${url[3]}'s`);
+    if (dbEnv.POSTGRES_USER !== url[1] || dbEnv.POSTGRES_DB !== url[5] || dbEnv.POSTGRES_PASSWORD !== url[2])
+      problems.push(`${name}: DATABASE_URL's user, password or database is not ${url[3]}'s`);
     const archive = env.DDSYNC_PDF_ARCHIVE_DIR;
     if (archive !== undefined) {
       const mounted = (s.volumes ?? []).some((v) => (typeof v === 'string' ? v.split(':')[1] : v.target) === archive);
       if (!mounted) problems.push(`${name}: DDSYNC_PDF_ARCHIVE_DIR ${archive} is not a mounted volume`);
-      if (!new RegExp(`mkdir -p ${archive} && chown node:node ${archive}`).test(image.text)) problems.push(`${name}: the image does not make ${archive} the node user's`);
+      if (!new RegExp(`mkdir -p ${archive} && chown node:node ${archive}`).test(image.text))
+        problems.push(`${name}: the image does not make ${archive} the node user's`);
     }
   }
   for (const [name, s] of Object.entries(c.services).filter(([, s]) => s.image?.startsWith('temporalio/server'))) {
     const path = envOf(s).DYNAMIC_CONFIG_FILE_PATH;
-    const mount = (s.configs ?? []).find((m) => typeof m !== 'string' && m.target === path) as { source: string } | undefined;
+    const mount = (s.configs ?? []).find((m) => typeof m !== 'string' && m.target === path) as
+      | { source: string }
+      | undefined;
     const content = mount ? c.configs?.[mount.source]?.content : undefined;
-    if (!path || content === undefined) problems.push(`${name}: DYNAMIC_CONFIG_FILE_PATH ${path ?? '(unset)'} is not a config of the stack`);
+    if (!path || content === undefined)
+      problems.push(`${name}: DYNAMIC_CONFIG_FILE_PATH ${path ?? '(unset)'} is not a config of the stack`);
     else if (typeof parse(content) !== 'object') problems.push(`${name}: the dynamic config is not a YAML map`);
   }
   return problems;
@@ -535,14 +702,23 @@ describe('docker-compose.yml, read without running it', () => {
   const image = realImage();
 
   it('has the services of the stack', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['receiver', 'temporal', 'temporal-db', 'temporal-namespace', 'temporal-schema', 'temporal-ui', 'warehouse', 'worker']);
+    expect(Object.keys(compose.services).sort()).toEqual([
+      'receiver',
+      'temporal',
+      'temporal-db',
+      'temporal-namespace',
+      'temporal-schema',
+      'temporal-ui',
+      'warehouse',
+      'worker',
+    ]);
   });
 
   it('gives ddsync only its own settings, every required one set, each to a value its rule accepts', () => {
     expect(environmentProblems(compose, image)).toEqual([]);
   });
 
-  it('pins every image to a version, Temporal\'s to one exact release', () => {
+  it("pins every image to a version, Temporal's to one exact release", () => {
     expect(imageTagProblems(compose)).toEqual([]);
   });
 
@@ -550,15 +726,15 @@ describe('docker-compose.yml, read without running it', () => {
     expect(lifecycleProblems(compose)).toEqual([]);
   });
 
-  it('sets up Temporal\'s schema before the server and the namespace before ddsync', () => {
+  it("sets up Temporal's schema before the server and the namespace before ddsync", () => {
     expect(orderProblems(compose)).toEqual([]);
   });
 
-  it('runs the image\'s worker command, and the receiver on its own port', () => {
+  it("runs the image's worker command, and the receiver on its own port", () => {
     expect(processProblems(compose, image)).toEqual([]);
   });
 
-  it('wires the warehouse, the archive volume and Temporal\'s dynamic config', () => {
+  it("wires the warehouse, the archive volume and Temporal's dynamic config", () => {
     expect(wiringProblems(compose, image)).toEqual([]);
   });
 
@@ -588,7 +764,7 @@ describe('docker-compose.yml, read without running it', () => {
       'warehouse: postgres is not pinned to a version',
       'temporal: temporalio/server:1.32 is not an exact Temporal release (x.y.z)',
       'temporal-ui: temporalio/ui:latest is not pinned to a version',
-      'temporalio/server (1.32) and temporalio/admin-tools (1.31.2, 1.32.0) must be one version: the schema job sets up the server\'s schema',
+      "temporalio/server (1.32) and temporalio/admin-tools (1.31.2, 1.32.0) must be one version: the schema job sets up the server's schema",
     ]);
 
     const life = clone(compose);
@@ -607,7 +783,9 @@ describe('docker-compose.yml, read without running it', () => {
     delete (order.services.temporal!.depends_on as Record<string, unknown>)['temporal-schema'];
     (order.services.worker!.environment as Record<string, string>).TEMPORAL_NAMESPACE = 'ddsync';
     delete (order.services.receiver!.depends_on as Record<string, unknown>).warehouse;
-    order.services['temporal-schema']!.command = ['temporal-sql-tool --db temporal update-schema -d /etc/temporal/schema/postgresql/v12/temporal/versioned'];
+    order.services['temporal-schema']!.command = [
+      'temporal-sql-tool --db temporal update-schema -d /etc/temporal/schema/postgresql/v12/temporal/versioned',
+    ];
     expect(orderProblems(order)).toEqual([
       'temporal-schema: does not set up temporal_visibility',
       'temporal: starts before temporal-schema has completed',
@@ -623,19 +801,23 @@ describe('docker-compose.yml, read without running it', () => {
     const noBundle = imageModel(read('Dockerfile').replace(/^CMD .*$/m, 'CMD ["worker"]'), read('.dockerignore'));
     expect(processProblems(proc, noBundle)).toEqual([
       'the Dockerfile\'s CMD ["worker"] is not ["worker","--bundle","dist/workflow-bundle.js"]',
-      'receiver: overrides the image\'s ENTRYPOINT (the production node flags)',
+      "receiver: overrides the image's ENTRYPOINT (the production node flags)",
       'receiver: DDSYNC_RECEIVER_HOST 127.0.0.1 cannot be reached from outside the container',
       'receiver: publishes 8787, not DDSYNC_RECEIVER_PORT 9000',
       'receiver: its healthcheck asks port 8787, not DDSYNC_RECEIVER_PORT 9000',
     ]);
-    expect(processProblems(proc, image)).toContain('worker: command ["worker"] is not the image\'s CMD ["worker","--bundle","dist/workflow-bundle.js"]');
+    expect(processProblems(proc, image)).toContain(
+      'worker: command ["worker"] is not the image\'s CMD ["worker","--bundle","dist/workflow-bundle.js"]',
+    );
 
     const wires = clone(compose);
-    (wires.services.worker!.environment as Record<string, string>).DATABASE_URL = 'postgres://ddsync:x@warehouse:5432/other';
+    (wires.services.worker!.environment as Record<string, string>).DATABASE_URL =
+      'postgres://ddsync:x@warehouse:5432/other';
     wires.services.worker!.volumes = [];
-    (wires.services.temporal!.environment as Record<string, string>).DYNAMIC_CONFIG_FILE_PATH = '/etc/temporal/config/dynamicconfig/docker.yaml';
+    (wires.services.temporal!.environment as Record<string, string>).DYNAMIC_CONFIG_FILE_PATH =
+      '/etc/temporal/config/dynamicconfig/docker.yaml';
     expect(wiringProblems(wires, image)).toEqual([
-      'worker: DATABASE_URL\'s user, password or database is not warehouse\'s',
+      "worker: DATABASE_URL's user, password or database is not warehouse's",
       'worker: DDSYNC_PDF_ARCHIVE_DIR /archive is not a mounted volume',
       'temporal: DYNAMIC_CONFIG_FILE_PATH /etc/temporal/config/dynamicconfig/docker.yaml is not a config of the stack',
     ]);

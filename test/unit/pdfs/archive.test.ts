@@ -16,7 +16,10 @@ function chunked(bytes: Buffer, size = 3): Readable {
 
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name).slice(dir.length + 1)).sort();
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath ?? e.path, e.name).slice(dir.length + 1))
+    .sort();
 }
 
 describe('storing a PDF by content', () => {
@@ -30,7 +33,12 @@ describe('storing a PDF by content', () => {
     const pdf = renderPdf('Survey response', ['line one', 'line two']);
     const sha = createHash('sha256').update(pdf).digest('hex');
     const stored = await storePdf(dir, chunked(pdf), { expectedLength: pdf.length });
-    expect(stored).toEqual({ sha256: sha, sizeBytes: pdf.length, storagePath: `${sha.slice(0, 2)}/${sha}.pdf`, deduplicated: false });
+    expect(stored).toEqual({
+      sha256: sha,
+      sizeBytes: pdf.length,
+      storagePath: `${sha.slice(0, 2)}/${sha}.pdf`,
+      deduplicated: false,
+    });
     expect(await readFile(join(dir, stored.storagePath))).toEqual(pdf);
     expect(await filesUnder(dir)).toEqual([stored.storagePath]);
   });
@@ -58,12 +66,20 @@ describe('storing a PDF by content', () => {
   });
 
   it('refuses a body that is not a PDF, an empty body and a short one, leaving nothing behind', async () => {
-    await expect(storePdf(dir, chunked(Buffer.from('<html><body>502 Bad Gateway</body></html>'), 2))).rejects.toThrow(new NotAPdfError('not a PDF: a body starting "<html><body>502 Bad Gateway</body></html"'));
+    await expect(storePdf(dir, chunked(Buffer.from('<html><body>502 Bad Gateway</body></html>'), 2))).rejects.toThrow(
+      new NotAPdfError('not a PDF: a body starting "<html><body>502 Bad Gateway</body></html"'),
+    );
     await expect(storePdf(dir, Readable.from([]))).rejects.toThrow('not a PDF: an empty body');
-    await expect(storePdf(dir, Readable.from([Buffer.from('%PD')]))).rejects.toThrow('not a PDF: a body starting "%PD" (3 bytes)');
-    await expect(storePdf(dir, Readable.from([Buffer.from('{"statusCode":502}')]))).rejects.toThrow('not a PDF: a body starting "{"statusCode":502}" (18 bytes)');
+    await expect(storePdf(dir, Readable.from([Buffer.from('%PD')]))).rejects.toThrow(
+      'not a PDF: a body starting "%PD" (3 bytes)',
+    );
+    await expect(storePdf(dir, Readable.from([Buffer.from('{"statusCode":502}')]))).rejects.toThrow(
+      'not a PDF: a body starting "{"statusCode":502}" (18 bytes)',
+    );
     const pdf = renderPdf('Cut', ['short']);
-    await expect(storePdf(dir, chunked(pdf), { expectedLength: pdf.length + 100 })).rejects.toThrow(`incomplete PDF: ${pdf.length} bytes received, Content-Length said ${pdf.length + 100}`);
+    await expect(storePdf(dir, chunked(pdf), { expectedLength: pdf.length + 100 })).rejects.toThrow(
+      `incomplete PDF: ${pdf.length} bytes received, Content-Length said ${pdf.length + 100}`,
+    );
     expect(await filesUnder(dir)).toEqual([]);
   });
 

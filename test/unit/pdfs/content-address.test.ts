@@ -28,7 +28,9 @@ describe('content addresses of archived PDFs', () => {
   });
 
   it('describes a body that is no PDF in printable text', () => {
-    expect(describeHead(Buffer.from('<html>\n<body>Bad Gateway</body></html> and much more after forty characters'))).toBe('a body starting "<html>.<body>Bad Gateway</body></html> a"');
+    expect(
+      describeHead(Buffer.from('<html>\n<body>Bad Gateway</body></html> and much more after forty characters')),
+    ).toBe('a body starting "<html>.<body>Bad Gateway</body></html> a"');
     expect(describeHead(new Uint8Array(0))).toBe('an empty body');
   });
 });

@@ -11,7 +11,10 @@ describe('survey response ids', () => {
   });
 
   it('names the id and the rule when it is not one', () => {
-    expect(checkSurveyResponseId('sr-42')).toEqual({ error: '"sr-42" is not a survey response id: expected a UUID: 8-4-4-4-12 hexadecimal digits, e.g. 3f2b8c1e-9a4d-4c7e-8b21-5d6f0a9e1c34' });
+    expect(checkSurveyResponseId('sr-42')).toEqual({
+      error:
+        '"sr-42" is not a survey response id: expected a UUID: 8-4-4-4-12 hexadecimal digits, e.g. 3f2b8c1e-9a4d-4c7e-8b21-5d6f0a9e1c34',
+    });
     expect(checkSurveyResponseId(`${A}0`)).toHaveProperty('error');
     expect(checkSurveyResponseId(`{${A}}`)).toHaveProperty('error');
     expect(checkSurveyResponseId(A.replace(/-/g, ''))).toHaveProperty('error');
@@ -19,7 +22,16 @@ describe('survey response ids', () => {
   });
 
   it('reads a file: one id per line, blank lines and # comments ignored, line numbers for the bad ones', () => {
-    const text = ['# survey responses of Q3', '', `  ${A}  `, `${B} # supplier 2`, 'not-an-id', `${A.toUpperCase()}`, '\t', `${B}x`].join('\r\n');
+    const text = [
+      '# survey responses of Q3',
+      '',
+      `  ${A}  `,
+      `${B} # supplier 2`,
+      'not-an-id',
+      `${A.toUpperCase()}`,
+      '\t',
+      `${B}x`,
+    ].join('\r\n');
     const list = parseIdLines(text);
     expect(list.ids).toEqual([A, B]);
     expect(list.repeated).toBe(1);
@@ -35,7 +47,11 @@ describe('survey response ids', () => {
 
   it('collects arguments by position', () => {
     const c = new IdCollector();
-    ['nope', A].forEach((text, i) => c.add(text, i + 1));
-    expect(c.result()).toEqual({ ids: [A], repeated: 0, invalid: [{ line: 1, text: 'nope', error: expect.any(String) }] });
+    for (const [i, text] of ['nope', A].entries()) c.add(text, i + 1);
+    expect(c.result()).toEqual({
+      ids: [A],
+      repeated: 0,
+      invalid: [{ line: 1, text: 'nope', error: expect.any(String) }],
+    });
   });
 });

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { isAllowedPlotRelationSet } from '../../../schema/upstream/plot-rules.ts';
 
-describe('plot relations asked for together: one alone, or one of the contract\'s pairs', () => {
+describe("plot relations asked for together: one alone, or one of the contract's pairs", () => {
   const cases: Array<[string[], boolean]> = [
     [[], true],
     [['suppliers'], true],

@@ -1,5 +1,10 @@
 import { describe, it, expect } from 'vitest';
-import { componentKindIssues, countryOfActivityIssues, hsCodeIssues, quantityIssues } from '../../../schema/upstream/transaction-rules.ts';
+import {
+  componentKindIssues,
+  countryOfActivityIssues,
+  hsCodeIssues,
+  quantityIssues,
+} from '../../../schema/upstream/transaction-rules.ts';
 
 const rulesOf = (issues: ReadonlyArray<{ rule: string }>): string[] => issues.map((i) => i.rule);
 
@@ -31,16 +36,24 @@ describe('the HS code rule: 4, 6, 8 or 10 digits in a chapter of a regulated com
     expect(rulesOf(hsCodeIssues(value))).toEqual(rules);
   });
 
-  it('reports at the caller\'s path, naming the rule in words', () => {
-    expect(hsCodeIssues('18010', 'components[0].hsn')).toEqual([{ path: 'components[0].hsn', rule: 'hsCode.digits', message: 'an HS code of 4, 6, 8 or 10 digits, got "18010"' }]);
-    expect(hsCodeIssues('8471')[0]!.message).toBe('HS chapter 84 is not a chapter of the regulated commodities (01, 02, 09, 12, 15, 18, 23, 40, 41, 44, 47, 48, 94)');
+  it("reports at the caller's path, naming the rule in words", () => {
+    expect(hsCodeIssues('18010', 'components[0].hsn')).toEqual([
+      { path: 'components[0].hsn', rule: 'hsCode.digits', message: 'an HS code of 4, 6, 8 or 10 digits, got "18010"' },
+    ]);
+    expect(hsCodeIssues('8471')[0]!.message).toBe(
+      'HS chapter 84 is not a chapter of the regulated commodities (01, 02, 09, 12, 15, 18, 23, 40, 41, 44, 47, 48, 94)',
+    );
     expect(hsCodeIssues(1801)[0]!.message).toBe('must be a string of digits (leading zeros matter), got 1801');
   });
 });
 
 describe('the countryOfActivity rule: the EU 27 and XI', () => {
   const cases: Array<[unknown, string[]]> = [
-    ['DE', []], ['NL', []], ['AT', []], ['SK', []], ['XI', []],
+    ['DE', []],
+    ['NL', []],
+    ['AT', []],
+    ['SK', []],
+    ['XI', []],
     ['GB', ['countryOfActivity.eu']], // left the EU; only Northern Ireland (XI) is in scope
     ['US', ['countryOfActivity.eu']],
     ['CH', ['countryOfActivity.eu']],
@@ -56,16 +69,29 @@ describe('the countryOfActivity rule: the EU 27 and XI', () => {
   });
 
   it('words the rule with the value it refused', () => {
-    expect(countryOfActivityIssues('US')).toEqual([{ path: 'countryOfActivity', rule: 'countryOfActivity.eu', message: 'an EU country as an ISO 3166-1 alpha-2 code in upper case (e.g. DE, NL), got "US"' }]);
+    expect(countryOfActivityIssues('US')).toEqual([
+      {
+        path: 'countryOfActivity',
+        rule: 'countryOfActivity.eu',
+        message: 'an EU country as an ISO 3166-1 alpha-2 code in upper case (e.g. DE, NL), got "US"',
+      },
+    ]);
   });
 });
 
 describe('the quantity rule: a number greater than 0', () => {
   const cases: Array<[unknown, string[]]> = [
-    [1, []], [0.001, []], [1200.5, []], [Number.MAX_VALUE, []],
-    [0, ['quantity.positive']], [-0, ['quantity.positive']], [-1, ['quantity.positive']],
-    [Number.NaN, ['quantity.positive']], [Number.POSITIVE_INFINITY, ['quantity.positive']],
-    ['5', ['quantity.positive']], [null, ['quantity.positive']],
+    [1, []],
+    [0.001, []],
+    [1200.5, []],
+    [Number.MAX_VALUE, []],
+    [0, ['quantity.positive']],
+    [-0, ['quantity.positive']],
+    [-1, ['quantity.positive']],
+    [Number.NaN, ['quantity.positive']],
+    [Number.POSITIVE_INFINITY, ['quantity.positive']],
+    ['5', ['quantity.positive']],
+    [null, ['quantity.positive']],
     [undefined, ['quantity.required']],
   ];
   it.each(cases)('%j → %j', (value, rules) => {
@@ -73,7 +99,7 @@ describe('the quantity rule: a number greater than 0', () => {
   });
 });
 
-describe('the component kind rule: an internal supplier\'s goods or goods already declared, never both', () => {
+describe("the component kind rule: an internal supplier's goods or goods already declared, never both", () => {
   const ref = [{ id: '24DKYIGLPU3439', verificationNumber: '4NAB3QYM' }];
   const cases: Array<[string, Record<string, unknown>, boolean, string[]]> = [
     ['one supplier', { supplierBusinessId: 's' }, false, []],
@@ -84,7 +110,12 @@ describe('the component kind rule: an internal supplier\'s goods or goods alread
     ['plots with DDS references', { ddsReferences: ref, plotIds: ['p'] }, false, ['component.plotIds']],
     ['a partial update naming neither', { quantity: 3 }, true, []],
     ['a partial update naming both', { supplierBusinessIds: ['s'], ddsReferences: ref }, true, ['component.kind']],
-    ['a partial update with plots and DDS references', { ddsReferences: ref, plotIds: ['p'] }, true, ['component.plotIds']],
+    [
+      'a partial update with plots and DDS references',
+      { ddsReferences: ref, plotIds: ['p'] },
+      true,
+      ['component.plotIds'],
+    ],
   ];
   it.each(cases)('%s', (_name, component, partial, rules) => {
     expect(rulesOf(componentKindIssues(component, 'components[0]', partial))).toEqual(rules);
@@ -93,6 +124,8 @@ describe('the component kind rule: an internal supplier\'s goods or goods alread
   it('reports at the component, or at plotIds under it (a body that is the component has no prefix)', () => {
     expect(componentKindIssues({}, 'components.1')[0]!.path).toBe('components.1');
     expect(componentKindIssues({ ddsReferences: ref, plotIds: [] }, '')[0]!.path).toBe('plotIds');
-    expect(componentKindIssues({ ddsReferences: ref, plotIds: [] }, 'components[2]')[0]!.path).toBe('components[2].plotIds');
+    expect(componentKindIssues({ ddsReferences: ref, plotIds: [] }, 'components[2]')[0]!.path).toBe(
+      'components[2].plotIds',
+    );
   });
 });

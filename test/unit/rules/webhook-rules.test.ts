@@ -27,20 +27,39 @@ describe('the webhook url rule: an http(s) URL whose host has a TLD, at most 204
     expect(webhookUrlIssues(value).map((i) => i.rule)).toEqual(rules);
   });
 
-  it('reports at the caller\'s path, in words', () => {
-    expect(webhookUrlIssues('http://127.0.0.1/x', '[0].url')).toEqual([{
-      path: '[0].url', rule: 'webhookUrl.tld',
-      message: 'expected a valid http(s) URL whose host has a TLD (the service refuses e.g. http://127.0.0.1 and http://localhost)',
-    }]);
-    expect(webhookUrlIssues(`${base}${'a'.repeat(3000)}`)[0]!.message).toBe(`at most 2048 characters, got ${base.length + 3000}`);
+  it("reports at the caller's path, in words", () => {
+    expect(webhookUrlIssues('http://127.0.0.1/x', '[0].url')).toEqual([
+      {
+        path: '[0].url',
+        rule: 'webhookUrl.tld',
+        message:
+          'expected a valid http(s) URL whose host has a TLD (the service refuses e.g. http://127.0.0.1 and http://localhost)',
+      },
+    ]);
+    expect(webhookUrlIssues(`${base}${'a'.repeat(3000)}`)[0]!.message).toBe(
+      `at most 2048 characters, got ${base.length + 3000}`,
+    );
   });
 });
 
 describe('the webhook name: lower-case letters, digits and dashes, at most 63, in DDSYNC_WEBHOOKS and in the marker', () => {
   const cases: Array<[unknown, boolean]> = [
-    ['main', true], ['a', true], ['0', true], ['eu-2', true], ['a-', true], [`a${'b'.repeat(62)}`, true],
-    [`a${'b'.repeat(63)}`, false], ['', false], ['-a', false], ['Main', false], ['a_b', false], ['a.b', false], ['a b', false], ['é', false],
-    [7, false], [null, false],
+    ['main', true],
+    ['a', true],
+    ['0', true],
+    ['eu-2', true],
+    ['a-', true],
+    [`a${'b'.repeat(62)}`, true],
+    [`a${'b'.repeat(63)}`, false],
+    ['', false],
+    ['-a', false],
+    ['Main', false],
+    ['a_b', false],
+    ['a.b', false],
+    ['a b', false],
+    ['é', false],
+    [7, false],
+    [null, false],
   ];
   it.each(cases)('%j → %j', (name, ok) => {
     expect(isWebhookName(name)).toBe(ok);

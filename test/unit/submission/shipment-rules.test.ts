@@ -1,9 +1,26 @@
 import { describe, it, expect } from 'vitest';
 import { checkShipmentRow } from '../../../warehouse/submission/shipment-rules.ts';
 
-const supplierComponent = { hsn: '18010000', quantity: 1200.5, unit: 'KGM', supplierBusinessId: 'b-1', plotIds: ['p-1'] };
-const ddsComponent = { hsn: '1801', quantity: 3, unit: 'TNE', ddsReferences: [{ id: '24DKYIGLPU3439', verificationNumber: '4NAB3QYM' }] };
-const row = (overrides: Record<string, unknown> = {}) => ({ key: 'SHIP-1', activityType: 'IMPORT', countryOfActivity: 'DE', components: [supplierComponent], ...overrides });
+const supplierComponent = {
+  hsn: '18010000',
+  quantity: 1200.5,
+  unit: 'KGM',
+  supplierBusinessId: 'b-1',
+  plotIds: ['p-1'],
+};
+const ddsComponent = {
+  hsn: '1801',
+  quantity: 3,
+  unit: 'TNE',
+  ddsReferences: [{ id: '24DKYIGLPU3439', verificationNumber: '4NAB3QYM' }],
+};
+const row = (overrides: Record<string, unknown> = {}) => ({
+  key: 'SHIP-1',
+  activityType: 'IMPORT',
+  countryOfActivity: 'DE',
+  components: [supplierComponent],
+  ...overrides,
+});
 const errorsOf = (value: unknown) => {
   const r = checkShipmentRow(value);
   return r.ok ? [] : r.errors;
@@ -11,10 +28,24 @@ const errorsOf = (value: unknown) => {
 
 describe('shipment rows', () => {
   it('turns a valid row into the create body, with the key as customId', () => {
-    const result = checkShipmentRow(row({ legalEntityId: 'le-1', customData: { po: 'PO-9', urgent: true }, components: [supplierComponent, ddsComponent] }));
+    const result = checkShipmentRow(
+      row({
+        legalEntityId: 'le-1',
+        customData: { po: 'PO-9', urgent: true },
+        components: [supplierComponent, ddsComponent],
+      }),
+    );
     expect(result).toEqual({
-      ok: true, key: 'SHIP-1',
-      body: { customId: 'SHIP-1', activityType: 'IMPORT', countryOfActivity: 'DE', legalEntityId: 'le-1', customData: { po: 'PO-9', urgent: true }, components: [supplierComponent, ddsComponent] },
+      ok: true,
+      key: 'SHIP-1',
+      body: {
+        customId: 'SHIP-1',
+        activityType: 'IMPORT',
+        countryOfActivity: 'DE',
+        legalEntityId: 'le-1',
+        customData: { po: 'PO-9', urgent: true },
+        components: [supplierComponent, ddsComponent],
+      },
     });
   });
 
@@ -22,16 +53,33 @@ describe('shipment rows', () => {
     expect(errorsOf(row({ key: '', activityType: 'SELL', countryOfActivity: 'US', components: [] }))).toEqual([
       { field: 'key', rule: 'must be a non-empty string, got ""' },
       { field: 'activityType', rule: 'one of IMPORT, EXPORT, TRADE, DOMESTIC, got "SELL"' },
-      { field: 'countryOfActivity', rule: 'an EU country as an ISO 3166-1 alpha-2 code in upper case (e.g. DE, NL), got "US"' },
+      {
+        field: 'countryOfActivity',
+        rule: 'an EU country as an ISO 3166-1 alpha-2 code in upper case (e.g. DE, NL), got "US"',
+      },
       { field: 'components', rule: 'a list of at least one component, got an empty list' },
     ]);
-    expect(errorsOf({ components: [supplierComponent] }).map((e) => e.field)).toEqual(['key', 'activityType', 'countryOfActivity']);
+    expect(errorsOf({ components: [supplierComponent] }).map((e) => e.field)).toEqual([
+      'key',
+      'activityType',
+      'countryOfActivity',
+    ]);
     expect(errorsOf('not an object')).toEqual([{ field: '(row)', rule: 'must be a JSON object, got "not an object"' }]);
-    expect(errorsOf(row({ countryOfActivty: 'DE' }))[0]).toMatchObject({ field: 'countryOfActivty', rule: expect.stringMatching(/^unknown field/) });
+    expect(errorsOf(row({ countryOfActivty: 'DE' }))[0]).toMatchObject({
+      field: 'countryOfActivty',
+      rule: expect.stringMatching(/^unknown field/),
+    });
   });
 
   it('checks HS codes, quantities, units, dates and name pairs of components', () => {
-    const bad = { hsn: 1801, quantity: 0, unit: 'KG', dateOfProduction: '2024-02-30', namePairs: [{ commonName: 'cocoa' }], supplierBusinessId: 'b-1' };
+    const bad = {
+      hsn: 1801,
+      quantity: 0,
+      unit: 'KG',
+      dateOfProduction: '2024-02-30',
+      namePairs: [{ commonName: 'cocoa' }],
+      supplierBusinessId: 'b-1',
+    };
     expect(errorsOf(row({ components: [bad] }))).toEqual([
       { field: 'components[0].hsn', rule: 'must be a string of digits (leading zeros matter), got 1801' },
       { field: 'components[0].quantity', rule: 'a number greater than 0, got 0' },
@@ -39,20 +87,37 @@ describe('shipment rows', () => {
       { field: 'components[0].namePairs[0]', rule: 'must be {commonName, scientificName}, both non-empty strings' },
       { field: 'components[0].dateOfProduction', rule: 'a date as YYYY-MM-DD when given, got "2024-02-30"' },
     ]);
-    expect(errorsOf(row({ components: [{ ...supplierComponent, hsn: '18010' }] }))[0]!.rule).toBe('an HS code of 4, 6, 8 or 10 digits, got "18010"');
-    expect(errorsOf(row({ components: [{ ...supplierComponent, hsn: '8471' }] }))[0]!.rule).toMatch(/^HS chapter 84 is not a chapter of the regulated commodities/);
-    expect(errorsOf(row({ components: [{ ...supplierComponent, dateOfProduction: '2024-05-01', endDateOfProduction: '2024-04-01' }] }))).toEqual([
+    expect(errorsOf(row({ components: [{ ...supplierComponent, hsn: '18010' }] }))[0]!.rule).toBe(
+      'an HS code of 4, 6, 8 or 10 digits, got "18010"',
+    );
+    expect(errorsOf(row({ components: [{ ...supplierComponent, hsn: '8471' }] }))[0]!.rule).toMatch(
+      /^HS chapter 84 is not a chapter of the regulated commodities/,
+    );
+    expect(
+      errorsOf(
+        row({
+          components: [{ ...supplierComponent, dateOfProduction: '2024-05-01', endDateOfProduction: '2024-04-01' }],
+        }),
+      ),
+    ).toEqual([
       { field: 'components[0].endDateOfProduction', rule: 'must not be before dateOfProduction (2024-05-01)' },
     ]);
   });
 
   it('wants exactly one kind of component, with well-formed DDS references', () => {
-    expect(errorsOf(row({ components: [{ ...ddsComponent, supplierBusinessId: 'b-1' }] }))[0]!.rule).toMatch(/^give either ddsReferences .* not both, not neither$/);
+    expect(errorsOf(row({ components: [{ ...ddsComponent, supplierBusinessId: 'b-1' }] }))[0]!.rule).toMatch(
+      /^give either ddsReferences .* not both, not neither$/,
+    );
     expect(errorsOf(row({ components: [{ hsn: '1801', quantity: 1, unit: 'KGM' }] }))[0]!.field).toBe('components[0]');
-    expect(errorsOf(row({ components: [{ ...ddsComponent, ddsReferences: [{ id: 'X', verificationNumber: 'short' }] }] })).map((e) => e.field)).toEqual([
-      'components[0].ddsReferences[0].id', 'components[0].ddsReferences[0].verificationNumber',
-    ]);
-    expect(errorsOf(row({ components: [{ ...supplierComponent, supplierBusinessIds: ['b-2'] }] }))[0]).toEqual({ field: 'components[0].supplierBusinessIds', rule: 'give supplierBusinessId or supplierBusinessIds, not both' });
+    expect(
+      errorsOf(
+        row({ components: [{ ...ddsComponent, ddsReferences: [{ id: 'X', verificationNumber: 'short' }] }] }),
+      ).map((e) => e.field),
+    ).toEqual(['components[0].ddsReferences[0].id', 'components[0].ddsReferences[0].verificationNumber']);
+    expect(errorsOf(row({ components: [{ ...supplierComponent, supplierBusinessIds: ['b-2'] }] }))[0]).toEqual({
+      field: 'components[0].supplierBusinessIds',
+      rule: 'give supplierBusinessId or supplierBusinessIds, not both',
+    });
   });
 
   it('applies the customData rules of the contract', () => {

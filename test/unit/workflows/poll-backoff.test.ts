@@ -25,7 +25,7 @@ function reads(timing: PollTiming, submittedAtRead: number, count: number): Arra
   return out;
 }
 
-describe('following a submitted transaction: backoff, the EU system\'s wait, the deadline', () => {
+describe("following a submitted transaction: backoff, the EU system's wait, the deadline", () => {
   it('reads after 1 minute, then no sooner than 30 minutes after SUBMITTED, then doubling up to an hourly read', () => {
     expect(DEFAULT_TRANSACTION_TIMING).toMatchObject({ firstPollMs: MIN, maxPollMs: 60 * MIN, euWaitMs: 30 * MIN });
     expect(reads(DEFAULT_TRANSACTION_TIMING, 1, 10)).toEqual([1, 31, 35, 43, 59, 91, 151, 211, 271, 331]);
@@ -36,18 +36,44 @@ describe('following a submitted transaction: backoff, the EU system\'s wait, the
   });
 
   it('reads a last time at the deadline, then times out', () => {
-    expect(reads({ ...DEFAULT_TRANSACTION_TIMING, deadlineMs: 120 * MIN }, 1, 20)).toEqual([1, 31, 35, 43, 59, 91, 120, 'timed out']);
+    expect(reads({ ...DEFAULT_TRANSACTION_TIMING, deadlineMs: 120 * MIN }, 1, 20)).toEqual([
+      1,
+      31,
+      35,
+      43,
+      59,
+      91,
+      120,
+      'timed out',
+    ]);
   });
 
   it.each([
-    { why: 'the backoff\'s delay', s: { submittedSeenAt: undefined, delay: 4 * MIN }, now: 10 * MIN, wait: 4 * MIN },
-    { why: 'stretched to 30 minutes after SUBMITTED', s: { submittedSeenAt: 10 * MIN, delay: 4 * MIN }, now: 12 * MIN, wait: 28 * MIN },
-    { why: 'the delay once the EU\'s wait is over', s: { submittedSeenAt: 10 * MIN, delay: 4 * MIN }, now: 45 * MIN, wait: 4 * MIN },
-    { why: 'cut to what is left before the deadline', s: { submittedSeenAt: undefined, delay: 60 * MIN }, now: 100 * MIN, wait: 20 * MIN },
+    { why: "the backoff's delay", s: { submittedSeenAt: undefined, delay: 4 * MIN }, now: 10 * MIN, wait: 4 * MIN },
+    {
+      why: 'stretched to 30 minutes after SUBMITTED',
+      s: { submittedSeenAt: 10 * MIN, delay: 4 * MIN },
+      now: 12 * MIN,
+      wait: 28 * MIN,
+    },
+    {
+      why: "the delay once the EU's wait is over",
+      s: { submittedSeenAt: 10 * MIN, delay: 4 * MIN },
+      now: 45 * MIN,
+      wait: 4 * MIN,
+    },
+    {
+      why: 'cut to what is left before the deadline',
+      s: { submittedSeenAt: undefined, delay: 60 * MIN },
+      now: 100 * MIN,
+      wait: 20 * MIN,
+    },
     { why: 'the deadline reached', s: { submittedSeenAt: undefined, delay: MIN }, now: 120 * MIN, wait: null },
     { why: 'the deadline passed', s: { submittedSeenAt: 1, delay: MIN }, now: 121 * MIN, wait: null },
   ])('waits $why', ({ s, now, wait }) => {
-    expect(nextPollWait({ ...DEFAULT_TRANSACTION_TIMING, deadlineMs: 120 * MIN }, { startedAt: 0, ...s }, now)).toBe(wait);
+    expect(nextPollWait({ ...DEFAULT_TRANSACTION_TIMING, deadlineMs: 120 * MIN }, { startedAt: 0, ...s }, now)).toBe(
+      wait,
+    );
   });
 
   it.each([
