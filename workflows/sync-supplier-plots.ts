@@ -42,7 +42,8 @@ export const supplierPlotsWorkflowId = (runId: string, supplierId: string) => `r
 
 export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<SupplierTotals> {
   const { runId, supplierId } = input;
-  const pagesPerRun = input.pagesPerRun ?? 100;
+  // At least one page per run: with none, a run could start nothing and continue as new for ever.
+  const pagesPerRun = Math.max(1, input.pagesPerRun ?? 100);
   const expected = input.expectedPages ?? 0;
   const window = Math.max(1, input.pageWindow ?? 2);
   const { loadPlotPage, verifySupplierScan, finishSupplier } = refreshActivities(input.timeouts, input.pageActivities);
@@ -68,7 +69,12 @@ export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<
         launch = page + 1;
       }
       const pending = inFlight.get(collect);
-      if (!pending) break;
+      if (!pending) {
+        // Nothing could start (Temporal already suggests continuing as new): never end a supplier
+        // as read without reading it, continue as new from here instead.
+        if (!ended && patched('no-empty-supplier-run')) next = { ...input, page: collect, totals, lastSignature };
+        break;
+      }
       const result = await pending;
       inFlight.delete(collect);
       if (result.signature !== '' && result.signature === lastSignature) {

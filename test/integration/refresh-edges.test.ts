@@ -34,6 +34,16 @@ describe('refresh edges', () => {
     expect(summary.counts['plots']!.inserted).toBe(1502);
   });
 
+  it('reads every supplier even when told to read no page per run (a run never ends a supplier unread)', async () => {
+    h = await startWorkerHarness(
+      { seed: 14, layout: { ownPlots: 1, suppliers: [{ plots: 600 }, { plots: 30 }] } },
+      'edges',
+    );
+    const summary = await h.refresh({ pagesPerRun: 0 });
+    expect(summary.status).toBe('succeeded');
+    expect(await warehousePlotFacts(h.db)).toEqual(simulatorPlotFacts(h.sim));
+  });
+
   it('does not sweep a supplier whose read failed, and says so', async () => {
     const layout = { ownPlots: 1, suppliers: [{ plots: 3000 }, { plots: 40 }, { plots: 40 }] };
     h = await startWorkerHarness({ seed: 12, layout }, 'edges');
