@@ -2,17 +2,11 @@
 // HTTP. Prints figures only; never passes or fails on time.
 // Usage: npx tsx bench/simulator.ts [--plots 100000] [--pages 200] [--json]
 import { startSimulator } from '../simulator/index.ts';
-
-function flag(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
+import { positiveFlag } from './support/figures.ts';
 
 async function main(): Promise<void> {
-  const plots = flag('plots', 100_000);
-  const pages = flag('pages', 200);
+  const plots = positiveFlag('plots', 100_000);
+  const pages = positiveFlag('pages', 200);
   const sim = await startSimulator({ port: 0, plots, suppliers: 5, seed: 1 });
   try {
     const token = await fetch(`${sim.url}/auth/machine-to-machine-clients/token`, {

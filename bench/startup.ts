@@ -4,20 +4,9 @@
 // Usage: npx tsx bench/startup.ts [--runs 7] [--json]
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { median, positiveFlag } from './support/figures.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-function flag(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 /** Median wall time of `node args…` over `runs` runs (one unmeasured warm-up first: tsx's cache). */
 function time(args: string[], runs: number): number {
@@ -32,7 +21,7 @@ function time(args: string[], runs: number): number {
   return median(seconds);
 }
 
-const runs = flag('runs', 7);
+const runs = positiveFlag('runs', 7);
 const baseline = time(['-e', ''], runs);
 const commands: Array<[string, string[]]> = [
   ['ddsync --version', ['bin/ddsync.js', '--version']],

@@ -6,23 +6,12 @@ import { z } from 'zod';
 import { PlotSchema } from '../schema/upstream.ts';
 import { normalisePlots } from '../upstream/plot-validator.ts';
 import { samplePage } from '../test/unit/api/samples.ts';
+import { median, positiveFlag } from './support/figures.ts';
 
 const ENDPOINT = 'GET /businesses/{businessId}/plots';
 
-function flag(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(process.argv[i + 1]) : fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
-
-const runs = flag('runs', 40);
-const plots = flag('plots', 500);
+const runs = positiveFlag('runs', 40);
+const plots = positiveFlag('plots', 500);
 const text = JSON.stringify(samplePage(plots));
 const zodPage = z.array(PlotSchema);
 const parse: number[] = [];

@@ -14,16 +14,19 @@ export const DEFAULT_PDF_ARCHIVE_DIR = '.ddsync/pdf-archive';
  * default. `loadConfig` reports every missing or malformed setting at once and never echoes a
  * value, because some of them are secrets and DATABASE_URL may carry a password.
  */
-export type Section =
-  | 'upstream'
-  | 'database'
-  | 'temporal'
-  | 'worker'
-  | 'refresh'
-  | 'submission'
-  | 'webhooks'
-  | 'pdfs'
-  | 'logging';
+/** Every section, in the order `ddsync config` checks them: what a worker needs. */
+export const SECTIONS = [
+  'upstream',
+  'database',
+  'temporal',
+  'worker',
+  'refresh',
+  'submission',
+  'webhooks',
+  'pdfs',
+  'logging',
+] as const;
+export type Section = (typeof SECTIONS)[number];
 
 interface Setting {
   section: Section;

@@ -1,4 +1,4 @@
-import { SETTINGS, loadConfig, ConfigError, type Section } from '../../platform/config.ts';
+import { SECTIONS, SETTINGS, loadConfig, ConfigError } from '../../platform/config.ts';
 
 export async function run(o: { markdown?: boolean }): Promise<number> {
   const rows = Object.entries(SETTINGS).map(([name, s]) => {
@@ -23,17 +23,7 @@ export async function run(o: { markdown?: boolean }): Promise<number> {
     process.stdout.write(`${r.name.padEnd(26)} ${shown}\n`);
   }
   try {
-    loadConfig([
-      'upstream',
-      'database',
-      'temporal',
-      'worker',
-      'refresh',
-      'submission',
-      'webhooks',
-      'pdfs',
-      'logging',
-    ] satisfies Section[]);
+    loadConfig([...SECTIONS]);
     process.stdout.write('\nconfiguration complete: a worker can start with it\n');
     return 0;
   } catch (error) {

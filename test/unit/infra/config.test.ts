@@ -1,17 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { loadConfig, ConfigError, SETTINGS } from '../../../platform/config.ts';
+import { loadConfig, ConfigError, SECTIONS, SETTINGS } from '../../../platform/config.ts';
 
-const ALL = [
-  'upstream',
-  'database',
-  'temporal',
-  'worker',
-  'refresh',
-  'submission',
-  'webhooks',
-  'pdfs',
-  'logging',
-] as const;
+const ALL = SECTIONS;
 const valid = {
   DDSYNC_UPSTREAM_URL: 'http://127.0.0.1:4010/',
   DDSYNC_CLIENT_ID: 'ddsync-demo',

@@ -4,7 +4,7 @@ import { builtinModules } from 'node:module';
 import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { importsOf } from '../../support/import-graph.ts';
+import { LAYERS, importsOf } from '../../support/import-graph.ts';
 import { SETTINGS } from '../../../platform/config.ts';
 import { BUILT_CLI, BUILT_WORKFLOW_BUNDLE } from '../../../infra/production.ts';
 
@@ -288,20 +288,7 @@ describe('the image: every file the build and the CLI use is copied', () => {
     expect(needs.buildScripts).toEqual(['infra/build.ts']);
     const folders = new Set([...needs.sources, ...needs.data].map((f) => f.split('/')[0]));
     // The reader works: the layers the build reaches and the data folders read through packagePath.
-    for (const f of [
-      'cli',
-      'infra',
-      'workflows',
-      'activities',
-      'upstream',
-      'warehouse',
-      'schema',
-      'platform',
-      'simulator',
-      'sql',
-      'examples',
-      'package.json',
-    ]) {
+    for (const f of [...LAYERS, 'sql', 'examples', 'package.json']) {
       expect(folders).toContain(f);
     }
     expect(needs.sources).toEqual(expect.arrayContaining(['cli/main.ts', 'workflows/index.ts']));
@@ -336,21 +323,7 @@ describe('the image: every file the build and the CLI use is copied', () => {
   it('would notice a folder not copied, one left out by .dockerignore, a devDependency imported', () => {
     const named = read('Dockerfile').replace(
       'COPY . .',
-      [
-        'bin',
-        'cli',
-        'infra',
-        'workflows',
-        'activities',
-        'upstream',
-        'warehouse',
-        'schema',
-        'platform',
-        'simulator',
-        'examples',
-      ]
-        .map((f) => `COPY ${f} ./${f}`)
-        .join('\n'),
+      ['bin', ...LAYERS, 'examples'].map((f) => `COPY ${f} ./${f}`).join('\n'),
     );
     const withoutSql = imageModel(named, '');
     expect(imageProblems(withoutSql, buildNeeds(withoutSql))).toEqual(
