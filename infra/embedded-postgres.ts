@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import pg from 'pg';
 import type { ChildProcess } from 'node:child_process';
-import { freePort } from './ports.ts';
+import { freePort, retryTakenPorts } from './ports.ts';
 import { stopOnExit } from './exit-hooks.ts';
 
 export interface EmbeddedPostgresOptions {
@@ -39,7 +39,7 @@ const PASSWORD = 'ddsync-local';
  */
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {}): Promise<RunningPostgres> {
   const dataDir = resolve(options.dataDir ?? '.ddsync/postgres');
-  const port = options.port ?? (await freePort());
+  const firstPort = options.port ?? (await freePort());
   const persistent = options.persistent ?? false;
   const database = options.database ?? 'ddsync';
   const logs: string[] = [];
@@ -55,41 +55,50 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   const fresh = !existsSync(resolve(dataDir, 'PG_VERSION'));
   if (fresh) await rm(dataDir, { recursive: true, force: true });
 
-  const server = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: USER,
-    password: PASSWORD,
-    authMethod: 'scram-sha-256',
-    persistent,
-    createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ['--encoding=UTF8', '--no-sync'],
-    postgresFlags: [
-      '-c',
-      'listen_addresses=127.0.0.1',
-      '-c',
-      'unix_socket_directories=',
-      '-c',
-      'max_connections=200',
-      '-c',
-      'fsync=off',
-      '-c',
-      'synchronous_commit=off',
-      '-c',
-      'full_page_writes=off',
-    ],
-    onLog,
-    onError: (e) => onLog(String(e)),
-  });
+  const cluster = (port: number) =>
+    new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port,
+      user: USER,
+      password: PASSWORD,
+      authMethod: 'scram-sha-256',
+      persistent,
+      createPostgresUser: process.getuid?.() === 0,
+      initdbFlags: ['--encoding=UTF8', '--no-sync'],
+      postgresFlags: [
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+        '-c',
+        'max_connections=200',
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+      ],
+      onLog,
+      onError: (e) => onLog(String(e)),
+    });
 
-  try {
-    if (fresh) await server.initialise();
-    await server.start();
-  } catch (error) {
-    throw new Error(
-      `embedded PostgreSQL did not start in ${dataDir} on port ${port}: ${String(error ?? 'process exited')}\n${logs.slice(-10).join('')}`,
-    );
-  }
+  // initdb once; the server is started again on a new port if the one chosen was taken meanwhile.
+  let initialised = !fresh;
+  const { server, port } = await retryTakenPorts(options.port === undefined, async (attempt) => {
+    const port = attempt === 1 ? firstPort : await freePort();
+    const server = cluster(port);
+    try {
+      if (!initialised) await server.initialise();
+      initialised = true;
+      await server.start();
+      return { server, port };
+    } catch (error) {
+      throw new Error(
+        `embedded PostgreSQL did not start in ${dataDir} on port ${port}: ${String(error ?? 'process exited')}\n${logs.slice(-10).join('')}`,
+      );
+    }
+  });
 
   const urlFor = (db: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
   const createDatabase = async (name: string) => {

@@ -34,3 +34,20 @@ export async function waitForPort(host: string, port: number, timeoutMs: number)
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+const PORT_ATTEMPTS = 3;
+
+/**
+ * A port found free may be taken before the server binds it (another process probing at the same
+ * moment: parallel test files, a second demo). When the ports are ddsync's choice, a start that
+ * failed on "address already in use" is tried again with new ones, at most PORT_ATTEMPTS times.
+ */
+export async function retryTakenPorts<T>(oursToChoose: boolean, start: (attempt: number) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start(attempt);
+    } catch (error) {
+      if (!oursToChoose || attempt >= PORT_ATTEMPTS || !/address already in use/i.test(String(error))) throw error;
+    }
+  }
+}

@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { freePort } from './ports.ts';
+import { freePort, retryTakenPorts } from './ports.ts';
 import { stopOnExit } from './exit-hooks.ts';
 import { installTemporalCli, projectTemporalCli } from './temporal-cli-install.ts';
 
@@ -127,23 +127,6 @@ export async function startTemporalDevServer(options: DevServerOptions = {}): Pr
     const uiPort = options.ui ? (options.uiPort ?? (await freePort())) : undefined;
     return launch(cli, options, namespace, attempt === 1 ? port : await freePort(), uiPort);
   });
-}
-
-const PORT_ATTEMPTS = 3;
-
-/**
- * A port found free may be taken before the server binds it (another process probing at the same
- * moment: parallel test files, a second demo). When the ports are ddsync's choice, a start that
- * failed on "address already in use" is tried again with new ones, at most PORT_ATTEMPTS times.
- */
-export async function retryTakenPorts<T>(oursToChoose: boolean, start: (attempt: number) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await start(attempt);
-    } catch (error) {
-      if (!oursToChoose || attempt >= PORT_ATTEMPTS || !/address already in use/.test(String(error))) throw error;
-    }
-  }
 }
 
 async function launch(

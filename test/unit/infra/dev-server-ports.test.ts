@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
-import { retryTakenPorts } from '../../../infra/temporal-dev-server.ts';
+import { retryTakenPorts } from '../../../infra/ports.ts';
 
-describe('the dev server when a port it chose is taken before it binds it', () => {
+describe('a server (Temporal dev server, embedded Postgres) when a port ddsync chose is taken before it binds it', () => {
   const taken = new Error('listen tcp 127.0.0.1:46493: bind: address already in use');
 
   it('starts again with new ports, at most three times in all', async () => {
