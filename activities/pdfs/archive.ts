@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { StoredPdf } from '../../warehouse/pdfs/queue.ts';
@@ -90,19 +90,30 @@ export async function storePdf(
     // while the warehouse says archived.
     const createdFolder = await mkdir(dirname(target), { recursive: true });
     if (createdFolder !== undefined) await syncDirectory(archiveDir);
-    const existing = await stat(target).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return undefined;
-      throw error;
-    });
-    // Same name, same size: the same content (a file only gets its name once complete). A file of
-    // another size there was damaged outside ddsync and is replaced by this good copy.
-    if (existing?.isFile() && existing.size === size) {
-      await rm(tmp, { force: true });
-      return { sha256, sizeBytes: size, storagePath, deduplicated: true };
+    // The name is taken atomically (a hard link fails if it exists), so of two runs storing the
+    // same content at once exactly one stores it and the other finds it: checking first and renaming
+    // after would let both "store" it. Readers see no file or the whole file.
+    const taken = await link(tmp, target).then(
+      () => false,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'EEXIST') return true;
+        // A file system without hard links: rename, which is atomic too but replaces.
+        if (['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EXDEV'].includes(error.code ?? ''))
+          return rename(tmp, target).then(() => false);
+        throw error;
+      },
+    );
+    if (taken) {
+      const existing = await stat(target);
+      // Same name, same size: the same content (a file only gets its name once complete). A file of
+      // another size there was damaged outside ddsync and is replaced by this good copy.
+      if (existing.isFile() && existing.size === size) {
+        await rm(tmp, { force: true });
+        return { sha256, sizeBytes: size, storagePath, deduplicated: true };
+      }
+      await rename(tmp, target);
     }
-    // Atomic: readers see no file or the whole file. Two workers storing the same content at once
-    // both rename; the second replaces identical bytes.
-    await rename(tmp, target);
+    await rm(tmp, { force: true });
     await syncDirectory(dirname(target));
     return { sha256, sizeBytes: size, storagePath, deduplicated: false };
   } catch (error) {

@@ -55,6 +55,15 @@ describe('storing a PDF by content', () => {
     expect(await filesUnder(dir)).toEqual([first.storagePath, other.storagePath].sort());
   });
 
+  it('stores identical content once when several downloads of it finish at the same moment', async () => {
+    const pdf = renderPdf('Same', ['same text, at once']);
+    const stored = await Promise.all(Array.from({ length: 6 }, (_, i) => storePdf(dir, chunked(pdf, 5 + i))));
+    // Exactly one stored it, whatever the interleaving; the others found it.
+    expect(stored.filter((s) => !s.deduplicated)).toHaveLength(1);
+    expect(new Set(stored.map((s) => s.storagePath)).size).toBe(1);
+    expect(await filesUnder(dir)).toEqual([stored[0]!.storagePath]);
+  });
+
   it('replaces a damaged file at a content address (wrong size) with the good copy', async () => {
     const pdf = renderPdf('Damaged', ['x']);
     const sha = createHash('sha256').update(pdf).digest('hex');
