@@ -1421,6 +1421,10 @@ export interface SubmissionBatches {
    */
   finished_at: Timestamp | null;
   /**
+   * Run by the batch workflow (submitBatch), which follows its transactions in bulk: webhook events wake the batch, not a workflow per transaction (batches of earlier versions run to their end as they started).
+   */
+  followed_in_bulk: Generated<boolean>;
+  /**
    * The batch's id.
    */
   id: string;
@@ -1947,6 +1951,14 @@ export interface Transactions {
    */
   legal_entity_id: string | null;
   /**
+   * When its status is read next (backoff, EU wait and deadline applied); null until it was submitted by a batch followed in bulk.
+   */
+  next_poll_at: Timestamp | null;
+  /**
+   * Reads of its status since it was submitted (the poll backoff doubles with each, up to DDSYNC_TX_MAX_POLL).
+   */
+  polls: Generated<number>;
+  /**
    * DDS reference assigned after validation, e.g. 24DKYIGLPU3439.
    */
   reference_number: string | null;
@@ -1974,6 +1986,10 @@ export interface Transactions {
    * Verification number assigned with the DDS reference, e.g. 4NAB3QYM.
    */
   verification_number: string | null;
+  /**
+   * When a transaction.updated webhook asked for an early read that has not happened yet; cleared by the read.
+   */
+  woken_at: Timestamp | null;
 }
 
 export interface TransactionStatusEvents {
