@@ -2,7 +2,7 @@
 // measured in the same run: reading every page with no database (fetch-only) and COPYing the same
 // plot rows into a bare table (COPY-only). Then a second, no-change refresh, which should cost
 // about a read and write nothing. Prints figures and ratios; never passes or fails on time.
-// Usage: npm run bench:refresh -- --plots N [--suppliers S] [--json]
+// Usage: npm run bench:refresh -- --plots N [--suppliers S] [--pg-stats] [--json]
 import { openWarehouse, type Warehouse } from '../warehouse/database.ts';
 import { CliCommand, wholeNumber } from '../cli/usage.ts';
 import { createUpstreamFromConfig } from '../cli/upstream.ts';
@@ -13,7 +13,8 @@ import { procStatusMb, resetPeakRss, sampleRss } from './support/children.ts';
 import { measureCopyOnly, type CopyResult } from './support/copy-baseline.ts';
 import { measureFetchOnly, type FetchOnlyResult, type WalkApi } from './support/plot-walk.ts';
 import { runRefresh, startWorker, type RefreshRun } from './support/refresh-runs.ts';
-import { formatReport, type RefreshBenchResult } from './support/report.ts';
+import { formatReport, type RefreshBenchResult, type StatementCost } from './support/report.ts';
+import { sql } from 'kysely';
 import {
   buildProduction,
   phase,
@@ -27,7 +28,8 @@ import {
 import { WORKER_NODE_FLAGS } from '../infra/production.ts';
 
 const progress = progressTo('bench:refresh');
-const USAGE = 'usage: npm run bench:refresh -- --plots N [--suppliers S] [--worker-node-flags "..."] [--json]';
+const USAGE =
+  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--worker-node-flags "..."] [--pg-stats] [--json]';
 /** Suppliers read at once, by the refresh (its default) and by the fetch-only baseline alike. */
 const SUPPLIER_CONCURRENCY = 4;
 
@@ -36,6 +38,7 @@ interface Options {
   suppliers: number;
   json: boolean;
   workerNodeFlags: string[];
+  pgStats: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -44,11 +47,18 @@ function parseOptions(argv: string[]): Options {
     .option('--suppliers <N>', 'direct suppliers', wholeNumber('--suppliers', 1, 10_000), 10)
     .option('--worker-node-flags <FLAGS>', "the worker's node flags (default: the production ones)")
     .option('--json', 'also print the result as one JSON line')
+    .option('--pg-stats', "print the full refresh's costliest statements (pg_stat_statements)")
     .parse(argv, { from: 'user' })
-    .opts<{ plots: number; suppliers: number; workerNodeFlags?: string; json?: boolean }>();
+    .opts<{ plots: number; suppliers: number; workerNodeFlags?: string; json?: boolean; pgStats?: boolean }>();
   const workerNodeFlags =
     o.workerNodeFlags === undefined ? [...WORKER_NODE_FLAGS] : o.workerNodeFlags.split(/\s+/).filter(Boolean);
-  return { plots: o.plots, suppliers: o.suppliers, json: o.json ?? false, workerNodeFlags };
+  return {
+    plots: o.plots,
+    suppliers: o.suppliers,
+    json: o.json ?? false,
+    workerNodeFlags,
+    pgStats: o.pgStats ?? false,
+  };
 }
 
 interface RefreshPhases {
@@ -58,6 +68,26 @@ interface RefreshPhases {
   peakRssMb: number;
   peakRssCoversStartup: boolean;
   startupPeakRssMb: number;
+  fullStatements?: StatementCost[];
+}
+
+/** pg_stat_statements must be preloaded by the server (startStack's settings) before this works. */
+async function resetStatements(db: Warehouse): Promise<void> {
+  await sql`create extension if not exists pg_stat_statements`.execute(db);
+  await sql`select pg_stat_statements_reset()`.execute(db);
+}
+
+async function costliestStatements(db: Warehouse, limit = 15): Promise<StatementCost[]> {
+  const { rows } = await sql<{ query: string; calls: string; total_ms: number; rows: string }>`
+    select regexp_replace(query, '[[:space:]]+', ' ', 'g') as query, calls, total_exec_time as total_ms, rows
+    from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+    order by total_exec_time desc limit ${limit}`.execute(db);
+  return rows.map((r) => ({
+    query: r.query.length > 160 ? `${r.query.slice(0, 157)}...` : r.query,
+    calls: Number(r.calls),
+    totalMs: r.total_ms,
+    rows: Number(r.rows),
+  }));
 }
 
 /** Both refreshes on one worker and a new database; the no-change one is checked row by row. */
@@ -69,16 +99,19 @@ async function measureRefreshes(
   seconds: Record<string, number>,
   teardown: Teardown,
   nodeFlags: readonly string[],
+  pgStats: boolean,
 ): Promise<RefreshPhases> {
   const worker = await phase(progress, seconds, 'worker start', () =>
     startWorker(env, stack.temporalClient, taskQueue, nodeFlags),
   );
   teardown.add('worker', () => worker.stop(15_000));
   const startupPeakRssMb = procStatusMb(worker.pid, 'VmHWM') ?? 0;
+  if (pgStats) await resetStatements(db);
   const reset = resetPeakRss(worker.pid);
   const full = await phase(progress, seconds, 'full refresh', () =>
     runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/full/${taskQueue}`),
   );
+  const fullStatements = pgStats ? await costliestStatements(db) : undefined;
   const before = await rowVersions(db);
   const noChange = await phase(progress, seconds, 'no-change refresh', () =>
     runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/no-change/${taskQueue}`),
@@ -86,7 +119,15 @@ async function measureRefreshes(
   const after = await rowVersions(db);
   const peakRssMb = procStatusMb(worker.pid, 'VmHWM') ?? Math.max(full.sampledPeakRssMb, noChange.sampledPeakRssMb);
   const tablesTouched = Object.keys(before).filter((table) => before[table] !== after[table]);
-  return { full, noChange, tablesTouched, peakRssMb, peakRssCoversStartup: !reset, startupPeakRssMb };
+  return {
+    full,
+    noChange,
+    tablesTouched,
+    peakRssMb,
+    peakRssCoversStartup: !reset,
+    startupPeakRssMb,
+    ...(fullStatements ? { fullStatements } : {}),
+  };
 }
 
 function toResult(
@@ -120,6 +161,7 @@ function toResult(
     fullPlotsPerSec,
     fullFinishSeconds: full.finishSeconds ?? null,
     fullToCopyRatio: fullPlotsPerSec / copyOnlyRowsPerSec,
+    fullToFetchRatio: fullPlotsPerSec / fetchOnlyPlotsPerSec,
     fetchOnlyToCopyRatio: fetchOnlyPlotsPerSec / copyOnlyRowsPerSec,
     noChangeSeconds: noChange.seconds,
     noChangePlotsSeen: noChange.summary.plotsSeen,
@@ -136,13 +178,18 @@ function toResult(
     benchCopyPhaseRssMb: copied.benchRssMb,
     phaseSeconds,
     workerNodeFlags: options.workerNodeFlags,
+    ...(refreshes.fullStatements ? { fullStatements: refreshes.fullStatements } : {}),
   };
 }
 
 async function run(options: Options, seconds: Record<string, number>, teardown: Teardown): Promise<RefreshBenchResult> {
   await phase(progress, seconds, 'build', async () => buildProduction());
   const stack = await phase(progress, seconds, 'setup', () =>
-    startStack(['--plots', String(options.plots), '--suppliers', String(options.suppliers)], teardown),
+    startStack(
+      ['--plots', String(options.plots), '--suppliers', String(options.suppliers)],
+      teardown,
+      options.pgStats ? ['shared_preload_libraries=pg_stat_statements'] : [],
+    ),
   );
   const taskQueue = `bench-refresh-${process.pid}-${Date.now()}`;
   const database = `refresh_${Date.now()}`;
@@ -163,7 +210,16 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
   };
   const db = openWarehouse(stack.postgres.urlFor(database), 2, 'ddsync-bench');
   teardown.add('warehouse pool', () => db.destroy());
-  const refreshes = await measureRefreshes(stack, env, taskQueue, db, seconds, teardown, options.workerNodeFlags);
+  const refreshes = await measureRefreshes(
+    stack,
+    env,
+    taskQueue,
+    db,
+    seconds,
+    teardown,
+    options.workerNodeFlags,
+    options.pgStats,
+  );
   return toResult(options, fetched, copied, refreshes, seconds);
 }
 

@@ -14,6 +14,8 @@ export interface EmbeddedPostgresOptions {
   /** Keep the data directory after stop (the demo's --keep, a developer's local warehouse). */
   persistent?: boolean;
   database?: string;
+  /** More server settings, as `name=value` (a benchmark's pg_stat_statements). */
+  settings?: readonly string[];
   onLog?: (line: string) => void;
 }
 
@@ -78,6 +80,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
         'synchronous_commit=off',
         '-c',
         'full_page_writes=off',
+        ...(options.settings ?? []).flatMap((setting) => ['-c', setting]),
       ],
       onLog,
       onError: (e) => onLog(String(e)),

@@ -65,10 +65,15 @@ export interface Stack {
   temporalClient: Client;
 }
 
-export async function startStack(simulatorArgs: string[], teardown: Teardown): Promise<Stack> {
+export async function startStack(
+  simulatorArgs: string[],
+  teardown: Teardown,
+  postgresSettings: readonly string[] = [],
+): Promise<Stack> {
   const postgres = await startEmbeddedPostgres({
     dataDir: `${BENCH_DIR}/pg-${Date.now()}-${process.pid}`,
     persistent: false,
+    settings: postgresSettings,
   });
   teardown.add('Postgres', () => postgres.stop());
   const temporal = await startTemporalDevServer();
