@@ -1,6 +1,7 @@
 import { createHealthActivities, type UpstreamProbe } from './health.ts';
 import { createRefreshActivities, type RefreshApi } from './refresh/activities.ts';
 import { createSubmissionActivities, type SubmissionApi } from './submission/activities.ts';
+import { createBulkSubmissionActivities } from './submission/bulk.ts';
 import { createWebhookActivities, type WebhookApi } from './webhooks/activities.ts';
 import { createPdfActivities, type PdfApi } from './pdfs/activities.ts';
 import type { Warehouse } from '../warehouse/database.ts';
@@ -24,6 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createHealthActivities(deps),
     ...createRefreshActivities(deps),
     ...createSubmissionActivities(deps),
+    ...createBulkSubmissionActivities(deps),
     ...createWebhookActivities(deps),
     ...createPdfActivities(deps),
   };

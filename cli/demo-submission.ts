@@ -4,7 +4,7 @@ import type { Warehouse } from '../warehouse/database.ts';
 import { takeInShipments, type IntakeSummary } from '../warehouse/submission/intake.ts';
 import type { BatchReport } from '../warehouse/submission/batch-report.ts';
 import { packagePath } from '../platform/package-root.ts';
-import { bulkSubmit, bulkSubmitWorkflowId } from '../workflows/bulk-submit.ts';
+import { submitBatch, submitBatchWorkflowId } from '../workflows/submit-batch.ts';
 import type { TransactionTiming } from '../workflows/submit-transaction.ts';
 import { followBatch } from './submission-runner.ts';
 import { fmt } from './progress.ts';
@@ -46,9 +46,9 @@ export async function runDemoSubmission(
   o: { taskQueue: string; timing: TransactionTiming; reportPath: string; progress: NodeJS.WriteStream | null },
 ): Promise<DemoSubmission> {
   const intake = await takeInShipments(db, DEMO_SHIPMENTS, o.reportPath);
-  const handle = await client.workflow.start(bulkSubmit, {
+  const handle = await client.workflow.start(submitBatch, {
     taskQueue: o.taskQueue,
-    workflowId: bulkSubmitWorkflowId(intake.batchId),
+    workflowId: submitBatchWorkflowId(intake.batchId),
     args: [{ batchId: intake.batchId, concurrency: 10, timing: o.timing }],
   });
   const report = await followBatch(db, handle, intake.batchId, o.progress);

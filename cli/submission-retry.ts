@@ -3,17 +3,17 @@ import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@tempor
 import type { Warehouse } from '../warehouse/database.ts';
 import type { BatchReport } from '../warehouse/submission/batch-report.ts';
 import { reopenResubmittable } from '../warehouse/submission/resubmission.ts';
-import { bulkSubmit, bulkSubmitWorkflowId } from '../workflows/bulk-submit.ts';
+import { submitBatch, submitBatchWorkflowId } from '../workflows/submit-batch.ts';
 import type { TransactionTiming } from '../workflows/submit-transaction.ts';
 
 /**
  * `ddsync submissions retry BATCH`: the batch's transactions that ended failed without the service
- * refusing them (resubmission.ts) are made pending again, and the batch runs again with `restart`,
- * which starts only those keys, each workflow going on with what its key already has at the service.
+ * refusing them (resubmission.ts) are made pending again, and the batch runs again (submitBatch), which
+ * sends only what the ledger says is unsent, each key going on with what it already has at the service.
  */
 
 export type RetryOutcome =
-  | { kind: 'restarted'; reopened: number; pending: number; handle: WorkflowHandle<typeof bulkSubmit> }
+  | { kind: 'restarted'; reopened: number; pending: number; handle: WorkflowHandle<typeof submitBatch> }
   | { kind: 'nothing' }
   | { kind: 'refused'; reason: string };
 
@@ -26,7 +26,7 @@ export async function retryBatch(
   const { batchId } = report;
   if (report.status === 'cancelled')
     return { kind: 'refused', reason: `batch ${batchId} was cancelled: nothing more is sent for it` };
-  const workflowId = bulkSubmitWorkflowId(batchId);
+  const workflowId = submitBatchWorkflowId(batchId);
   // Its running workflow has passed the reopened keys by: they would wait for it, and it for them.
   if (await isRunning(client, workflowId))
     return {
@@ -37,7 +37,7 @@ export async function retryBatch(
   // Pending also counts keys an interrupted retry reopened (or a batch never started): this one starts them.
   const pending = await pendingCount(db, batchId);
   if (pending === 0) return { kind: 'nothing' };
-  const handle = await client.workflow.start(bulkSubmit, {
+  const handle = await client.workflow.start(submitBatch, {
     taskQueue: run.taskQueue,
     workflowId,
     args: [{ batchId, concurrency: run.concurrency, restart: true, ...(run.timing ? { timing: run.timing } : {}) }],

@@ -3,12 +3,16 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Warehouse } from '../warehouse/database.ts';
 import type { Logger } from '../platform/logger.ts';
 import { transactionUpdatedSignal, transactionWorkflowId } from '../workflows/submit-transaction.ts';
-import { markHandled, noteDispatchFailure, pendingEvents, transactionKeyOf } from '../warehouse/webhooks/ledger.ts';
+import { submitBatchWorkflowId, transactionsUpdatedSignal } from '../workflows/submit-batch.ts';
+import { markHandled, noteDispatchFailure, pendingEvents } from '../warehouse/webhooks/ledger.ts';
+import { wakeTransaction } from '../warehouse/submission/bulk-ledger.ts';
 
 /**
- * What an accepted event leads to: `transaction.updated` wakes the transaction's workflow (signal
- * `transactionUpdated`), which reads the transaction and records its new status. An event for a
- * transaction ddsync did not submit, or of another kind, is kept and marked, never an error.
+ * What an accepted event leads to: `transaction.updated` marks the transaction due in the ledger and
+ * wakes its batch's workflow (signal `transactionsUpdated` to submitBatch), which reads the due
+ * transactions and records their new status. A transaction of a batch started by an earlier version
+ * (not followed in bulk) has a workflow of its own, woken as before (signal `transactionUpdated`). An
+ * event for a transaction ddsync did not submit, or of another kind, is kept and marked, never an error.
  */
 export const TRANSACTION_UPDATED = 'transaction.updated';
 
@@ -29,16 +33,21 @@ export async function dispatchEvent(db: Warehouse, temporal: Client, event: Stor
     await markHandled(db, event.msg_id, 'ignored');
     return 'ignored';
   }
-  const key = event.transaction_id ? await transactionKeyOf(db, event.transaction_id) : undefined;
-  if (!key) {
+  const found = event.transaction_id ? await wakeTransaction(db, event.transaction_id) : undefined;
+  if (!found) {
     await markHandled(db, event.msg_id, 'no_transaction');
     return 'no_transaction';
   }
   const status = statusOf(event.payload);
   try {
-    await temporal.workflow
-      .getHandle(transactionWorkflowId(key))
-      .signal(transactionUpdatedSignal, status ? { status } : {});
+    if (found.inBulk)
+      await temporal.workflow
+        .getHandle(submitBatchWorkflowId(found.batchId))
+        .signal(transactionsUpdatedSignal, { key: found.key, ...(status ? { status } : {}) });
+    else
+      await temporal.workflow
+        .getHandle(transactionWorkflowId(found.key))
+        .signal(transactionUpdatedSignal, status ? { status } : {});
     await markHandled(db, event.msg_id, 'signalled');
     return 'signalled';
   } catch (error) {

@@ -31,7 +31,12 @@ import { trackStepFailures } from './step-failures.ts';
 
 export type SubmissionApi = Pick<
   UpstreamClient,
-  'createTransaction' | 'findTransactionByCustomId' | 'getTransaction' | 'submitTransaction' | 'deleteTransaction'
+  | 'createTransaction'
+  | 'findTransactionByCustomId'
+  | 'listTransactions'
+  | 'getTransaction'
+  | 'submitTransaction'
+  | 'deleteTransaction'
 >;
 
 export interface SubmissionDeps {

@@ -74,6 +74,9 @@ function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
+/** The type of a chunk's failure whose keys recorded their own failures (activities/submission/bulk.ts). */
+export const RECORDED_ON_KEYS = 'TransactionsNotSentYet';
+
 const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0;
 
 /** The same failure, logged by the worker at debug level; a refusal (not retried) stays as it is. */
@@ -120,9 +123,11 @@ export function trackStepFailures<T extends Record<string, AnyActivity>>(db: War
         const error = toActivityFailure(thrown);
         const context = Context.current();
         if (error instanceof CancelledFailure || context.cancellationSignal.aborted) throw error;
-        const attempts = await within(recordFailure(db, subject, stepError(step, error)), RECORD_TIMEOUT_MS).catch(
-          () => undefined,
-        );
+        // A chunk whose keys failed has recorded each failure on its key: not one of the batch's own step.
+        const onKeys = error instanceof ApplicationFailure && error.type === RECORDED_ON_KEYS;
+        const attempts = onKeys
+          ? undefined
+          : await within(recordFailure(db, subject, stepError(step, error)), RECORD_TIMEOUT_MS).catch(() => undefined);
         throw isPowerOfTwo(attempts ?? context.info.attempt) ? error : quietly(error);
       }
       await within(clearFailures(db, subject), RECORD_TIMEOUT_MS).catch(() => undefined);

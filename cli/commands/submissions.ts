@@ -1,4 +1,7 @@
-import { WorkflowNotFoundError } from '@temporalio/client';
+import { setTimeout as delay } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import type { Warehouse } from '../../warehouse/database.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
@@ -85,7 +88,7 @@ export async function run(
           process.stderr.write(`ddsync submissions: batch ${batchId} has no running workflow (${report.status})\n`);
           return 1;
         }
-        await handle.result().catch(() => undefined);
+        await cancellationTakenIn(db, handle, batchId!);
         process.stdout.write(
           `batch ${batchId} cancelled: nothing more is sent; transactions already submitted are followed to the end\n`,
         );
@@ -114,5 +117,29 @@ export async function run(
     }
   } finally {
     await db.destroy();
+  }
+}
+
+/**
+ * Until the cancellation is taken in: the batch's workflow ended (a batch of an earlier version), or
+ * the warehouse says the batch is cancelled (drafts deleted, nothing more sent; its workflow goes on
+ * following what was submitted, which can take hours).
+ */
+async function cancellationTakenIn(db: Warehouse, handle: WorkflowHandle, batchId: string): Promise<void> {
+  let ended = false;
+  const result = handle.result().then(
+    () => {
+      ended = true;
+    },
+    () => {
+      ended = true;
+    },
+  );
+  while (!ended) {
+    await Promise.race([result, delay(250)]);
+    const { rows } = await sql<{
+      status: string;
+    }>`select status from submission_batches where id = ${batchId}::uuid`.execute(db);
+    if (rows[0]?.status === 'cancelled') return;
   }
 }

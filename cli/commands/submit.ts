@@ -8,7 +8,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { takeInShipments, type IntakeSummary } from '../../warehouse/submission/intake.ts';
 import { FileFormatError } from '../../warehouse/submission/shipment-file.ts';
-import { bulkSubmit, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
+import { submitBatch, submitBatchWorkflowId } from '../../workflows/submit-batch.ts';
 import { followBatch } from '../submission-runner.ts';
 import { batchExitCode, formatBatch, formatIntake, nothingToSend } from '../submission-summary.ts';
 import { batchReport } from '../../warehouse/submission/batch-report.ts';
@@ -40,8 +40,8 @@ export async function run(path: string, values: { wait?: boolean; json?: boolean
     }
     if (!values.json) process.stdout.write(`${formatIntake(intake)}\n`);
     const startBatch = async (client: Client, batchId: string) => {
-      const workflowId = bulkSubmitWorkflowId(batchId);
-      const handle = await client.workflow.start(bulkSubmit, {
+      const workflowId = submitBatchWorkflowId(batchId);
+      const handle = await client.workflow.start(submitBatch, {
         taskQueue: config.temporal!.taskQueue,
         workflowId,
         args: [{ batchId, concurrency: config.submission!.concurrency, timing: config.submission!.timing }],

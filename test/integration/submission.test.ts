@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { transactionWorkflowId } from '../../workflows/submit-transaction.ts';
+import { submitBatchWorkflowId } from '../../workflows/submit-batch.ts';
 import { batchReport } from '../../warehouse/submission/batch-report.ts';
 
 /** Keys unique to this run: the simulator and the warehouse are fresh, the Temporal server is shared. */
@@ -64,12 +65,19 @@ describe('bulk transaction submission', () => {
     // Exactly one transaction per key at the service.
     const counts = h.sim.control.transactionCountsByCustomId();
     expect(keys.map((k) => counts[k])).toEqual(keys.map(() => 1));
-    // The wait is durable timers in the workflow, not an activity that sleeps.
-    const history = await h.temporal.client.workflow.getHandle(transactionWorkflowId(keys[0]!)).fetchHistory();
-    expect((history.events ?? []).filter((e) => e.timerStartedEventAttributes).length).toBeGreaterThan(0);
-    // Its requests are local activities: a 5 s workflow task hands the task back every 4 s at most (TMPRL1104).
-    const described = await h.temporal.client.workflow.getHandle(transactionWorkflowId(keys[0]!)).describe();
-    expect(Number(described.raw.executionConfig!.defaultWorkflowTaskTimeout!.seconds)).toBe(5);
+    // One workflow for the batch, none per transaction: its chunks create and submit, one activity reads
+    // what is due, and the wait is durable timers in the workflow, not an activity that sleeps.
+    const history = await h.temporal.client.workflow.getHandle(submitBatchWorkflowId(intake.batchId)).fetchHistory();
+    const batchEvents = history.events ?? [];
+    expect(batchEvents.filter((e) => e.timerStartedEventAttributes).length).toBeGreaterThan(0);
+    expect(batchEvents.filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
+    const activities = batchEvents.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(new Set(activities)).toEqual(
+      new Set(['openSubmissionBatch', 'sendTransactions', 'followDueTransactions', 'closeSubmissionBatch']),
+    );
+    await expect(h.temporal.client.workflow.getHandle(transactionWorkflowId(keys[0]!)).describe()).rejects.toThrow(
+      /not found/i,
+    );
     const latency = await sql<{ available: number; median: number | null }>`
       select available::int, median_seconds_submit_to_available::float8 as median from bi_transaction_latency where batch_id = ${intake.batchId}::uuid`.execute(
       h.db,

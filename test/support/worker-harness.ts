@@ -11,12 +11,8 @@ import { refreshWarehouse, refreshWorkflowId, type RefreshInput } from '../../wo
 import { createTestDatabase } from './databases.ts';
 import { ddsyncEnv, runDdsync, type RunningCommand } from './processes.ts';
 import { takeInShipments, type IntakeSummary } from '../../warehouse/submission/intake.ts';
-import {
-  bulkSubmit,
-  bulkSubmitWorkflowId,
-  type BulkProgress,
-  type BulkSubmitInput,
-} from '../../workflows/bulk-submit.ts';
+import type { BulkProgress } from '../../workflows/bulk-submit.ts';
+import { submitBatch, submitBatchWorkflowId, type SubmitBatchInput } from '../../workflows/submit-batch.ts';
 import type { TransactionTiming } from '../../workflows/submit-transaction.ts';
 
 /** Transaction waits for a simulator at time scale 0.001 (30 minutes there are 1.8 s). */
@@ -41,10 +37,10 @@ export interface WorkerHarness {
   temporal: TemporalForTest;
   /** Runs a refresh to completion on the harness's worker. */
   refresh(input?: RefreshInput): Promise<RunSummary>;
-  /** Takes in a shipments file and runs its bulk submission to the end (timing for a fast simulator). */
+  /** Takes in a shipments file and runs its batch workflow (submitBatch) to the end (timing for a fast simulator). */
   submit(
     path: string,
-    input?: Partial<BulkSubmitInput>,
+    input?: Partial<SubmitBatchInput>,
   ): Promise<{ intake: IntakeSummary; progress: BulkProgress | null }>;
   /** Starts (or restarts) the in-process worker; refresh() starts one when none runs. */
   startWorker(): Promise<void>;
@@ -132,9 +128,9 @@ export async function startWorkerHarness(
       await startWorker();
       const intake = await takeInShipments(db, path, `${path}.report.ndjson`);
       if (intake.accepted === 0) return { intake, progress: null };
-      const progress = await temporal.client.workflow.execute(bulkSubmit, {
+      const progress = await temporal.client.workflow.execute(submitBatch, {
         taskQueue: temporal.taskQueue,
-        workflowId: bulkSubmitWorkflowId(intake.batchId),
+        workflowId: submitBatchWorkflowId(intake.batchId),
         args: [{ batchId: intake.batchId, concurrency: 10, timing: FAST_TIMING, ...input }],
       });
       return { intake, progress };
