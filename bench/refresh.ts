@@ -9,7 +9,7 @@ import { createUpstreamFromConfig } from '../cli/upstream.ts';
 import { loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { rowVersions } from '../test/support/warehouse-facts.ts';
-import { procStatusMb, resetPeakRss, sampleRss } from './support/children.ts';
+import { postmasterPid, procStatusMb, resetPeakRss, sampleRss, treeCpuSeconds } from './support/children.ts';
 import { measureCopyOnly, type CopyResult } from './support/copy-baseline.ts';
 import { measureFetchOnly, type FetchOnlyResult, type WalkApi } from './support/plot-walk.ts';
 import { runRefresh, startWorker, type RefreshRun } from './support/refresh-runs.ts';
@@ -69,6 +69,21 @@ interface RefreshPhases {
   peakRssCoversStartup: boolean;
   startupPeakRssMb: number;
   fullStatements?: StatementCost[];
+  fullCpu: CpuSeconds;
+  noChangeCpu: CpuSeconds;
+}
+
+/** CPU seconds each process (with its children) used during a phase: robust where wall time is noisy. */
+type CpuSeconds = Record<string, number>;
+
+function cpuMeter(pids: Record<string, number | undefined>): () => CpuSeconds {
+  const read = () =>
+    Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, pid === undefined ? 0 : treeCpuSeconds(pid)]));
+  const before = read();
+  return () => {
+    const after = read();
+    return Object.fromEntries(Object.entries(after).map(([name, v]) => [name, v - (before[name] ?? 0)]));
+  };
 }
 
 /** pg_stat_statements must be preloaded by the server (startStack's settings) before this works. */
@@ -108,14 +123,23 @@ async function measureRefreshes(
   const startupPeakRssMb = procStatusMb(worker.pid, 'VmHWM') ?? 0;
   if (pgStats) await resetStatements(db);
   const reset = resetPeakRss(worker.pid);
+  const pids = {
+    worker: worker.pid,
+    postgres: postmasterPid(stack.postgres.dataDir),
+    simulator: stack.simulator.pid,
+  };
+  const fullMeter = cpuMeter(pids);
   const full = await phase(progress, seconds, 'full refresh', () =>
     runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/full/${taskQueue}`),
   );
+  const fullCpu = fullMeter();
   const fullStatements = pgStats ? await costliestStatements(db) : undefined;
   const before = await rowVersions(db);
+  const noChangeMeter = cpuMeter(pids);
   const noChange = await phase(progress, seconds, 'no-change refresh', () =>
     runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/no-change/${taskQueue}`),
   );
+  const noChangeCpu = noChangeMeter();
   const after = await rowVersions(db);
   const peakRssMb = procStatusMb(worker.pid, 'VmHWM') ?? Math.max(full.sampledPeakRssMb, noChange.sampledPeakRssMb);
   const tablesTouched = Object.keys(before).filter((table) => before[table] !== after[table]);
@@ -126,13 +150,15 @@ async function measureRefreshes(
     peakRssMb,
     peakRssCoversStartup: !reset,
     startupPeakRssMb,
+    fullCpu,
+    noChangeCpu,
     ...(fullStatements ? { fullStatements } : {}),
   };
 }
 
 function toResult(
   options: Options,
-  fetched: FetchOnlyResult,
+  fetched: FetchOnlyResult & { cpu: CpuSeconds },
   copied: CopyResult & { benchRssMb: number },
   refreshes: RefreshPhases,
   phaseSeconds: Record<string, number>,
@@ -162,6 +188,7 @@ function toResult(
     fullFinishSeconds: full.finishSeconds ?? null,
     fullToCopyRatio: fullPlotsPerSec / copyOnlyRowsPerSec,
     fullToFetchRatio: fullPlotsPerSec / fetchOnlyPlotsPerSec,
+    cpuSeconds: { fetchOnly: fetched.cpu, full: refreshes.fullCpu, noChange: refreshes.noChangeCpu },
     fetchOnlyToCopyRatio: fetchOnlyPlotsPerSec / copyOnlyRowsPerSec,
     noChangeSeconds: noChange.seconds,
     noChangePlotsSeen: noChange.summary.plotsSeen,
@@ -200,7 +227,11 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     loadConfig(['upstream'], env).upstream!,
     createLogger({ level: 'warn' }),
   );
+  const fetchMeter = cpuMeter({ simulator: stack.simulator.pid });
+  const fetchCpuBefore = process.cpuUsage();
   const fetched = await phase(progress, seconds, 'fetch-only', () => measureFetchOnly(api, SUPPLIER_CONCURRENCY));
+  const fetchCpuUsed = process.cpuUsage(fetchCpuBefore);
+  const fetchOnlyCpu = { client: (fetchCpuUsed.user + fetchCpuUsed.system) / 1e6, ...fetchMeter() };
   const benchRss = sampleRss(process.pid);
   const copied = {
     ...(await phase(progress, seconds, 'COPY-only (re-read, map, COPY)', () =>
@@ -220,7 +251,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     options.workerNodeFlags,
     options.pgStats,
   );
-  return toResult(options, fetched, copied, refreshes, seconds);
+  return toResult(options, { ...fetched, cpu: fetchOnlyCpu }, copied, refreshes, seconds);
 }
 
 await runBenchmark({

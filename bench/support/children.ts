@@ -1,7 +1,7 @@
 // Child processes of a benchmark (the simulator, the worker): each in its own process so its CPU
 // and memory are its own, with output drained (a full pipe would stall it) and a tail kept for errors.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { stopOnExit } from '../../infra/exit-hooks.ts';
 
 export interface Child {
@@ -114,4 +114,39 @@ export function sampleRss(pid: number, everyMs = 250): { stop(): number } {
       return Math.max(max, procStatusMb(pid, 'VmRSS') ?? 0);
     },
   };
+}
+
+/** CPU seconds (user + system) a process and its descendants have used so far; 0 for processes gone. */
+export function treeCpuSeconds(rootPid: number): number {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name, which is in parentheses and may hold spaces.
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  let ticks = 0;
+  const inTree = (pid: number): boolean => {
+    for (let p: number | undefined = pid; p !== undefined && p > 1; p = stats.get(p)?.ppid)
+      if (p === rootPid) return true;
+    return false;
+  };
+  for (const [pid, s] of stats) if (inTree(pid)) ticks += s.ticks;
+  // USER_HZ is 100 on every Linux this runs on.
+  return ticks / 100;
+}
+
+/** The postmaster's pid, from the first line of postmaster.pid in the data directory. */
+export function postmasterPid(dataDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(`${dataDir}/postmaster.pid`, 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
 }

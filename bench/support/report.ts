@@ -49,6 +49,8 @@ export interface RefreshBenchResult {
   benchCopyPhaseRssMb: number;
   /** Wall time of each phase, setup and teardown included. */
   phaseSeconds: Record<string, number>;
+  /** CPU seconds per process during each phase (fetch-only: the benchmark's client and the simulator). */
+  cpuSeconds: Record<'fetchOnly' | 'full' | 'noChange', Record<string, number>>;
   /** With --pg-stats: the full refresh's costliest statements (pg_stat_statements). */
   fullStatements?: StatementCost[];
 }
@@ -84,6 +86,14 @@ export function formatReport(r: RefreshBenchResult): string {
     `  worker: node ${r.workerNodeFlags.join(' ')} ${BUILT_CLI} worker --bundle ${BUILT_WORKFLOW_BUNDLE}`,
     `  sampled VmRSS: full ${n0(r.fullSampledRssMb)} MB, no-change ${n0(r.noChangeSampledRssMb)} MB; at start-up ${n0(r.workerStartupPeakRssMb)} MB`,
     `  benchmark process during the COPY baseline: ${n0(r.benchCopyPhaseRssMb)} MB`,
+    `CPU seconds: ${Object.entries(r.cpuSeconds)
+      .map(
+        ([phase, used]) =>
+          `${phase} ${Object.entries(used)
+            .map(([p, v]) => `${p} ${n2(v)}`)
+            .join(' + ')}`,
+      )
+      .join('; ')}`,
   ];
   if (r.fetchOnlyPlots !== r.fullPlotsSeen || r.fullPlotsSeen !== r.noChangePlotsSeen) {
     lines.push(

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { Plot } from '../../schema/upstream.ts';
 
 /**
@@ -16,13 +16,12 @@ export const PLOT_MAPPING_VERSION = 1;
  */
 export function plotFingerprint(plot: Plot, isOwn: boolean): string {
   plot.suppliers = undefined;
-  return createHash('sha1')
-    .update(`${PLOT_MAPPING_VERSION}|${isOwn ? 1 : 0}|`)
-    .update(JSON.stringify(plot))
-    .digest('base64url');
+  // One-shot hashing: no Hash object per plot (half the cost of createHash for inputs this size).
+  return hash('sha1', `${PLOT_MAPPING_VERSION}|${isOwn ? 1 : 0}|${JSON.stringify(plot)}`, 'base64url');
 }
 
 /** The hash of a page's text as the service sent it (with the mapping version): equal means unchanged. */
 export function sourcePageHash(text: string): string {
+  // A Hash object here: the text is a page (about a megabyte), which a one-shot call would copy first.
   return createHash('sha1').update(`${PLOT_MAPPING_VERSION}|`).update(text).digest('base64url');
 }
