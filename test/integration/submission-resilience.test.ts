@@ -3,13 +3,13 @@ import { sql } from 'kysely';
 import { startWorkerHarness, FAST_TIMING, type WorkerHarness } from '../support/worker-harness.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
+import { ddsyncEnv, runDdsync } from '../support/processes.ts';
 import { takeInShipments } from '../../warehouse/submission/intake.ts';
-import { bulkSubmit, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
-import { transactionWorkflowId } from '../../workflows/submit-transaction.ts';
+import { submitBatch, submitBatchWorkflowId } from '../../workflows/submit-batch.ts';
 
 const RUN = Math.random().toString(36).slice(2, 8);
 
-describe('bulk submission resilience', () => {
+describe('batch submission resilience', () => {
   let h: WorkerHarness | undefined;
   afterEach(async () => {
     await h?.close();
@@ -23,8 +23,9 @@ describe('bulk submission resilience', () => {
     select state, count(*)::int as n from transactions where batch_id = ${batchId}::uuid group by state`.execute(h!.db)
       ).rows.map((r) => [r.state, r.n]),
     );
+  const atService = (keys: string[]) => h!.sim.control.transactions().filter((t) => keys.includes(t.customId ?? ''));
 
-  it('creates exactly one transaction per key and finishes every one when its worker is killed mid-batch', async () => {
+  it('creates exactly one transaction per key and finishes every one when its worker is killed mid-chunk', async () => {
     h = await startWorkerHarness(
       {
         seed: 41,
@@ -32,7 +33,8 @@ describe('bulk submission resilience', () => {
         plots: 50,
         timeScale: 0.001,
         transactionErrorRatio: 0,
-        faults: { latency: 1, latencyMs: [30, 30] },
+        // 30 ms per request (the simulator scales latency by its clock).
+        faults: { latency: 1, latencyMs: [30_000, 30_000] },
       },
       'subcrash',
     );
@@ -40,27 +42,26 @@ describe('bulk submission resilience', () => {
     const keys = Array.from({ length: 30 }, (_, i) => `crash-${RUN}-${i}`);
     const intake = await takeInShipments(h.db, writeShipments(keys.map((k) => shipmentRow(k, supplier))), '/dev/null');
     const first = h.spawnWorker();
-    const run = h.temporal.client.workflow.execute(bulkSubmit, {
+    const run = h.temporal.client.workflow.execute(submitBatch, {
       taskQueue: h.temporal.taskQueue,
-      workflowId: bulkSubmitWorkflowId(intake.batchId),
-      args: [{ batchId: intake.batchId, concurrency: 4, timing: FAST_TIMING }],
+      workflowId: submitBatchWorkflowId(intake.batchId),
+      // Three chunks of ten lines, one request at a time each: a chunk records its keys when it ends.
+      args: [
+        { batchId: intake.batchId, concurrency: 3, chunksInFlight: 3, timing: FAST_TIMING, heartbeatTimeoutMs: 3_000 },
+      ],
     });
-    await waitUntil(
-      'some transactions created',
-      async () => {
-        const r = await sql<{
-          n: number;
-        }>`select count(*)::int as n from transactions where batch_id = ${intake.batchId}::uuid and id is not null`.execute(
-          h!.db,
-        );
-        return r.rows[0]!.n >= 6;
-      },
-      60_000,
-    );
+    await waitUntil('some transactions created at the service', () => atService(keys).length >= 6, 60_000);
     first.child.kill('SIGKILL');
     await first.exited;
-    const atKill = await states(intake.batchId);
-    expect(atKill['pending'] ?? 0).toBeGreaterThan(0);
+    // Killed mid-chunk: created at the service, not yet in the ledger (found again by customId, not created again).
+    const created = atService(keys).map((t) => t.customId);
+    const recorded = (
+      await sql<{
+        key: string;
+      }>`select key from transactions where batch_id = ${intake.batchId}::uuid and id is not null`.execute(h.db)
+    ).rows.map((r) => r.key);
+    expect(created.filter((k) => !recorded.includes(k!)).length).toBeGreaterThan(0);
+    expect((await states(intake.batchId))['pending'] ?? 0).toBeGreaterThan(0);
 
     h.spawnWorker();
     const progress = await run;
@@ -68,56 +69,91 @@ describe('bulk submission resilience', () => {
     expect(await states(intake.batchId)).toEqual({ available: 30 });
     const counts = h.sim.control.transactionCountsByCustomId();
     expect(keys.map((k) => counts[k])).toEqual(keys.map(() => 1));
+    // The killed chunks ran again: their keys were attempted twice, and still created once.
+    const retried = await sql<{ n: number }>`
+      select count(*)::int as n from transaction_requests where batch_id = ${intake.batchId}::uuid and create_attempts > 1`.execute(
+      h.db,
+    );
+    expect(retried.rows[0]!.n).toBeGreaterThan(0);
   }, 180_000);
 
   it('cancelling a batch sends nothing more, deletes unsubmitted drafts and follows submitted transactions to the end', async () => {
-    // Validation takes 12 to 54 s here: submitted transactions are still being followed when the batch is cancelled.
+    // Validation takes 4 to 16 s here: submitted transactions are still being followed when the batch is
+    // cancelled; each request takes 250 ms, so sending takes longer than starting the cancel command.
     h = await startWorkerHarness(
-      { seed: 42, suppliers: 2, plots: 50, timeScale: 0.01, transactionErrorRatio: 0 },
+      {
+        seed: 42,
+        suppliers: 2,
+        plots: 50,
+        timeScale: 0.003,
+        transactionErrorRatio: 0,
+        faults: { latency: 1, latencyMs: [250 / 0.003, 250 / 0.003] },
+      },
       'subcancel',
     );
     const supplier = h.sim.control.suppliers()[0]!.id;
-    const keys = Array.from({ length: 12 }, (_, i) => `cancel-${RUN}-${i}`);
+    const keys = Array.from({ length: 40 }, (_, i) => `cancel-${RUN}-${i}`);
     const intake = await takeInShipments(h.db, writeShipments(keys.map((k) => shipmentRow(k, supplier))), '/dev/null');
     await h.startWorker();
-    const handle = await h.temporal.client.workflow.start(bulkSubmit, {
+    const handle = await h.temporal.client.workflow.start(submitBatch, {
       taskQueue: h.temporal.taskQueue,
-      workflowId: bulkSubmitWorkflowId(intake.batchId),
-      args: [{ batchId: intake.batchId, concurrency: 2, timing: { ...FAST_TIMING, euWaitMs: 60_000 } }],
+      workflowId: submitBatchWorkflowId(intake.batchId),
+      args: [
+        {
+          batchId: intake.batchId,
+          concurrency: 2,
+          chunksInFlight: 2,
+          chunkLines: 2,
+          timing: FAST_TIMING,
+          heartbeatTimeoutMs: 2_000,
+        },
+      ],
     });
     await waitUntil(
       'a few transactions submitted',
       async () => ((await states(intake.batchId))['submitted'] ?? 0) >= 3,
       60_000,
     );
-    await handle.cancel();
-    const progress = await handle.result();
-    expect(progress.started).toBeLessThan(12);
-    const after = await states(intake.batchId);
-    expect(after['cancelled']).toBeGreaterThan(0);
-    expect(after['submitted']).toBeGreaterThanOrEqual(3);
-    const batch = await sql<{
-      status: string;
-    }>`select status from submission_batches where id = ${intake.batchId}::uuid`.execute(h.db);
-    expect(batch.rows[0]!.status).toBe('cancelled');
-    // Drafts of transactions cancelled before their submit are deleted at the service.
-    await waitUntil('no draft left', () =>
-      h!.sim.control.transactions().every((t) => !keys.includes(t.customId ?? '') || t.status !== 'DRAFT'),
-    );
-    // Nothing cancelled reached the EU system; what was submitted is still being followed.
-    const submittedAtService = h.sim.control
-      .transactions()
-      .filter((t) => keys.includes(t.customId ?? '') && t.status !== 'DRAFT').length;
-    expect(submittedAtService).toBe(after['submitted']);
-    const submittedKeys = (
-      await sql<{
-        key: string;
-      }>`select key from transactions where batch_id = ${intake.batchId}::uuid and state = 'submitted'`.execute(h.db)
+    // `ddsync submissions cancel` returns once nothing more can be sent (drafts deleted), not when the
+    // submitted transactions have ended.
+    const env = ddsyncEnv({ upstreamUrl: h.sim.url, databaseUrl: h.databaseUrl, taskQueue: h.temporal.taskQueue });
+    const cancel = runDdsync(['submissions', 'cancel', intake.batchId], env);
+    expect(await cancel.exited).toBe(0);
+    expect(cancel.output()).toContain(`batch ${intake.batchId} cancelled: nothing more is sent`);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    const atCancel = await states(intake.batchId);
+    expect(atCancel['cancelled']).toBeGreaterThan(0);
+    expect(atCancel['pending'] ?? 0).toBe(0);
+    expect(atCancel['created'] ?? 0).toBe(0);
+    // No draft left at the service; what it has is exactly what the ledger says was submitted.
+    const sentAtCancel = atService(keys);
+    expect(sentAtCancel.filter((t) => t.status === 'DRAFT')).toEqual([]);
+    const followed = (
+      await sql<{ key: string }>`
+      select key from transactions where batch_id = ${intake.batchId}::uuid and state not in ('cancelled', 'pending')`.execute(
+        h.db,
+      )
     ).rows.map((r) => r.key);
-    for (const key of submittedKeys) {
-      const child = h.temporal.client.workflow.getHandle(transactionWorkflowId(key));
-      expect((await child.describe()).status.name).toBe('RUNNING');
-      await child.terminate('test done');
-    }
-  }, 120_000);
+    expect(sentAtCancel.map((t) => t.customId).sort()).toEqual([...followed].sort());
+    expect(
+      (
+        await sql<{ status: string }>`select status from submission_batches where id = ${intake.batchId}::uuid`.execute(
+          h.db,
+        )
+      ).rows[0]!.status,
+    ).toBe('cancelled');
+
+    // The submitted ones are followed to the end; nothing more was created after the cancellation.
+    const progress = await handle.result();
+    expect(progress.available).toBe(followed.length);
+    expect(await states(intake.batchId)).toEqual({ cancelled: 40 - followed.length, available: followed.length });
+    expect(
+      atService(keys)
+        .map((t) => t.customId)
+        .sort(),
+    ).toEqual([...followed].sort());
+    const batch = await sql<{ status: string; finished_at: Date | null }>`
+      select status, finished_at from submission_batches where id = ${intake.batchId}::uuid`.execute(h.db);
+    expect(batch.rows[0]).toMatchObject({ status: 'cancelled', finished_at: expect.any(Date) });
+  }, 180_000);
 });
