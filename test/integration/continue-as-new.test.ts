@@ -17,9 +17,9 @@ const RUN = randomUUID().slice(0, 8);
 async function runsOf(
   client: Client,
   workflowId: string,
-): Promise<Array<{ ended: string; childrenStarted: string[] }>> {
+): Promise<Array<{ ended: string; childrenStarted: string[]; events: number; activities: string[] }>> {
   const last = await client.workflow.getHandle(workflowId).describe();
-  const runs: Array<{ ended: string; childrenStarted: string[] }> = [];
+  const runs: Array<{ ended: string; childrenStarted: string[]; events: number; activities: string[] }> = [];
   let runId: string | undefined = last.raw.workflowExecutionInfo!.firstRunId!;
   while (runId) {
     const events: HistoryEvent[] = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
@@ -31,6 +31,8 @@ async function runsOf(
           ? 'completed'
           : `event ${String(end.eventType)}`,
       childrenStarted: events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []),
+      events: events.length,
+      activities: events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []),
     });
     runId = end.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }
@@ -71,28 +73,29 @@ describe('long-running workflows continue as new and carry on where they were', 
     expect(progress).toMatchObject({ phase: 'done', suppliersTotal: 5, suppliersDone: 5, suppliersFailed: 0 });
   });
 
-  it('a bulk submission continues as new past its history limit, starting no key twice', async () => {
+  it('a batch of many keys continues as new past its history limit, sending each key once and following all to the end', async () => {
     const supplier = h.sim.control.suppliers()[0]!.id;
-    const keys = Array.from({ length: 4 }, (_, i) => `can-${RUN}-${i}`);
+    const keys = Array.from({ length: 60 }, (_, i) => `can-${RUN}-${i}`);
+    const historyLimit = 40;
     const { intake, progress } = await h.submit(writeShipments(keys.map((k) => shipmentRow(k, supplier))), {
-      concurrency: 2,
-      historyLimit: 20,
+      concurrency: 4,
+      chunkLines: 5,
+      chunksInFlight: 2,
+      historyLimit,
     });
-    expect(progress).toMatchObject({
-      started: 4,
-      available: 4,
-      pending: 0,
-      failed: 0,
-      alreadyStarted: 0,
-      allStarted: true,
-    });
+    expect(progress).toMatchObject({ started: 60, available: 60, pending: 0, failed: 0, allStarted: true });
 
     const runs = await runsOf(h.temporal.client, bulkSubmitWorkflowId(intake.batchId));
-    expect(runs.length).toBeGreaterThan(1);
+    expect(runs.length).toBeGreaterThan(2);
     expect(runs.slice(0, -1).every((r) => r.ended === 'continued as new')).toBe(true);
     expect(runs.at(-1)!.ended).toBe('completed');
-    expect(runs.flatMap((r) => r.childrenStarted).sort()).toEqual(keys.map((k) => `transaction/${k}`).sort());
+    // A run stops starting chunks at its limit and ends once those running are done: its history stays near it.
+    for (const r of runs) expect(r.events).toBeLessThan(historyLimit + 40);
+    // Twelve chunks of five lines over the runs (a run after the last chunk only follows), no child workflows.
+    expect(runs.flatMap((r) => r.activities.filter((a) => a === 'sendTransactions')).length).toBe(12);
+    expect(runs.filter((r) => r.activities.includes('sendTransactions')).length).toBeGreaterThan(1);
+    expect(runs.flatMap((r) => r.childrenStarted)).toEqual([]);
     const counts = h.sim.control.transactionCountsByCustomId();
-    expect(keys.map((k) => counts[k])).toEqual([1, 1, 1, 1]);
+    expect(keys.map((k) => counts[k])).toEqual(keys.map(() => 1));
   });
 });

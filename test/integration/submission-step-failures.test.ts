@@ -12,7 +12,7 @@ import { createSubmissionActivities, type SubmissionApi } from '../../activities
 import { BadRequestError } from '../../upstream/index.ts';
 import { createLogger } from '../../platform/logger.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
-import { bulkSubmit, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
+import { submitBatch, submitBatchWorkflowId } from '../../workflows/submit-batch.ts';
 
 const RUN = Math.random().toString(36).slice(2, 8);
 
@@ -190,9 +190,9 @@ describe('a submission step that keeps failing', () => {
       'test fault: no status may be recorded for this key',
     );
     await h.startWorker();
-    const handle = await h.temporal.client.workflow.start(bulkSubmit, {
+    const handle = await h.temporal.client.workflow.start(submitBatch, {
       taskQueue: h.temporal.taskQueue,
-      workflowId: bulkSubmitWorkflowId(intake.batchId),
+      workflowId: submitBatchWorkflowId(intake.batchId),
       args: [{ batchId: intake.batchId, concurrency: 4, timing: FAST_TIMING }],
     });
     const retrying = await waitUntil(
