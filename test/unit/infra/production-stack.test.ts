@@ -374,7 +374,9 @@ interface Service {
   depends_on?: Record<string, { condition?: string }> | string[];
   healthcheck?: { test?: string[] | string; disable?: boolean };
   restart?: string;
-  ports?: Array<string | { target: number }>;
+  ports?: Array<string | { target: number; published?: string | number }>;
+  container_name?: string;
+  hostname?: string;
   volumes?: Array<string | { target: string }>;
   configs?: Array<string | { source: string; target?: string }>;
 }
@@ -670,6 +672,29 @@ function wiringProblems(c: Compose, image: ImageModel): string[] {
   return problems;
 }
 
+/**
+ * The worker can be scaled out (`docker compose up -d --scale worker=N`, docs/production.md): compose
+ * refuses to scale a service with a fixed container name; a fixed host port is taken by the first
+ * replica; a fixed hostname gives every replica the same Temporal worker identity (`<pid>@<hostname>`,
+ * and each container's worker runs with the same pid), so the UI could not tell which one ran what.
+ */
+function scaleProblems(c: Compose): string[] {
+  const worker = c.services.worker;
+  if (!worker) return ['no worker service'];
+  const problems: string[] = [];
+  if (worker.container_name !== undefined)
+    problems.push(`worker: container_name ${worker.container_name} stops --scale (one container per name)`);
+  if (worker.hostname !== undefined)
+    problems.push(`worker: hostname ${worker.hostname} gives every replica the same Temporal identity`);
+  for (const p of worker.ports ?? []) {
+    // "container", "host:container", "ip:host:container" (a range or an empty host part is left to Docker).
+    const published = typeof p === 'string' ? p.split('/')[0]!.split(':').slice(0, -1).at(-1) : p.published;
+    if (published !== undefined && String(published) !== '')
+      problems.push(`worker: publishes host port ${published}, which only one replica can take`);
+  }
+  return problems;
+}
+
 describe('docker-compose.yml, read without running it', () => {
   const compose = loadCompose();
   const image = realImage();
@@ -709,6 +734,10 @@ describe('docker-compose.yml, read without running it', () => {
 
   it("wires the warehouse, the archive volume and Temporal's dynamic config", () => {
     expect(wiringProblems(compose, image)).toEqual([]);
+  });
+
+  it('lets the worker be scaled out (--scale worker=N): no fixed name, hostname or host port', () => {
+    expect(scaleProblems(compose)).toEqual([]);
   });
 
   it('would notice each of those going wrong', () => {
@@ -793,6 +822,17 @@ describe('docker-compose.yml, read without running it', () => {
       "worker: DATABASE_URL's user, password or database is not warehouse's",
       'worker: DDSYNC_PDF_ARCHIVE_DIR /archive is not a mounted volume',
       'temporal: DYNAMIC_CONFIG_FILE_PATH /etc/temporal/config/dynamicconfig/docker.yaml is not a config of the stack',
+    ]);
+
+    const pinned = clone(compose);
+    pinned.services.worker!.container_name = 'ddsync-worker';
+    pinned.services.worker!.hostname = 'worker';
+    pinned.services.worker!.ports = ['9464', '127.0.0.1:9090:9090', { target: 9091, published: 9091 }];
+    expect(scaleProblems(pinned)).toEqual([
+      'worker: container_name ddsync-worker stops --scale (one container per name)',
+      'worker: hostname worker gives every replica the same Temporal identity',
+      'worker: publishes host port 9090, which only one replica can take',
+      'worker: publishes host port 9091, which only one replica can take',
     ]);
   });
 });
