@@ -29,7 +29,7 @@ import { WORKER_NODE_FLAGS } from '../infra/production.ts';
 
 const progress = progressTo('bench:refresh');
 const USAGE =
-  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--worker-node-flags "..."] [--pg-stats] [--json]';
+  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--workers W] [--worker-node-flags "..."] [--pg-stats] [--json]';
 /** Suppliers read at once, by the refresh (its default) and by the fetch-only baseline alike. */
 const SUPPLIER_CONCURRENCY = 4;
 
@@ -39,6 +39,7 @@ interface Options {
   json: boolean;
   workerNodeFlags: string[];
   pgStats: boolean;
+  workers: number;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -48,8 +49,16 @@ function parseOptions(argv: string[]): Options {
     .option('--worker-node-flags <FLAGS>', "the worker's node flags (default: the production ones)")
     .option('--json', 'also print the result as one JSON line')
     .option('--pg-stats', "print the full refresh's costliest statements (pg_stat_statements)")
+    .option('--workers <N>', 'worker processes on the task queue (scale-out)', wholeNumber('--workers', 1, 16), 1)
     .parse(argv, { from: 'user' })
-    .opts<{ plots: number; suppliers: number; workerNodeFlags?: string; json?: boolean; pgStats?: boolean }>();
+    .opts<{
+      plots: number;
+      suppliers: number;
+      workerNodeFlags?: string;
+      json?: boolean;
+      pgStats?: boolean;
+      workers: number;
+    }>();
   const workerNodeFlags =
     o.workerNodeFlags === undefined ? [...WORKER_NODE_FLAGS] : o.workerNodeFlags.split(/\s+/).filter(Boolean);
   return {
@@ -58,6 +67,7 @@ function parseOptions(argv: string[]): Options {
     json: o.json ?? false,
     workerNodeFlags,
     pgStats: o.pgStats ?? false,
+    workers: o.workers,
   };
 }
 
@@ -105,7 +115,7 @@ async function costliestStatements(db: Warehouse, limit = 15): Promise<Statement
   }));
 }
 
-/** Both refreshes on one worker and a new database; the no-change one is checked row by row. */
+/** Both refreshes on the same workers and a new database; the no-change one is checked row by row. */
 async function measureRefreshes(
   stack: Stack,
   env: NodeJS.ProcessEnv,
@@ -115,33 +125,37 @@ async function measureRefreshes(
   teardown: Teardown,
   nodeFlags: readonly string[],
   pgStats: boolean,
+  workerCount: number,
 ): Promise<RefreshPhases> {
-  const worker = await phase(progress, seconds, 'worker start', () =>
-    startWorker(env, stack.temporalClient, taskQueue, nodeFlags),
+  const workers = await phase(progress, seconds, 'worker start', () =>
+    Promise.all(
+      Array.from({ length: workerCount }, () => startWorker(env, stack.temporalClient, taskQueue, nodeFlags)),
+    ),
   );
-  teardown.add('worker', () => worker.stop(15_000));
-  const startupPeakRssMb = procStatusMb(worker.pid, 'VmHWM') ?? 0;
+  for (const worker of workers) teardown.add('worker', () => worker.stop(15_000));
+  const peakOf = () => Math.max(...workers.map((w) => procStatusMb(w.pid, 'VmHWM') ?? 0));
+  const startupPeakRssMb = peakOf();
   if (pgStats) await resetStatements(db);
-  const reset = resetPeakRss(worker.pid);
-  const pids = {
-    worker: worker.pid,
+  const reset = workers.map((w) => resetPeakRss(w.pid)).every(Boolean);
+  const pids: Record<string, number | undefined> = {
     postgres: postmasterPid(stack.postgres.dataDir),
     simulator: stack.simulator.pid,
   };
+  for (const [i, worker] of workers.entries()) pids[workers.length === 1 ? 'worker' : `worker${i + 1}`] = worker.pid;
   const fullMeter = cpuMeter(pids);
   const full = await phase(progress, seconds, 'full refresh', () =>
-    runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/full/${taskQueue}`),
+    runRefresh(stack.temporalClient, taskQueue, workers, `bench/refresh/full/${taskQueue}`),
   );
   const fullCpu = fullMeter();
   const fullStatements = pgStats ? await costliestStatements(db) : undefined;
   const before = await rowVersions(db);
   const noChangeMeter = cpuMeter(pids);
   const noChange = await phase(progress, seconds, 'no-change refresh', () =>
-    runRefresh(stack.temporalClient, taskQueue, worker, `bench/refresh/no-change/${taskQueue}`),
+    runRefresh(stack.temporalClient, taskQueue, workers, `bench/refresh/no-change/${taskQueue}`),
   );
   const noChangeCpu = noChangeMeter();
   const after = await rowVersions(db);
-  const peakRssMb = procStatusMb(worker.pid, 'VmHWM') ?? Math.max(full.sampledPeakRssMb, noChange.sampledPeakRssMb);
+  const peakRssMb = peakOf() || Math.max(full.sampledPeakRssMb, noChange.sampledPeakRssMb);
   const tablesTouched = Object.keys(before).filter((table) => before[table] !== after[table]);
   return {
     full,
@@ -205,6 +219,7 @@ function toResult(
     benchCopyPhaseRssMb: copied.benchRssMb,
     phaseSeconds,
     workerNodeFlags: options.workerNodeFlags,
+    workers: options.workers,
     ...(refreshes.fullStatements ? { fullStatements: refreshes.fullStatements } : {}),
   };
 }
@@ -250,6 +265,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     teardown,
     options.workerNodeFlags,
     options.pgStats,
+    options.workers,
   );
   return toResult(options, { ...fetched, cpu: fetchOnlyCpu }, copied, refreshes, seconds);
 }

@@ -14,7 +14,7 @@ export interface RefreshRun {
   summary: RunSummary;
   /** From starting the workflow to its result, as a client sees it. */
   seconds: number;
-  /** Highest VmRSS of the worker sampled during the run. */
+  /** Highest VmRSS of a worker sampled during the run. */
   sampledPeakRssMb: number;
   /** Scheduled → completed of the last activity (finishRefresh: the sweep and totals), from history. */
   finishSeconds: number | undefined;
@@ -65,14 +65,15 @@ async function hasPollers(client: Client, taskQueue: string): Promise<boolean> {
   return true;
 }
 
-/** One refresh (`supplierConcurrency` 4, as scheduled), timed; fails if the worker dies meanwhile. */
+/** One refresh (`supplierConcurrency` 4, as scheduled), timed; fails if a worker dies meanwhile. */
 export async function runRefresh(
   client: Client,
   taskQueue: string,
-  worker: Child,
+  workers: readonly Child[],
   workflowId: string,
 ): Promise<RefreshRun> {
-  const sampler = sampleRss(worker.pid);
+  const samplers = workers.map((w) => sampleRss(w.pid));
+  const sampledPeak = () => Math.max(...samplers.map((s) => s.stop()));
   try {
     const started = performance.now();
     const handle = await client.workflow.start<typeof refreshWarehouse>('refreshWarehouse', {
@@ -80,20 +81,24 @@ export async function runRefresh(
       workflowId,
       args: [{ supplierConcurrency: 4 }],
     });
-    const died = worker.exited.then((how): never => {
-      throw new Error(`${how} during refresh ${workflowId}:\n${worker.tail()}`);
-    });
+    const died = Promise.race(
+      workers.map((worker) =>
+        worker.exited.then((how): never => {
+          throw new Error(`${how} during refresh ${workflowId}:\n${worker.tail()}`);
+        }),
+      ),
+    );
     const summary = await Promise.race([handle.result(), died]);
     const seconds = (performance.now() - started) / 1000;
     if (summary.status === 'failed') throw new Error(`refresh ${workflowId} failed: ${summary.error}`);
     return {
       summary,
       seconds,
-      sampledPeakRssMb: sampler.stop(),
+      sampledPeakRssMb: sampledPeak(),
       finishSeconds: await activitySeconds(client, workflowId, 'finishRefresh'),
     };
   } finally {
-    sampler.stop();
+    sampledPeak();
   }
 }
 

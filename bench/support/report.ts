@@ -38,6 +38,8 @@ export interface RefreshBenchResult {
   /** Worker VmHWM over both refreshes (start-up excluded when the peak could be reset). */
   peakRssMb: number;
   peakRssCoversStartup: boolean;
+  /** Worker processes on the task queue (peak RSS is the highest of them; CPU is per worker). */
+  workers: number;
   /** Node flags of the worker process (heap limits). */
   workerNodeFlags: string[];
   /** Highest VmRSS sampled during each refresh. */
@@ -70,7 +72,7 @@ const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 export function formatReport(r: RefreshBenchResult): string {
   const rowsOk = r.noChangeRowsWritten === 0 && r.noChangeTablesTouched.length === 0;
   const lines = [
-    `refresh benchmark: ${n0(r.plots)} plots, ${r.suppliers} suppliers (4 at a time), embedded Postgres + Temporal dev server`,
+    `refresh benchmark: ${n0(r.plots)} plots, ${r.suppliers} suppliers (4 at a time), ${r.workers} worker${r.workers === 1 ? '' : 's'}, embedded Postgres + Temporal dev server`,
     '',
     `fetch-only      ${n2(r.fetchOnlySeconds).padStart(8)} s  ${n0(r.fetchOnlyPlotsPerSec).padStart(8)} plots/s   (${n0(r.fetchOnlyPlots)} plots incl. shared duplicates, ${n0(r.fetchOnlyPages)} pages/batches)`,
     `COPY-only       ${n2(r.copyOnlySeconds).padStart(8)} s  ${n0(r.copyOnlyRowsPerSec).padStart(8)} rows/s    (${n0(r.copyOnlyRows)} distinct plot rows, ${n2(r.copyOnlyMegabytes)} MB of COPY text, ${r.copyOnlyStatements} COPY statement(s))`,
