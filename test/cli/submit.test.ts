@@ -125,11 +125,11 @@ describe('ddsync submit and submissions', () => {
         .execute(db);
       await db.destroy();
     }
-    // The worker's log has the error itself, not only that an activity failed.
+    // The worker's log has the error itself, with the key, not only that an activity failed.
     const failed = worker
       .output()
       .split('\n')
-      .filter((l) => l.includes('"Activity failed"') && l.includes(`transaction/${key}`))
+      .filter((l) => l.includes('"createAndSubmitTransaction failed; retried"') && l.includes(`"key":"${key}"`))
       .map((l) => JSON.parse(l) as { level: number; err?: { message?: string } });
     expect(failed.length).toBeGreaterThan(0);
     expect(failed[0]).toMatchObject({ level: 40, err: { message: 'test fault in the warehouse' } });
