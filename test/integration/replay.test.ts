@@ -44,15 +44,16 @@ describe('recorded workflow histories replay on the current workflow code', () =
   it('has the scenarios of record-histories.ts', () => {
     // refresh: supplier children in a window of two, pages read ahead, a child continuing as new (8 runs);
     // bulk-submit: transactions started two at a time, each followed on the poll backoff (6);
-    // archive-pdfs: PDFs claimed three at a time, downloaded two at once (1).
+    // archive-pdfs: PDFs claimed three at a time, downloaded two at once (1);
+    // submit-batch: chunks of three lines two at a time, due transactions read together, continuing as new (3).
     expect(
       Object.fromEntries(
-        ['refresh.json', 'bulk-submit.json', 'archive-pdfs.json'].map((f) => [
+        ['refresh.json', 'bulk-submit.json', 'archive-pdfs.json', 'submit-batch.json'].map((f) => [
           f,
           FILES.includes(f) ? recorded(f).length : 0,
         ]),
       ),
-    ).toEqual({ 'refresh.json': 8, 'bulk-submit.json': 6, 'archive-pdfs.json': 1 });
+    ).toEqual({ 'refresh.json': 8, 'bulk-submit.json': 6, 'archive-pdfs.json': 1, 'submit-batch.json': 3 });
   });
 
   it.each(FILES)('%s', async (file) => {

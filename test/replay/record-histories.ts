@@ -4,7 +4,7 @@
 // workflow code of the checkout on the embedded stack with an in-process simulator and worker.
 // Re-record only on purpose: the histories are what running workflows have, and a change that
 // cannot replay them needs patched() (docs/development.md).
-// Usage: npx tsx test/replay/record-histories.ts
+// Usage: npx tsx test/replay/record-histories.ts [scenario ...]   (default: every scenario)
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -25,10 +25,13 @@ import { enqueueSurveyPdfs } from '../../warehouse/pdfs/queue.ts';
 import { refreshWarehouse, refreshWorkflowId } from '../../workflows/refresh-warehouse.ts';
 import { supplierPlotsWorkflowId } from '../../workflows/sync-supplier-plots.ts';
 import { bulkSubmit, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
+import { submitBatch, submitBatchWorkflowId } from '../../workflows/submit-batch.ts';
 import { transactionWorkflowId } from '../../workflows/submit-transaction.ts';
 import { archiveSurveyPdfs, pdfArchiveWorkflowId } from '../../workflows/archive-pdfs.ts';
 
 export const HISTORIES_DIR = resolve(import.meta.dirname, 'histories');
+/** The scenarios to record (all when none is named): a new one is recorded without re-recording the others. */
+const ONLY = new Set(process.argv.slice(2));
 
 const log = createLogger({ level: 'warn', format: 'json' });
 const dir = resolve('.ddsync', `replay-record-${process.pid}`);
@@ -75,6 +78,7 @@ async function scenario(
     db: ReturnType<typeof openWarehouse>;
   }) => Promise<string[]>,
 ): Promise<void> {
+  if (ONLY.size > 0 && !ONLY.has(name)) return;
   const sim = await startSimulator({ port: 0, ...simulator });
   const database = `replay_${name.replace(/-/g, '_')}`;
   await postgres.createDatabase(database);
@@ -181,6 +185,45 @@ try {
         ],
       });
       return [bulkSubmitWorkflowId(intake.batchId), ...keys.map(transactionWorkflowId)];
+    },
+  );
+
+  // Twelve shipments in chunks of three lines, two chunks at once, the due ones read together; a
+  // history limit low enough that the batch continues as new.
+  await scenario(
+    'submit-batch',
+    { seed: 74, suppliers: 2, plots: 50, timeScale: 0.001, transactionErrorRatio: 0 },
+    async ({ taskQueue, sim, db }) => {
+      const supplier = sim.control.suppliers()[0]!.id;
+      const run = randomUUID().slice(0, 8);
+      const path = resolve(dir, 'batch.ndjson');
+      writeFileSync(
+        path,
+        Array.from({ length: 12 }, (_, i) =>
+          JSON.stringify({
+            key: `replay-batch-${run}-${i}`,
+            activityType: 'IMPORT',
+            countryOfActivity: 'NL',
+            components: [{ hsn: '18010000', quantity: 1250, unit: 'KGM', supplierBusinessId: supplier }],
+          }),
+        ).join('\n'),
+      );
+      const intake = await takeInShipments(db, path, `${path}.report.ndjson`);
+      await client.workflow.execute(submitBatch, {
+        taskQueue,
+        workflowId: submitBatchWorkflowId(intake.batchId),
+        args: [
+          {
+            batchId: intake.batchId,
+            concurrency: 4,
+            chunkLines: 3,
+            chunksInFlight: 2,
+            historyLimit: 30,
+            timing: { firstPollMs: 100, maxPollMs: 1_000, euWaitMs: 1_800, deadlineMs: 120_000, createSettleMs: 300 },
+          },
+        ],
+      });
+      return [submitBatchWorkflowId(intake.batchId)];
     },
   );
 
