@@ -166,7 +166,10 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
   const worker = await phase(progress, seconds, 'worker start', () =>
     startWorker(
       // The worker's HTTP client as the plain script's: up to HTTP_CONCURRENCY requests in flight.
-      { ...workerEnv(stack, stack.postgres.urlFor(database), taskQueue), DDSYNC_HTTP_CONCURRENCY: String(HTTP_CONCURRENCY) },
+      {
+        ...workerEnv(stack, stack.postgres.urlFor(database), taskQueue),
+        DDSYNC_HTTP_CONCURRENCY: String(HTTP_CONCURRENCY),
+      },
       stack.temporalClient,
       taskQueue,
       WORKER_NODE_FLAGS,

@@ -263,7 +263,7 @@ export function createBulkSubmissionActivities({ db, api, log }: SubmissionDeps)
         /** Records the transaction found or created for `key`, then submits it if it is a DRAFT. */
         const carryOn = async (key: string, body: { components?: readonly ComponentInput[] }, t: Transaction) => {
           // A copy: what was seen now, whatever later changes the object.
-        sightings.push({ key, transaction: { ...t }, source: 'create' });
+          sightings.push({ key, transaction: { ...t }, source: 'create' });
           components.push({ key, components: body.components ?? [] });
           if (t.status === 'DRAFT') {
             if (signal().aborted) return;

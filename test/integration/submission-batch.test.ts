@@ -38,7 +38,7 @@ describe('a batch submitted in chunks', () => {
       dropCreateResponse: 0.3,
       retryAfterSeconds: 1,
     });
-    let progress;
+    let progress: Awaited<ReturnType<WorkerHarness['submit']>>['progress'];
     try {
       ({ progress } = await h.submit(writeShipments(keys.map((k) => shipmentRow(k, supplier))), { concurrency: 8 }));
     } finally {
