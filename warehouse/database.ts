@@ -7,10 +7,54 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export type Warehouse = Kysely<Database>;
 
+const pools = new WeakMap<Warehouse, pg.Pool>();
+
 /** One pool per process, shared by every activity. */
 export function openWarehouse(url: string, poolSize: number, applicationName = 'ddsync'): Warehouse {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, application_name: applicationName });
   // An idle client that loses its connection must not crash the worker; the next query reconnects.
   pool.on('error', () => undefined);
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  pools.set(db, pool);
+  return db;
+}
+
+/**
+ * One transaction on one pooled connection, given both as Kysely (for ordinary statements) and as
+ * the pg client itself (for COPY, which Kysely does not speak). `prepare` runs on the connection
+ * before the transaction begins, so what it creates (temporary tables) outlives a rollback.
+ */
+export async function withClientTransaction<T>(
+  db: Warehouse,
+  prepare: (client: pg.PoolClient) => Promise<void>,
+  work: (trx: Warehouse, client: pg.PoolClient) => Promise<T>,
+): Promise<T> {
+  const pool = pools.get(db);
+  if (!pool) throw new Error('withClientTransaction needs a warehouse opened by openWarehouse');
+  const client = await pool.connect();
+  // Kysely over this one connection; releasing it must not hand the connection back to the pool.
+  const connection = { query: client.query.bind(client), release: () => undefined };
+  const trx = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: { connect: async () => connection, end: async () => undefined } as unknown as pg.Pool,
+    }),
+  });
+  let broken: Error | undefined;
+  try {
+    await prepare(client);
+    await client.query('begin');
+    try {
+      const result = await work(trx, client);
+      await client.query('commit');
+      return result;
+    } catch (error) {
+      // A connection that cannot even roll back is dropped rather than reused.
+      await client.query('rollback').catch((e: Error) => {
+        broken = e;
+      });
+      throw error;
+    }
+  } finally {
+    client.release(broken);
+  }
 }

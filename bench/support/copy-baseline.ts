@@ -13,7 +13,8 @@ import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { toPlotRows } from '../../warehouse/refresh/plot-rows.ts';
-import { storable } from '../../warehouse/refresh/json-recordset.ts';
+import { copyText } from '../../warehouse/refresh/copy-text.ts';
+import { PLOT_COLUMNS } from '../../warehouse/refresh/plot-writer.ts';
 import type { PlotRow } from '../../warehouse/refresh/rows.ts';
 import { openWarehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
@@ -23,8 +24,6 @@ import { walkOwnPlots, walkSupplierPages, type PlotBatch, type WalkApi } from '.
 const BARE_TABLE = 'bare_plots';
 /** COPY text gathered before one COPY statement runs: bounds memory at about this much. */
 const BATCH_BYTES = 32 * 1024 * 1024;
-/** Columns holding JSON text: made storable the way the refresh's JSON batches are. */
-const JSON_COLUMNS = new Set(['geometry', 'custom_data']);
 
 export interface CopyResult {
   rows: number;
@@ -91,15 +90,13 @@ class BatchedCopy {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #pendingRows = 0;
-  #columns: string[] | undefined;
 
   constructor(private readonly client: pg.Client) {}
 
   async add(rows: readonly PlotRow[]): Promise<void> {
     if (rows.length === 0) return;
-    // Every row comes from the same object literal in toPlotRows: the first one names the columns.
-    const columns = (this.#columns ??= Object.keys(rows[0]!));
-    const chunk = Buffer.from(rows.map((row) => copyLine(row, columns)).join(''), 'utf8');
+    // The refresh's own COPY encoding (copy-text.ts), so the baseline costs what the refresh's rows cost.
+    const chunk = Buffer.from([...copyText(rows, PLOT_COLUMNS)].join(''), 'utf8');
     this.#pending.push(chunk);
     this.#pendingBytes += chunk.length;
     this.#pendingRows += rows.length;
@@ -107,8 +104,8 @@ class BatchedCopy {
   }
 
   async flush(): Promise<void> {
-    if (this.#pending.length === 0 || !this.#columns) return;
-    const statement = `copy ${BARE_TABLE} (${this.#columns.join(', ')}) from stdin`;
+    if (this.#pending.length === 0) return;
+    const statement = `copy ${BARE_TABLE} (${Object.keys(PLOT_COLUMNS).join(', ')}) from stdin`;
     const started = performance.now();
     await pipeline(Readable.from(this.#pending), this.client.query(copyFrom(statement)));
     this.seconds += (performance.now() - started) / 1000;
@@ -119,31 +116,4 @@ class BatchedCopy {
     this.#pendingBytes = 0;
     this.#pendingRows = 0;
   }
-}
-
-/** One row in COPY's text format: tab-separated, \N for null, backslash escapes. */
-function copyLine(row: PlotRow, columns: readonly string[]): string {
-  const values = row as unknown as Record<string, unknown>;
-  return `${columns.map((c) => copyField(values[c], JSON_COLUMNS.has(c))).join('\t')}\n`;
-}
-
-function copyField(value: unknown, isJson: boolean): string {
-  if (value === null || value === undefined) return '\\N';
-  if (typeof value === 'boolean') return value ? 't' : 'f';
-  if (typeof value === 'number') return String(value);
-  if (Array.isArray(value)) return escapeCopy(arrayLiteral(value));
-  return escapeCopy(isJson ? storable(String(value)) : String(value));
-}
-
-/** A text[] literal: every element quoted, so commas, braces and spaces need no thought. */
-function arrayLiteral(items: readonly unknown[]): string {
-  return `{${items.map((item) => (item === null ? 'NULL' : `"${String(item).replace(/[\\"]/g, '\\$&')}"`)).join(',')}}`;
-}
-
-const COPY_SPECIALS = /[\\\t\n\r\0]/g;
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '' };
-
-/** Postgres text cannot hold NUL; the refresh drops it too (json-recordset.ts). */
-function escapeCopy(text: string): string {
-  return text.replace(COPY_SPECIALS, (c) => COPY_ESCAPES[c]!);
 }

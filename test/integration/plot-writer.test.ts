@@ -8,7 +8,7 @@ import { beginRun } from '../../warehouse/refresh/run-ledger.ts';
 import { normalisePlotsSkippingInvalid } from '../../upstream/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { rowVersions } from '../support/warehouse-facts.ts';
-import { samplePage } from '../unit/api/samples.ts';
+import { samplePage, samplePlot } from '../unit/api/samples.ts';
 
 const RUN = '00000000-0000-4000-8000-0000000000aa';
 
@@ -83,4 +83,84 @@ describe('plot page writer', () => {
     );
     expect(history.rows[0]!.n).toBe(50);
   });
+
+  const HOSTILE = {
+    name: 'tab\there\nnew line\r\\back\u0000nul "quoted" é 𝄞',
+    commodities: ['x,y', 'q"uote', 'back\\slash', '{b}', 'NULL'],
+    customData: { k: 'v\tw\u0000x', nested: { s: '\\N' } },
+    species: [{ scientificName: '\\N', commonName: 'tab\tname' }],
+  };
+
+  async function storedHostile(database: Warehouse, id: string) {
+    const { rows } = await sql<{ name: string; commodities: string[]; custom_data: unknown; species: unknown }>`
+      select p.name, p.commodities, p.custom_data,
+             (select json_agg(json_build_array(s.scientific_name, s.common_name) order by s.position) from plot_species s where s.plot_id = p.id) as species
+      from plots p where p.id = ${id}`.execute(database);
+    return rows[0];
+  }
+
+  const expectedHostile = {
+    name: 'tab\there\nnew line\r\\backnul "quoted" é 𝄞',
+    commodities: ['x,y', 'q"uote', 'back\\slash', '{b}', 'NULL'],
+    custom_data: { k: 'v\twx', nested: { s: '\\N' } },
+    species: [['\\N', 'tab\tname']],
+  };
+
+  it('stores text that COPY reads as structure (tabs, line breaks, backslashes, \\N, quotes) as sent, NUL dropped', async () => {
+    const batch = pageOf([samplePlot(900, HOSTILE)], 'supplier-h');
+    const outcome = await storePlotBatch(db, batch);
+    expect(outcome.counts['plots']!.inserted).toBe(1);
+    expect(await storedHostile(db, String(samplePlot(900).id))).toEqual(expectedHostile);
+    // Read again, unchanged: nothing written, the fingerprint matches what was stored.
+    const again = await storePlotBatch(db, { ...pageOf([samplePlot(900, HOSTILE)], 'supplier-h'), page: 2 });
+    expect(again.counts['plots']).toEqual({ inserted: 0, updated: 0, unchanged: 1, deleted: 0 });
+  });
+
+  it('writes the same rows over JSON parameters when the role may not create temporary tables', async () => {
+    const url = new URL(await createTestDatabase('notemp'));
+    const dbName = url.pathname.slice(1);
+    const admin = openWarehouse(url.toString(), 1);
+    const role = `writer_${dbName}`;
+    try {
+      await migrateToLatest(admin);
+      await beginRun(admin, RUN, null);
+      await sql.raw(`create role ${role} login password 'pw'`).execute(admin);
+      await sql.raw(`revoke temporary on database ${dbName} from public`).execute(admin);
+      await sql.raw(`grant select, insert, update, delete on all tables in schema public to ${role}`).execute(admin);
+    } finally {
+      await admin.destroy();
+    }
+    url.username = role;
+    url.password = 'pw';
+    const limited = openWarehouse(url.toString(), 2);
+    try {
+      const refused = await limited
+        .connection()
+        .execute((c) => sql`create temp table t (x int)`.execute(c))
+        .catch((e: unknown) => e);
+      expect((refused as { code?: string }).code).toBe('42501');
+      const outcome = await storePlotBatch(
+        limited,
+        pageOf([samplePlot(901, HOSTILE), ...samplePage(3, 902)], 'supplier-j'),
+      );
+      expect(outcome.counts['plots']!.inserted).toBe(4);
+      expect(outcome.counts['plot_history']!.inserted).toBe(4);
+      expect(await storedHostile(limited, String(samplePlot(901).id))).toEqual(expectedHostile);
+    } finally {
+      await limited.destroy();
+    }
+  });
 });
+
+function pageOf(raw: unknown[], scope: string): PlotBatch {
+  const { plots, invalid } = normalisePlotsSkippingInvalid(raw, 'test');
+  return {
+    runId: RUN,
+    scope,
+    supplierId: scope,
+    page: 1,
+    ...mapPlots(plots, 1, false),
+    invalid,
+    requests: { requests: 1, retries: 0, rateLimited: 0 },
+  };
+}

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { type RawBuilder, sql, type Kysely } from 'kysely';
 import type { Database } from '../../schema/database.ts';
 import { jsonColumnsOf, recordsetDefinition, toJsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import { addCounts, type TableCounts } from './counts.ts';
@@ -45,14 +45,23 @@ export async function changedOnly<T extends Hashed>(
   });
 }
 
+/** The rows as one JSON parameter, read as the recordset `r`. */
+export function jsonRows<T extends object>(rows: readonly T[], columns: RecordsetColumns<T>): RawBuilder<unknown> {
+  const batch = toJsonRecordset(rows, jsonColumnsOf(columns));
+  return sql`json_to_recordset(${batch}::json) as r(${sql.raw(recordsetDefinition(columns))})`;
+}
+
 /**
  * Upserts `rows` (unique ids) and returns the ids written, each with whether it was inserted.
  * The WHERE repeats the hash test: a concurrent writer may have stored the same content meanwhile.
+ * `from` is where the statement reads the rows as `r`: one JSON parameter unless the caller staged
+ * them already (COPY into a temporary table, plot-writer.ts).
  */
 export async function upsertChanged<T extends Hashed>(
   db: Kysely<Database>,
   spec: HashedTable<T>,
   rows: readonly T[],
+  from?: RawBuilder<unknown>,
 ): Promise<Map<string, boolean>> {
   if (rows.length === 0) return new Map();
   const fields = Object.keys(spec.columns);
@@ -60,11 +69,10 @@ export async function upsertChanged<T extends Hashed>(
     .filter((f) => f !== 'id')
     .map((f) => `${f} = excluded.${f}`)
     .join(', ');
-  const batch = toJsonRecordset(rows, jsonColumnsOf(spec.columns));
   const result = await sql<{ id: string; inserted: boolean }>`
     insert into ${sql.table(spec.table)} (${sql.raw(fields.join(', '))}, first_seen_at, changed_at, deleted_at)
     select ${sql.raw(fields.map((f) => `r.${f}`).join(', '))}, now(), now(), null
-    from json_to_recordset(${batch}::json) as r(${sql.raw(recordsetDefinition(spec.columns))})
+    from ${from ?? jsonRows(rows, spec.columns)}
     order by r.id
     on conflict (id) do update set ${sql.raw(updates)}, changed_at = now(), deleted_at = null
       where ${sql.raw(spec.table)}.content_hash is distinct from excluded.content_hash or ${sql.raw(spec.table)}.deleted_at is not null
@@ -82,8 +90,9 @@ export async function upsertCounted<T extends Hashed>(
   rows: readonly T[],
   counts: TableCounts,
   seen: number,
+  from?: RawBuilder<unknown>,
 ): Promise<Map<string, boolean>> {
-  const written = await upsertChanged(db, spec, rows);
+  const written = await upsertChanged(db, spec, rows, from);
   let inserted = 0;
   for (const isNew of written.values()) if (isNew) inserted++;
   addCounts(counts, spec.table, { inserted, updated: written.size - inserted, unchanged: seen - written.size });

@@ -1,9 +1,12 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { type RawBuilder, sql, type Kysely } from 'kysely';
+import type pg from 'pg';
 import type { Database } from '../../schema/database.ts';
+import { withClientTransaction } from '../database.ts';
 import type { AnalysisRow, HistoryRow, PlotRow, PlotRows, SpeciesRow } from './rows.ts';
-import { recordsetDefinition, toJsonRecordset, type RecordsetColumns } from './json-recordset.ts';
+import { toJsonRecordset, type RecordsetColumns } from './json-recordset.ts';
+import { copyRows } from './copy-text.ts';
 import { addCounts, emptyCounts, mergeReplayCounts, type TableCounts } from './counts.ts';
-import { uniqueSortedById, upsertCounted, type HashedTable } from './hashed-upsert.ts';
+import { jsonRows, uniqueSortedById, upsertCounted, type HashedTable } from './hashed-upsert.ts';
 import { recordIssues, type RecordIssue } from './issues.ts';
 import { recordPage, type RequestCounts } from './page-ledger.ts';
 
@@ -92,7 +95,7 @@ export interface PageOutcome {
   replayed: boolean;
 }
 
-type Tx = Transaction<Database>;
+type Tx = Kysely<Database>;
 
 const PLOTS: HashedTable<PlotRow> = {
   table: 'plots',
@@ -128,6 +131,8 @@ const PLOTS: HashedTable<PlotRow> = {
     history_hash: 'text',
   },
 };
+/** The plot row's columns and their types (the COPY baseline of bench:refresh writes the same). */
+export const PLOT_COLUMNS = PLOTS.columns;
 const ANALYSES: HashedTable<AnalysisRow> = {
   table: 'analyses',
   columns: {
@@ -167,9 +172,54 @@ const HISTORY: RecordsetColumns<HistoryRow> = {
   precision_analysis_id: 'text',
 };
 
+/**
+ * A page's rows reach Postgres by COPY into these temporary tables of the connection (created once
+ * per connection, emptied at every commit), and the statements below read them as `r`: COPY is the
+ * cheapest way in, for Postgres and for the worker alike (copy-text.ts). A warehouse role that may
+ * not create temporary tables gets the same statements over one JSON parameter per table instead.
+ */
+const STAGED = { plots: PLOTS.columns, analyses: ANALYSES.columns, plot_species: SPECIES, plot_history: HISTORY };
+type StagedTable = keyof typeof STAGED;
+const STAGING_DDL = Object.entries(STAGED)
+  .map(
+    ([table, columns]) =>
+      `create temp table if not exists stage_${table} on commit delete rows as select ${Object.keys(columns).join(', ')} from ${table} with no data;`,
+  )
+  .join('\n');
+/** Per connection: whether its staging tables exist (false: the role may not create them). */
+const staging = new WeakMap<pg.ClientBase, boolean>();
+const INSUFFICIENT_PRIVILEGE = '42501';
+
+async function prepareStaging(client: pg.ClientBase): Promise<void> {
+  if (staging.has(client)) return;
+  try {
+    await client.query(STAGING_DDL);
+    staging.set(client, true);
+  } catch (error) {
+    if ((error as { code?: string }).code !== INSUFFICIENT_PRIVILEGE) throw error;
+    staging.set(client, false);
+  }
+}
+
+/** Where a statement reads a batch of rows as `r`: the staging table after a COPY, or one JSON parameter. */
+type Stage = <Row extends object>(
+  table: StagedTable,
+  rows: readonly Row[],
+  columns: RecordsetColumns<Row>,
+) => Promise<RawBuilder<unknown>>;
+
+function stagerFor(client: pg.ClientBase): Stage {
+  if (!staging.get(client)) return async (_table, rows, columns) => jsonRows(rows, columns);
+  return async (table, rows, columns) => {
+    await copyRows(client, `stage_${table}`, rows, columns);
+    return sql.raw(`stage_${table} as r`);
+  };
+}
+
 export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): Promise<PageOutcome> {
   const rows = uniqueSortedById(page.rows, (r) => r.plot.id);
-  return db.transaction().execute(async (trx) => {
+  return withClientTransaction(db, prepareStaging, async (trx, client) => {
+    const stage = stagerFor(client);
     const counts = emptyCounts();
     const before = await sql<{ counts: TableCounts }>`
       select counts from sync_pages
@@ -177,20 +227,22 @@ export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): 
       trx,
     );
 
+    const plots = rows.map((r) => r.plot);
     const written = await upsertCounted(
       trx,
       PLOTS,
-      rows.map((r) => r.plot),
+      plots,
       counts,
       page.ids.length,
+      await stage('plots', plots, PLOTS.columns),
     );
     const writtenRows = rows.filter((r) => written.has(r.plot.id));
     // Plots seen for the first time have no species, analyses or history to replace or close.
     const replaced = writtenRows.filter((r) => page.existing.has(r.plot.id));
     if (writtenRows.length > 0) {
-      await replaceSpecies(trx, writtenRows, replaced, counts);
-      await upsertAnalyses(trx, writtenRows, replaced, counts);
-      await advanceHistory(trx, page.runId, writtenRows, replaced, counts);
+      await replaceSpecies(trx, stage, writtenRows, replaced, counts);
+      await upsertAnalyses(trx, stage, writtenRows, replaced, counts);
+      await advanceHistory(trx, stage, page.runId, writtenRows, replaced, counts);
     }
     if (page.supplierId !== null) await linkSupplier(trx, page.links, page.supplierId, page.ids.length, counts);
     await recordIssues(trx, page.runId, page.scope, page.issues);
@@ -219,7 +271,13 @@ export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): 
   });
 }
 
-async function replaceSpecies(trx: Tx, rows: PlotRows[], replaced: PlotRows[], counts: TableCounts): Promise<void> {
+async function replaceSpecies(
+  trx: Tx,
+  stage: Stage,
+  rows: PlotRows[],
+  replaced: PlotRows[],
+  counts: TableCounts,
+): Promise<void> {
   let deleted = 0;
   if (replaced.length > 0) {
     const removed =
@@ -232,17 +290,20 @@ async function replaceSpecies(trx: Tx, rows: PlotRows[], replaced: PlotRows[], c
     const columns = sql.raw(Object.keys(SPECIES).join(', '));
     const result = await sql`
       insert into plot_species (${columns})
-      select ${columns}
-      from json_to_recordset(${toJsonRecordset(species)}::json) as r(${sql.raw(recordsetDefinition(SPECIES))})`.execute(
-      trx,
-    );
+      select ${columns} from ${await stage('plot_species', species, SPECIES)}`.execute(trx);
     added = Number(result.numAffectedRows ?? 0);
   }
   // A changed plot's species list is rewritten: its old rows count as deleted, its new ones as inserted.
   addCounts(counts, 'plot_species', { inserted: added, deleted });
 }
 
-async function upsertAnalyses(trx: Tx, rows: PlotRows[], replaced: PlotRows[], counts: TableCounts): Promise<void> {
+async function upsertAnalyses(
+  trx: Tx,
+  stage: Stage,
+  rows: PlotRows[],
+  replaced: PlotRows[],
+  counts: TableCounts,
+): Promise<void> {
   const analyses = rows.flatMap((r) => r.analyses);
   if (replaced.length > 0) {
     // The analyses a plot no longer carries were replaced by newer ones: they stay, unmarked.
@@ -254,19 +315,20 @@ async function upsertAnalyses(trx: Tx, rows: PlotRows[], replaced: PlotRows[], c
   }
   // Only changed plots get here, so their analyses are upserted without reading their hashes first.
   const unique = uniqueSortedById(analyses, (a) => a.id);
-  await upsertCounted(trx, ANALYSES, unique, counts, unique.length);
+  await upsertCounted(trx, ANALYSES, unique, counts, unique.length, await stage('analyses', unique, ANALYSES.columns));
 }
 
 /** SCD type 2: close the current row when the tracked attributes changed, then open one where none is current. */
 async function advanceHistory(
   trx: Tx,
+  stage: Stage,
   runId: string,
   rows: PlotRows[],
   replaced: PlotRows[],
   counts: TableCounts,
 ): Promise<void> {
-  const history = toJsonRecordset(
-    rows.map((r): HistoryRow => ({ plot_id: r.plot.id, history_hash: r.plot.history_hash, ...r.history })),
+  const history = rows.map(
+    (r): HistoryRow => ({ plot_id: r.plot.id, history_hash: r.plot.history_hash, ...r.history }),
   );
   let closed = 0;
   if (replaced.length > 0) {
@@ -280,10 +342,10 @@ async function advanceHistory(
   const opened = await sql`
     insert into plot_history (plot_id, valid_from, is_current, risk_assessment_status, risk_level, geometry_hash, commodities,
       most_recent_analysis_id, euforobs_analysis_id, precision_analysis_id, history_hash, run_id)
-    select c.plot_id, now(), true, c.risk_assessment_status, c.risk_level, c.geometry_hash, coalesce(c.commodities, '{}'),
-      c.most_recent_analysis_id, c.euforobs_analysis_id, c.precision_analysis_id, c.history_hash, ${runId}::uuid
-    from json_to_recordset(${history}::json) as c(${sql.raw(recordsetDefinition(HISTORY))})
-    where not exists (select 1 from plot_history h where h.plot_id = c.plot_id and h.is_current)
+    select r.plot_id, now(), true, r.risk_assessment_status, r.risk_level, r.geometry_hash, coalesce(r.commodities, '{}'),
+      r.most_recent_analysis_id, r.euforobs_analysis_id, r.precision_analysis_id, r.history_hash, ${runId}::uuid
+    from ${await stage('plot_history', history, HISTORY)}
+    where not exists (select 1 from plot_history h where h.plot_id = r.plot_id and h.is_current)
     on conflict (plot_id, valid_from) do nothing`.execute(trx);
   const opens = Number(opened.numAffectedRows ?? 0);
   addCounts(counts, 'plot_history', { inserted: opens, updated: closed, unchanged: rows.length - opens });
