@@ -102,7 +102,8 @@ export async function submitBatch(input: SubmitBatchInput): Promise<BulkProgress
   let s: SubmitBatchState;
   if (input.state) s = input.state;
   else {
-    const opened = await openSubmissionBatch({ batchId: input.batchId });
+    // Not cancellable: a batch cancelled this early is still closed below, as cancelled.
+    const opened = await CancellationScope.nonCancellable(() => openSubmissionBatch({ batchId: input.batchId }));
     s = {
       cursor: 0,
       lastLine: opened.lastLine,
