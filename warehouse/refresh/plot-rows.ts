@@ -120,7 +120,10 @@ function analysisRows(plot: Plot, issues: ValueIssue[]): AnalysisRow[] {
       is_most_recent: mostRecent,
       is_most_recent_of_type: mostRecentOfType,
     };
-    rows.push({ ...values, content_hash: contentHash(values) });
+    // The hash covers the values without itself; added afterwards rather than copying the row.
+    const row = values as AnalysisRow;
+    row.content_hash = contentHash(values);
+    rows.push(row);
   }
   return rows;
 }
