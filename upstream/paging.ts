@@ -5,7 +5,7 @@ import { hasMorePages, isRepeatedPage } from './page-rule.ts';
 import { normalisePlots, normalisePlotsSkippingInvalid, type InvalidRecord } from './plot-validator.ts';
 import { buildPlotQuery, effectiveLimit, type PlotQuery } from './plot-query.ts';
 import { PATHS, PLOT_PAGE_DEFAULT_LIMIT } from '../schema/upstream/service-facts.ts';
-import { textBody } from './transport.ts';
+import { bytesBody } from './transport.ts';
 
 /**
  * GET /businesses/{businessId}/plots, one page at a time or as an async iterator. The client
@@ -46,7 +46,26 @@ export interface RawPlotPage {
   page: number;
   /** The limit the service applied: min(requested, 500). */
   limit: number;
-  text: string;
+  /** The body as received: a page is compared by a hash of these, without decoding them. */
+  bytes: Uint8Array;
+  /** The body decoded as UTF-8, on first use (a page found unchanged is never decoded). */
+  readonly text: string;
+}
+
+// As Response.text() decodes: invalid sequences replaced, a byte-order mark dropped.
+const utf8 = new TextDecoder();
+
+function rawPage(page: number, limit: number, bytes: Uint8Array): RawPlotPage {
+  let text: string | undefined;
+  return {
+    page,
+    limit,
+    bytes,
+    get text() {
+      text ??= utf8.decode(bytes);
+      return text;
+    },
+  };
 }
 
 export async function getSupplierPlotsPageText(
@@ -58,12 +77,12 @@ export async function getSupplierPlotsPageText(
   const requested = opts.limit ?? PLOT_PAGE_DEFAULT_LIMIT;
   // Validates page, limit, filter, select and includes before anything is sent.
   const query = buildPlotQuery(opts, page, requested);
-  const { text } = await http.request(
+  const { bytes } = await http.request(
     { method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query },
-    textBody,
+    bytesBody,
     callOptions(opts),
   );
-  return { page, limit: effectiveLimit(requested), text };
+  return rawPage(page, effectiveLimit(requested), bytes);
 }
 
 /** Parses and validates a page read as text (see getSupplierPlotsPage for `skipInvalid`). */

@@ -207,6 +207,13 @@ export const textBody: BodyReader<{ text: string; contentType: string | null }> 
   },
 };
 
+/** The body's bytes as received, not decoded (a page is hashed as bytes and decoded only if it changed). */
+export const bytesBody: BodyReader<{ bytes: Uint8Array; contentType: string | null }> = {
+  async read(res) {
+    return { bytes: new Uint8Array(await res.arrayBuffer()), contentType: res.headers.get('content-type') };
+  },
+};
+
 /**
  * The body's length as it will be read, when the headers tell it: fetch decompresses a gzip or
  * deflate body on its own while Content-Length still counts the compressed bytes, so an encoded

@@ -83,3 +83,12 @@ describe('values', () => {
     ]);
   });
 });
+
+describe('page hash', () => {
+  it('is the same over the body as received and over its decoded text, so stored hashes stay valid', async () => {
+    const { sourcePageHash } = await import('../../../warehouse/refresh/plot-fingerprint.ts');
+    const text = '[{"id":"p-1","name":"Côte d’Ivoire 𝄞","geometry":null}]';
+    expect(sourcePageHash(new TextEncoder().encode(text))).toBe(sourcePageHash(text));
+    expect(sourcePageHash(new TextEncoder().encode(`${text} `))).not.toBe(sourcePageHash(text));
+  });
+});
