@@ -5,6 +5,7 @@
 // passes or fails on time.
 // Usage: npm run bench:submit -- --transactions N [--concurrency C] [--json]
 import { writeFileSync } from 'node:fs';
+import type { Client } from '@temporalio/client';
 import { openWarehouse } from '../warehouse/database.ts';
 import { migrateToLatest } from '../warehouse/migrate.ts';
 import { takeInShipments } from '../warehouse/submission/intake.ts';
@@ -56,6 +57,11 @@ interface SubmitBenchResult {
   /** customIds with more than one transaction at the service: must be 0. */
   duplicates: number;
   workerPeakRssMb: number | null;
+  /** Runs of the batch's workflow (it continues as new as its history grows). */
+  batchRuns: number;
+  /** History events over all its runs, and of its largest run (Temporal's limit: 51,200). */
+  batchHistoryEvents: number;
+  batchLargestRunEvents: number;
   phaseSeconds: Record<string, number>;
 }
 
@@ -132,6 +138,19 @@ async function plainScript(
   return (performance.now() - started) / 1000;
 }
 
+/** The history length of each run of a workflow, first to last. */
+async function historyOfRuns(client: Client, workflowId: string): Promise<number[]> {
+  const described = await client.workflow.getHandle(workflowId).describe();
+  const lengths: number[] = [];
+  let runId: string | undefined = described.raw.workflowExecutionInfo?.firstRunId ?? undefined;
+  while (runId) {
+    const events = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    lengths.push(events.length);
+    runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  return lengths;
+}
+
 async function duplicates(upstreamUrl: string, prefix: string): Promise<number> {
   const counts = (await (await fetch(`${upstreamUrl}/_sim/transactions/counts`)).json()) as Record<string, number>;
   return Object.entries(counts).filter(([key, n]) => key.startsWith(prefix) && n > 1).length;
@@ -178,9 +197,12 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
   teardown.add('worker', () => worker.stop(15_000));
   const file = packagePath('.ddsync', 'bench', `shipments-${process.pid}.ndjson`);
   writeFileSync(file, rows('ddsync', options.transactions, supplierId));
+  let batchWorkflowId = '';
   const ddsyncSeconds = await phase(progress, seconds, 'ddsync', async () => {
     const started = performance.now();
     const intake = await takeInShipments(db, file, `${file}.report.ndjson`);
+    seconds['ddsync intake'] = (performance.now() - started) / 1000;
+    batchWorkflowId = submitBatchWorkflowId(intake.batchId);
     const result = await stack.temporalClient.workflow.execute(submitBatch, {
       taskQueue,
       workflowId: submitBatchWorkflowId(intake.batchId),
@@ -193,6 +215,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     return (performance.now() - started) / 1000;
   });
   const dup = (await duplicates(stack.upstreamUrl, 'plain')) + (await duplicates(stack.upstreamUrl, 'ddsync'));
+  const runs = await historyOfRuns(stack.temporalClient, batchWorkflowId);
   return {
     transactions: options.transactions,
     concurrency: options.concurrency,
@@ -204,6 +227,9 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     ratio: plainSeconds / ddsyncSeconds,
     duplicates: dup,
     workerPeakRssMb: procStatusMb(worker.pid, 'VmHWM') ?? null,
+    batchRuns: runs.length,
+    batchHistoryEvents: runs.reduce((a, b) => a + b, 0),
+    batchLargestRunEvents: Math.max(...runs),
     phaseSeconds: seconds,
   };
 }
@@ -219,6 +245,7 @@ function report(result: SubmitBenchResult, options: Options): string {
     `ddsync / plain      ${result.ratio.toFixed(2).padStart(6)}   target >= 0.5   ${result.ratio >= 0.5 ? 'ok' : 'MISSED'}`,
     `duplicates          ${String(dup).padStart(6)}   must be 0       ${dup === 0 ? 'ok' : 'FAILED'}`,
     `worker peak RSS     ${(result.workerPeakRssMb ?? 0).toFixed(0).padStart(6)} MB`,
+    `batch workflow      ${String(result.batchRuns).padStart(6)} run(s), ${result.batchHistoryEvents} history events, at most ${result.batchLargestRunEvents} in a run (limit 51,200)`,
   ].join('\n');
 }
 
