@@ -16,5 +16,6 @@ RUN mkdir -p /archive && chown node:node /archive
 USER node
 # Memory settings of a production worker: see infra/production.ts.
 ENV MALLOC_ARENA_MAX=2
+ENV MALLOC_MMAP_THRESHOLD_=131072
 ENTRYPOINT ["node", "--max-old-space-size=96", "--max-semi-space-size=8", "dist/ddsync.mjs"]
 CMD ["worker", "--bundle", "dist/workflow-bundle.js"]

@@ -125,7 +125,9 @@ export function treeCpuSeconds(rootPid: number): number {
       const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
       // Fields after the command name, which is in parentheses and may hold spaces.
       const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+      // utime + stime, and cutime + cstime: what its children that ended (and were waited for) used.
+      const ticks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+      stats.set(Number(entry), { ppid: Number(fields[1]), ticks });
     } catch {
       // Gone meanwhile.
     }
