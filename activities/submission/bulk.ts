@@ -138,7 +138,8 @@ export function createBulkSubmissionActivities({ db, api, log }: SubmissionDeps)
         await endTimedOut(db, input.batchId, input.timing.deadlineMs);
         const due = await dueTransactions(db, input.batchId, input.limit);
         if (due.length > 0) {
-          const startedAt = new Date(Date.now() - 1_000);
+          // Database time: a webhook's wake-up after it is not cleared by these reads.
+          const startedAt = due[0]!.readAt;
           const queue = new PQueue({ concurrency: Math.max(1, input.concurrency) });
           const sightings: Sighting[] = [];
           const failures: Array<{ key: string; error: unknown }> = [];

@@ -255,6 +255,23 @@ describe('a chunk of a batch', () => {
     await sql`update transactions set submitted_at = now() - interval '100 seconds' where key = ${key}`.execute(db);
     await read('SUBMITTED');
     expect((await dueIn()).s).toBeCloseTo(20, 0);
+    // A webhook that woke it while it was being read: due again at once, the wake-up kept for that read.
+    const readStarted = new Date(Date.now() - 5_000);
+    await sql`update transactions set woken_at = now() where key = ${key}`.execute(db);
+    await recordSightings(
+      db,
+      [{ key, transaction: { ...t, status: 'SUBMITTED' }, source: 'poll' }],
+      timing,
+      readStarted,
+    );
+    expect((await dueIn()).s).toBeCloseTo(0, 0);
+    expect(
+      (
+        await sql<{
+          woken: boolean;
+        }>`select woken_at is not null as woken from transactions where key = ${key}`.execute(db)
+      ).rows[0]!.woken,
+    ).toBe(true);
     await read('AVAILABLE');
     expect((await rows([key]))[0]!.state).toBe('available');
     expect((await dueIn()).s).toBeNull();

@@ -164,6 +164,8 @@ export async function recordSightings(
       woken_at = case when r.source in ('poll', 'webhook') and t.woken_at <= ${read} then null else t.woken_at end,
       next_poll_at = case
         when r.final then null
+        -- A webhook woke it while it was being read: read again at once (what was read may predate it).
+        when r.source in ('poll', 'webhook') and t.woken_at > ${read} then now()
         when r.source in ('create', 'submit') then
           case when r.status = 'DRAFT' then null
                else coalesce(t.next_poll_at, now() + ${timing.firstPollMs} * interval '1 millisecond') end
@@ -266,14 +268,14 @@ export async function endTimedOut(db: Warehouse, batchId: string, deadlineMs: nu
   return Number(result.numAffectedRows ?? 0);
 }
 
-/** Transactions of the batch due for a read (oldest due first), whether a webhook woke each. */
+/** Transactions of the batch due for a read (oldest due first), whether a webhook woke each, and when they were picked (database time). */
 export async function dueTransactions(
   db: Warehouse,
   batchId: string,
   limit: number,
-): Promise<Array<{ key: string; id: string; woken: boolean }>> {
-  const { rows } = await sql<{ key: string; id: string; woken: boolean }>`
-    select key, id, woken_at is not null as woken from transactions
+): Promise<Array<{ key: string; id: string; woken: boolean; readAt: Date }>> {
+  const { rows } = await sql<{ key: string; id: string; woken: boolean; readAt: Date }>`
+    select key, id, woken_at is not null as woken, clock_timestamp() as "readAt" from transactions
     where batch_id = ${batchId}::uuid and state in ('created', 'submitted') and id is not null
       and next_poll_at <= clock_timestamp()
     order by next_poll_at limit ${limit}`.execute(db);
