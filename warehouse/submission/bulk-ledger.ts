@@ -3,7 +3,13 @@ import type { ComponentInput, CreateTransactionInput, Transaction } from '../../
 import type { Warehouse } from '../database.ts';
 import * as serviceFacts from '../../schema/upstream/service-facts.ts';
 import { toJsonRecordset } from '../refresh/json-recordset.ts';
-import { recordComponents, stateOf, type RequestToSend, type StatusSource } from './transaction-ledger.ts';
+import {
+  recordComponents,
+  recordComponentsOf,
+  stateOf,
+  type RequestToSend,
+  type StatusSource,
+} from './transaction-ledger.ts';
 
 /**
  * The transaction ledger read and written a chunk at a time, for the batch workflow (submitBatch):
@@ -180,39 +186,6 @@ export async function recordSightings(
       end,
       updated_at = now()
     from r where t.key = r.key`.execute(db);
-}
-
-/** The components as sent, for many transactions at once (once per transaction, as recordComponents). */
-export async function recordComponentsOf(
-  db: Warehouse,
-  entries: ReadonlyArray<{ key: string; components: readonly ComponentInput[] }>,
-): Promise<void> {
-  const rows = entries.flatMap(({ key, components }) =>
-    components.map((c, position) => {
-      const refs = 'ddsReferences' in c ? c.ddsReferences : undefined;
-      const supplier = c as { supplierBusinessId?: string; supplierBusinessIds?: string[]; plotIds?: string[] };
-      return {
-        key,
-        position,
-        kind: refs ? 'dds_reference' : 'supplier',
-        hsn: c.hsn,
-        quantity: c.quantity,
-        unit: c.unit,
-        description: c.description ?? null,
-        supplier_business_ids:
-          supplier.supplierBusinessIds ?? (supplier.supplierBusinessId ? [supplier.supplierBusinessId] : null),
-        plot_ids: supplier.plotIds ?? null,
-        dds_references: refs ? JSON.stringify(refs) : null,
-      };
-    }),
-  );
-  if (rows.length === 0) return;
-  await sql`
-    insert into transaction_components (transaction_key, position, kind, hsn, quantity, unit, description, supplier_business_ids, plot_ids, dds_references)
-    select key, position, kind, hsn, quantity, unit, description, supplier_business_ids, plot_ids, dds_references
-    from json_to_recordset(${toJsonRecordset(rows, ['dds_references'])}::json)
-      as r(key text, position int2, kind text, hsn text, quantity float8, unit text, description text, supplier_business_ids text[], plot_ids text[], dds_references jsonb)
-    on conflict (transaction_key, position) do nothing`.execute(db);
 }
 
 /**

@@ -166,28 +166,39 @@ export async function recordComponents(
   key: string,
   components: readonly ComponentInput[],
 ): Promise<void> {
-  if (components.length === 0) return;
-  const rows = components.map((c, position) => {
-    const refs = 'ddsReferences' in c ? c.ddsReferences : undefined;
-    const supplier = c as { supplierBusinessId?: string; supplierBusinessIds?: string[]; plotIds?: string[] };
-    return {
-      position,
-      kind: refs ? 'dds_reference' : 'supplier',
-      hsn: c.hsn,
-      quantity: c.quantity,
-      unit: c.unit,
-      description: c.description ?? null,
-      supplier_business_ids:
-        supplier.supplierBusinessIds ?? (supplier.supplierBusinessId ? [supplier.supplierBusinessId] : null),
-      plot_ids: supplier.plotIds ?? null,
-      dds_references: refs ? JSON.stringify(refs) : null,
-    };
-  });
+  await recordComponentsOf(db, [{ key, components }]);
+}
+
+/** The components as sent, for many transactions at once (once per transaction). */
+export async function recordComponentsOf(
+  db: Warehouse,
+  entries: ReadonlyArray<{ key: string; components: readonly ComponentInput[] }>,
+): Promise<void> {
+  const rows = entries.flatMap(({ key, components }) =>
+    components.map((c, position) => {
+      const refs = 'ddsReferences' in c ? c.ddsReferences : undefined;
+      const supplier = c as { supplierBusinessId?: string; supplierBusinessIds?: string[]; plotIds?: string[] };
+      return {
+        key,
+        position,
+        kind: refs ? 'dds_reference' : 'supplier',
+        hsn: c.hsn,
+        quantity: c.quantity,
+        unit: c.unit,
+        description: c.description ?? null,
+        supplier_business_ids:
+          supplier.supplierBusinessIds ?? (supplier.supplierBusinessId ? [supplier.supplierBusinessId] : null),
+        plot_ids: supplier.plotIds ?? null,
+        dds_references: refs ? JSON.stringify(refs) : null,
+      };
+    }),
+  );
+  if (rows.length === 0) return;
   await sql`
     insert into transaction_components (transaction_key, position, kind, hsn, quantity, unit, description, supplier_business_ids, plot_ids, dds_references)
-    select ${key}, position, kind, hsn, quantity, unit, description, supplier_business_ids, plot_ids, dds_references
+    select key, position, kind, hsn, quantity, unit, description, supplier_business_ids, plot_ids, dds_references
     from json_to_recordset(${toJsonRecordset(rows, ['dds_references'])}::json)
-      as r(position int2, kind text, hsn text, quantity float8, unit text, description text, supplier_business_ids text[], plot_ids text[], dds_references jsonb)
+      as r(key text, position int2, kind text, hsn text, quantity float8, unit text, description text, supplier_business_ids text[], plot_ids text[], dds_references jsonb)
     on conflict (transaction_key, position) do nothing`.execute(db);
 }
 
