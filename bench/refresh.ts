@@ -12,7 +12,7 @@ import { rowVersions } from '../test/support/warehouse-facts.ts';
 import { postmasterPid, procStatusMb, resetPeakRss, sampleRss, treeCpuSeconds } from './support/children.ts';
 import { measureCopyOnly, type CopyResult } from './support/copy-baseline.ts';
 import { measureFetchOnly, type FetchOnlyResult, type WalkApi } from './support/plot-walk.ts';
-import { runRefresh, startWorker, type RefreshRun } from './support/refresh-runs.ts';
+import { type RefreshArgs, runRefresh, startWorker, type RefreshRun } from './support/refresh-runs.ts';
 import { formatReport, type RefreshBenchResult, type StatementCost } from './support/report.ts';
 import { sql } from 'kysely';
 import {
@@ -29,8 +29,8 @@ import { WORKER_NODE_FLAGS } from '../infra/production.ts';
 
 const progress = progressTo('bench:refresh');
 const USAGE =
-  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--workers W] [--worker-node-flags "..."] [--pg-stats] [--json]';
-/** Suppliers read at once, by the refresh (its default) and by the fetch-only baseline alike. */
+  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--workers W] [--page-window P] [--worker-node-flags "..."] [--pg-stats] [--json]';
+/** Suppliers read at once, by the refresh (the schedule's default) and by the fetch-only baseline alike. */
 const SUPPLIER_CONCURRENCY = 4;
 
 interface Options {
@@ -40,6 +40,7 @@ interface Options {
   workerNodeFlags: string[];
   pgStats: boolean;
   workers: number;
+  pageWindow?: number;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -50,6 +51,11 @@ function parseOptions(argv: string[]): Options {
     .option('--json', 'also print the result as one JSON line')
     .option('--pg-stats', "print the full refresh's costliest statements (pg_stat_statements)")
     .option('--workers <N>', 'worker processes on the task queue (scale-out)', wholeNumber('--workers', 1, 16), 1)
+    .option(
+      '--page-window <N>',
+      "pages of a supplier read at once (default: the refresh's)",
+      wholeNumber('--page-window', 1, 64),
+    )
     .parse(argv, { from: 'user' })
     .opts<{
       plots: number;
@@ -58,6 +64,7 @@ function parseOptions(argv: string[]): Options {
       json?: boolean;
       pgStats?: boolean;
       workers: number;
+      pageWindow?: number;
     }>();
   const workerNodeFlags =
     o.workerNodeFlags === undefined ? [...WORKER_NODE_FLAGS] : o.workerNodeFlags.split(/\s+/).filter(Boolean);
@@ -68,6 +75,7 @@ function parseOptions(argv: string[]): Options {
     workerNodeFlags,
     pgStats: o.pgStats ?? false,
     workers: o.workers,
+    ...(o.pageWindow !== undefined ? { pageWindow: o.pageWindow } : {}),
   };
 }
 
@@ -126,6 +134,7 @@ async function measureRefreshes(
   nodeFlags: readonly string[],
   pgStats: boolean,
   workerCount: number,
+  refreshArgs: RefreshArgs,
 ): Promise<RefreshPhases> {
   const workers = await phase(progress, seconds, 'worker start', () =>
     Promise.all(
@@ -144,14 +153,14 @@ async function measureRefreshes(
   for (const [i, worker] of workers.entries()) pids[workers.length === 1 ? 'worker' : `worker${i + 1}`] = worker.pid;
   const fullMeter = cpuMeter(pids);
   const full = await phase(progress, seconds, 'full refresh', () =>
-    runRefresh(stack.temporalClient, taskQueue, workers, `bench/refresh/full/${taskQueue}`),
+    runRefresh(stack.temporalClient, taskQueue, workers, `bench/refresh/full/${taskQueue}`, refreshArgs),
   );
   const fullCpu = fullMeter();
   const fullStatements = pgStats ? await costliestStatements(db) : undefined;
   const before = await rowVersions(db);
   const noChangeMeter = cpuMeter(pids);
   const noChange = await phase(progress, seconds, 'no-change refresh', () =>
-    runRefresh(stack.temporalClient, taskQueue, workers, `bench/refresh/no-change/${taskQueue}`),
+    runRefresh(stack.temporalClient, taskQueue, workers, `bench/refresh/no-change/${taskQueue}`, refreshArgs),
   );
   const noChangeCpu = noChangeMeter();
   const after = await rowVersions(db);
@@ -266,6 +275,10 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     options.workerNodeFlags,
     options.pgStats,
     options.workers,
+    {
+      supplierConcurrency: SUPPLIER_CONCURRENCY,
+      ...(options.pageWindow !== undefined ? { pageWindow: options.pageWindow } : {}),
+    },
   );
   return toResult(options, { ...fetched, cpu: fetchOnlyCpu }, copied, refreshes, seconds);
 }

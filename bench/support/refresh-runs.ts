@@ -65,12 +65,19 @@ async function hasPollers(client: Client, taskQueue: string): Promise<boolean> {
   return true;
 }
 
-/** One refresh (`supplierConcurrency` 4, as scheduled), timed; fails if a worker dies meanwhile. */
+/** What the refresh is started with: the schedule's defaults unless a flag of the benchmark says otherwise. */
+export interface RefreshArgs {
+  supplierConcurrency: number;
+  pageWindow?: number;
+}
+
+/** One refresh, timed; fails if a worker dies meanwhile. */
 export async function runRefresh(
   client: Client,
   taskQueue: string,
   workers: readonly Child[],
   workflowId: string,
+  args: RefreshArgs,
 ): Promise<RefreshRun> {
   const samplers = workers.map((w) => sampleRss(w.pid));
   const sampledPeak = () => Math.max(...samplers.map((s) => s.stop()));
@@ -79,7 +86,7 @@ export async function runRefresh(
     const handle = await client.workflow.start<typeof refreshWarehouse>('refreshWarehouse', {
       taskQueue,
       workflowId,
-      args: [{ supplierConcurrency: 4 }],
+      args: [args],
     });
     const died = Promise.race(
       workers.map((worker) =>
