@@ -42,7 +42,6 @@ export interface VerificationOutcome {
 /** A page as the scan read it (from sync_pages). */
 interface ScannedPage {
   hash: string | null;
-  ids: string[];
   received: number;
   /** The same text as at the last complete read: not parsed. */
   reused: boolean;
@@ -68,6 +67,8 @@ export async function verifySupplierScan(
   // Links written since the run began (another refresh's) are settled by the next refresh; nothing to prove now.
   if (missing.settled.length === 0) return outcome;
   if (scanned.size === 1) return { ...outcome, status: 'stable' };
+  // Only now the scan's ids (a refresh that finds nothing missing never reads them: 500 per page).
+  const scannedIds = await scannedPageIds(db, runId, supplierId);
 
   const wanted = new Set(missing.settled);
   const found: string[] = [];
@@ -84,7 +85,7 @@ export async function verifySupplierScan(
     } else {
       const parsed = parseSupplierPlotsPage(raw, { skipInvalid: true });
       const ids = presentIds([...new Set(parsed.plots.map((p) => p.id))], parsed.invalid);
-      if (!first || !sameOrder(first.ids, ids)) stable = false;
+      if (!first || !sameOrder(scannedIds.get(page) ?? [], ids)) stable = false;
       for (const id of ids) {
         if (wanted.delete(id)) found.push(id);
       }
@@ -123,15 +124,20 @@ async function scannedPages(db: Kysely<Database>, runId: string, scope: string):
   const { rows } = await sql<{
     page: number;
     content_hash: string | null;
-    ids: string[];
     received: number;
     reused: boolean;
   }>`
-    select page, content_hash, ids, received, reused from sync_pages
+    select page, content_hash, received, reused from sync_pages
     where run_id = ${runId}::uuid and scope = ${scope} and entity = 'plots'`.execute(db);
-  return new Map(
-    rows.map((r) => [r.page, { hash: r.content_hash, ids: r.ids, received: r.received, reused: r.reused }]),
+  return new Map(rows.map((r) => [r.page, { hash: r.content_hash, received: r.received, reused: r.reused }]));
+}
+
+async function scannedPageIds(db: Kysely<Database>, runId: string, scope: string): Promise<Map<number, string[]>> {
+  const { rows } = await sql<{ page: number; ids: string[] }>`
+    select page, ids from sync_pages where run_id = ${runId}::uuid and scope = ${scope} and entity = 'plots'`.execute(
+    db,
   );
+  return new Map(rows.map((r) => [r.page, r.ids]));
 }
 
 /**
