@@ -163,7 +163,7 @@ export const SETTINGS = {
     section: 'worker',
     rule: 'an integer from 2 to 100000',
     schema: z.coerce.number().int().min(2).max(100_000).default(1000),
-    doc: 'Workflows a worker keeps in memory between their steps; one evicted is replayed from its history at its next step (a bulk submission keeps one per transaction waiting for validation).',
+    doc: 'Workflows a worker keeps in memory between their steps; one evicted is replayed from its history at its next step (a refresh keeps one per supplier being read, a bulk submission one per batch; batches started before submitBatch keep one per transaction).',
   },
   DDSYNC_TASK_QUEUE_RPS: {
     section: 'worker',
