@@ -4,7 +4,7 @@
 // throughputs, the ratio and the duplicates (transactions sharing a customId: must be 0); never
 // passes or fails on time.
 // Usage: npm run bench:submit -- --transactions N [--concurrency C] [--json]
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import { openWarehouse } from '../warehouse/database.ts';
 import { migrateToLatest } from '../warehouse/migrate.ts';
@@ -197,6 +197,11 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
   teardown.add('worker', () => worker.stop(15_000));
   const file = packagePath('.ddsync', 'bench', `shipments-${process.pid}.ndjson`);
   writeFileSync(file, rows('ddsync', options.transactions, supplierId));
+  // The shipments file and the intake's report are the benchmark's own: gone with its teardown.
+  teardown.add('shipments file', async () => {
+    rmSync(file, { force: true });
+    rmSync(`${file}.report.ndjson`, { force: true });
+  });
   let batchWorkflowId = '';
   const ddsyncSeconds = await phase(progress, seconds, 'ddsync', async () => {
     const started = performance.now();
