@@ -41,9 +41,15 @@ export async function withClientTransaction<T>(
   });
   let broken: Error | undefined;
   try {
-    await prepare(client);
-    await client.query('begin');
     try {
+      await prepare(client);
+    } catch (error) {
+      // Whatever went wrong before the transaction, the connection is not trusted again.
+      broken = error as Error;
+      throw error;
+    }
+    try {
+      await client.query('begin');
       const result = await work(trx, client);
       await client.query('commit');
       return result;
