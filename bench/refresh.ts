@@ -29,7 +29,7 @@ import { WORKER_NODE_FLAGS } from '../infra/production.ts';
 
 const progress = progressTo('bench:refresh');
 const USAGE =
-  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--workers W] [--page-window P] [--worker-node-flags "..."] [--pg-stats] [--json]';
+  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--workers W] [--page-window P] [--task-queue-pages] [--worker-node-flags "..."] [--pg-stats] [--json]';
 /** Suppliers read at once, by the refresh (the schedule's default) and by the fetch-only baseline alike. */
 const SUPPLIER_CONCURRENCY = 4;
 
@@ -41,6 +41,7 @@ interface Options {
   pgStats: boolean;
   workers: number;
   pageWindow?: number;
+  pageActivities?: 'local' | 'task-queue';
 }
 
 function parseOptions(argv: string[]): Options {
@@ -56,6 +57,7 @@ function parseOptions(argv: string[]): Options {
       "pages of a supplier read at once (default: the refresh's)",
       wholeNumber('--page-window', 1, 64),
     )
+    .option('--task-queue-pages', 'page loads as ordinary activities on the task queue (default: local activities)')
     .parse(argv, { from: 'user' })
     .opts<{
       plots: number;
@@ -65,6 +67,7 @@ function parseOptions(argv: string[]): Options {
       pgStats?: boolean;
       workers: number;
       pageWindow?: number;
+      taskQueuePages?: boolean;
     }>();
   const workerNodeFlags =
     o.workerNodeFlags === undefined ? [...WORKER_NODE_FLAGS] : o.workerNodeFlags.split(/\s+/).filter(Boolean);
@@ -76,6 +79,7 @@ function parseOptions(argv: string[]): Options {
     pgStats: o.pgStats ?? false,
     workers: o.workers,
     ...(o.pageWindow !== undefined ? { pageWindow: o.pageWindow } : {}),
+    ...(o.taskQueuePages ? { pageActivities: 'task-queue' as const } : {}),
   };
 }
 
@@ -278,6 +282,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     {
       supplierConcurrency: SUPPLIER_CONCURRENCY,
       ...(options.pageWindow !== undefined ? { pageWindow: options.pageWindow } : {}),
+      ...(options.pageActivities ? { pageActivities: options.pageActivities } : {}),
     },
   );
   return toResult(options, { ...fetched, cpu: fetchOnlyCpu }, copied, refreshes, seconds);

@@ -69,6 +69,7 @@ async function hasPollers(client: Client, taskQueue: string): Promise<boolean> {
 export interface RefreshArgs {
   supplierConcurrency: number;
   pageWindow?: number;
+  pageActivities?: 'local' | 'task-queue';
 }
 
 /** One refresh, timed; fails if a worker dies meanwhile. */
