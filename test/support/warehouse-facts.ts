@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Simulator } from '../../simulator/index.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
+import { WAREHOUSE_TABLES } from '../../warehouse/refresh/counts.ts';
 
 /**
  * The same facts about every current plot, read once from the simulator's own data and once from
@@ -105,16 +106,7 @@ export function checksum(facts: readonly PlotFacts[]): string {
 
 /** Row versions (and row locks, xmax) of every mirrored table: equal before and after means nothing was written or locked. */
 export async function rowVersions(db: Warehouse): Promise<Record<string, string>> {
-  const tables = [
-    'businesses',
-    'business_connections',
-    'business_invitations',
-    'plots',
-    'plot_suppliers',
-    'plot_species',
-    'analyses',
-    'plot_history',
-  ];
+  const tables = WAREHOUSE_TABLES;
   const out: Record<string, string> = {};
   for (const table of tables) {
     const { rows } = await sql<{ v: string | null; n: number }>`

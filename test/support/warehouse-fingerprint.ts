@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Warehouse } from '../../warehouse/database.ts';
 import type { RunSummary } from '../../warehouse/refresh/sweep.ts';
+import { WAREHOUSE_TABLES } from '../../warehouse/refresh/counts.ts';
 
 /**
  * What a refresh left in a warehouse, made comparable between two warehouses that ran the same
@@ -17,16 +18,7 @@ export interface RefreshFingerprint {
   scopes: unknown[];
 }
 
-const MIRRORED = [
-  'businesses',
-  'business_connections',
-  'business_invitations',
-  'plots',
-  'plot_suppliers',
-  'plot_species',
-  'analyses',
-  'plot_history',
-] as const;
+const MIRRORED = WAREHOUSE_TABLES;
 
 /** Columns that say when ddsync wrote a row, or in which run: they differ between any two runs. */
 const WRITE_TIME = new Set(['first_seen_at', 'changed_at', 'valid_from', 'run_id']);
