@@ -85,7 +85,7 @@ describe('plot page writer', () => {
   });
 
   const HOSTILE = {
-    name: 'tab\there\nnew line\r\\back\u0000nul "quoted" é 𝄞',
+    name: 'tab\there\nnew line\r\\back\u0000nul "quoted" é 𝄞 lone \ud800',
     commodities: ['x,y', 'q"uote', 'back\\slash', '{b}', 'NULL'],
     customData: { k: 'v\tw\u0000x', nested: { s: '\\N' } },
     species: [{ scientificName: '\\N', commonName: 'tab\tname' }],
@@ -100,7 +100,7 @@ describe('plot page writer', () => {
   }
 
   const expectedHostile = {
-    name: 'tab\there\nnew line\r\\backnul "quoted" é 𝄞',
+    name: 'tab\there\nnew line\r\\backnul "quoted" é 𝄞 lone \ufffd',
     commodities: ['x,y', 'q"uote', 'back\\slash', '{b}', 'NULL'],
     custom_data: { k: 'v\twx', nested: { s: '\\N' } },
     species: [['\\N', 'tab\tname']],
