@@ -5,7 +5,7 @@ import { hasMorePages, isRepeatedPage } from './page-rule.ts';
 import { normalisePlots, normalisePlotsSkippingInvalid, type InvalidRecord } from './plot-validator.ts';
 import { buildPlotQuery, effectiveLimit, type PlotQuery } from './plot-query.ts';
 import { PATHS, PLOT_PAGE_DEFAULT_LIMIT } from '../schema/upstream/service-facts.ts';
-import { bytesBody } from './transport.ts';
+import { chunksBody } from './transport.ts';
 
 /**
  * GET /businesses/{businessId}/plots, one page at a time or as an async iterator. The client
@@ -46,23 +46,23 @@ export interface RawPlotPage {
   page: number;
   /** The limit the service applied: min(requested, 500). */
   limit: number;
-  /** The body as received: a page is compared by a hash of these, without decoding them. */
-  bytes: Uint8Array;
-  /** The body decoded as UTF-8, on first use (a page found unchanged is never decoded). */
+  /** The body as received, in the chunks it arrived in: a page is compared by a hash of these. */
+  chunks: readonly Uint8Array[];
+  /** The body decoded as UTF-8, on first use (a page found unchanged is never joined nor decoded). */
   readonly text: string;
 }
 
 // As Response.text() decodes: invalid sequences replaced, a byte-order mark dropped.
 const utf8 = new TextDecoder();
 
-function rawPage(page: number, limit: number, bytes: Uint8Array): RawPlotPage {
+function rawPage(page: number, limit: number, chunks: Uint8Array[]): RawPlotPage {
   let text: string | undefined;
   return {
     page,
     limit,
-    bytes,
+    chunks,
     get text() {
-      text ??= utf8.decode(bytes);
+      text ??= utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
       return text;
     },
   };
@@ -77,12 +77,12 @@ export async function getSupplierPlotsPageText(
   const requested = opts.limit ?? PLOT_PAGE_DEFAULT_LIMIT;
   // Validates page, limit, filter, select and includes before anything is sent.
   const query = buildPlotQuery(opts, page, requested);
-  const { bytes } = await http.request(
+  const { chunks } = await http.request(
     { method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query },
-    bytesBody,
+    chunksBody,
     callOptions(opts),
   );
-  return rawPage(page, effectiveLimit(requested), bytes);
+  return rawPage(page, effectiveLimit(requested), chunks);
 }
 
 /** Parses and validates a page read as text (see getSupplierPlotsPage for `skipInvalid`). */

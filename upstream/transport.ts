@@ -207,10 +207,16 @@ export const textBody: BodyReader<{ text: string; contentType: string | null }> 
   },
 };
 
-/** The body's bytes as received, not decoded (a page is hashed as bytes and decoded only if it changed). */
-export const bytesBody: BodyReader<{ bytes: Uint8Array; contentType: string | null }> = {
+/**
+ * The body's bytes as received, in the chunks they arrived in: not decoded and not joined (a page is
+ * hashed chunk by chunk, and joined and decoded only if it changed; a megabyte page joined for
+ * nothing is a megabyte of garbage per page).
+ */
+export const chunksBody: BodyReader<{ chunks: Uint8Array[]; contentType: string | null }> = {
   async read(res) {
-    return { bytes: new Uint8Array(await res.arrayBuffer()), contentType: res.headers.get('content-type') };
+    const chunks: Uint8Array[] = [];
+    if (res.body) for await (const chunk of res.body) chunks.push(chunk);
+    return { chunks, contentType: res.headers.get('content-type') };
   },
 };
 

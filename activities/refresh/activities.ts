@@ -168,7 +168,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
         signal: cancellation(),
       });
       const limit = raw.limit;
-      const sourceHash = sourcePageHash(raw.bytes);
+      const sourceHash = sourcePageHash(raw.chunks);
       const reused = await reuseUnchangedPage(db, {
         runId,
         scope: supplierId,

@@ -79,7 +79,7 @@ export async function verifySupplierScan(
     deps.onPage?.(page);
     const first = scanned.get(page);
     let more: boolean;
-    if (first && first.hash !== null && first.hash === sourcePageHash(raw.bytes)) {
+    if (first && first.hash !== null && first.hash === sourcePageHash(raw.chunks)) {
       // The same text as the scan's: the same plots, none of them missing.
       more = hasMorePages(first.received, raw.limit);
     } else {
