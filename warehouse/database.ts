@@ -19,6 +19,23 @@ export function openWarehouse(url: string, poolSize: number, applicationName = '
   return db;
 }
 
+const onClients = new WeakMap<pg.PoolClient, Warehouse>();
+
+/** Kysely over this one connection (made once per connection); releasing it keeps the connection out of the pool. */
+function onClient(client: pg.PoolClient): Warehouse {
+  let db = onClients.get(client);
+  if (!db) {
+    const connection = { query: client.query.bind(client), release: () => undefined };
+    db = new Kysely<Database>({
+      dialect: new PostgresDialect({
+        pool: { connect: async () => connection, end: async () => undefined } as unknown as pg.Pool,
+      }),
+    });
+    onClients.set(client, db);
+  }
+  return db;
+}
+
 /**
  * One transaction on one pooled connection, given both as Kysely (for ordinary statements) and as
  * the pg client itself (for COPY, which Kysely does not speak). `prepare` runs on the connection
@@ -32,13 +49,7 @@ export async function withClientTransaction<T>(
   const pool = pools.get(db);
   if (!pool) throw new Error('withClientTransaction needs a warehouse opened by openWarehouse');
   const client = await pool.connect();
-  // Kysely over this one connection; releasing it must not hand the connection back to the pool.
-  const connection = { query: client.query.bind(client), release: () => undefined };
-  const trx = new Kysely<Database>({
-    dialect: new PostgresDialect({
-      pool: { connect: async () => connection, end: async () => undefined } as unknown as pg.Pool,
-    }),
-  });
+  const trx = onClient(client);
   let broken: Error | undefined;
   try {
     try {

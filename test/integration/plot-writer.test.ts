@@ -116,6 +116,24 @@ describe('plot page writer', () => {
     expect(again.counts['plots']).toEqual({ inserted: 0, updated: 0, unchanged: 1, deleted: 0 });
   });
 
+  it('keeps writing when the connection lost its temporary tables (a pooler resetting the session between pages)', async () => {
+    // One connection, so the reset surely hits the one the next page uses; DISCARD TEMP is what
+    // PgBouncer's session reset does, and transaction pooling may hand over a session that never had them.
+    const single = openWarehouse(await createTestDatabase('discard'), 1);
+    try {
+      await migrateToLatest(single);
+      await beginRun(single, RUN, null);
+      const first = await storePlotBatch(single, pageOf(samplePage(3, 950), 'supplier-d'));
+      expect(first.counts['plots']!.inserted).toBe(3);
+      await sql`discard temp`.execute(single);
+      const second = await storePlotBatch(single, { ...pageOf(samplePage(3, 960), 'supplier-d'), page: 2 });
+      expect(second.counts['plots']!.inserted).toBe(3);
+      expect(second.counts['plot_history']!.inserted).toBe(3);
+    } finally {
+      await single.destroy();
+    }
+  });
+
   it('writes the same rows over JSON parameters when the role may not create temporary tables', async () => {
     const url = new URL(await createTestDatabase('notemp'));
     const dbName = url.pathname.slice(1);

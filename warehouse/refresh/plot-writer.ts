@@ -173,9 +173,11 @@ const HISTORY: RecordsetColumns<HistoryRow> = {
 };
 
 /**
- * A page's rows reach Postgres by COPY into these temporary tables of the connection (created once
- * per connection, emptied at every commit), and the statements below read them as `r`: COPY is the
- * cheapest way in, for Postgres and for the worker alike (copy-text.ts). A warehouse role that may
+ * A page's rows reach Postgres by COPY into these temporary tables (emptied at every commit), and the
+ * statements below read them as `r`: COPY is the cheapest way in, for Postgres and for the worker
+ * alike (copy-text.ts). Each page's transaction makes sure they exist (a no-op once they do): a
+ * session can lose them between two pages (a pooler's DISCARD, transaction pooling handing over
+ * another server session), so no connection is trusted to still have them. A warehouse role that may
  * not create temporary tables gets the same statements over one JSON parameter per table instead.
  */
 const STAGED = { plots: PLOTS.columns, analyses: ANALYSES.columns, plot_species: SPECIES, plot_history: HISTORY };
@@ -186,18 +188,21 @@ const STAGING_DDL = Object.entries(STAGED)
       `create temp table if not exists stage_${table} on commit delete rows as select ${Object.keys(columns).join(', ')} from ${table} with no data;`,
   )
   .join('\n');
-/** Per connection: whether its staging tables exist (false: the role may not create them). */
-const staging = new WeakMap<pg.ClientBase, boolean>();
+// Inside the page's transaction; "already exists, skipping" notices are not worth a message each.
+const ENSURE_STAGING = `set local client_min_messages = warning;\n${STAGING_DDL}`;
+/** Per warehouse: whether its role may create temporary tables, learned on its first page. */
+const mayStage = new WeakMap<Kysely<Database>, boolean>();
 const INSUFFICIENT_PRIVILEGE = '42501';
 
-async function prepareStaging(client: pg.ClientBase): Promise<void> {
-  if (staging.has(client)) return;
+/** Before the first page's transaction (a refusal there would abort it): may this role stage? */
+async function learnStaging(db: Kysely<Database>, client: pg.ClientBase): Promise<void> {
+  if (mayStage.has(db)) return;
   try {
     await client.query(STAGING_DDL);
-    staging.set(client, true);
+    mayStage.set(db, true);
   } catch (error) {
     if ((error as { code?: string }).code !== INSUFFICIENT_PRIVILEGE) throw error;
-    staging.set(client, false);
+    mayStage.set(db, false);
   }
 }
 
@@ -208,8 +213,9 @@ type Stage = <Row extends object>(
   columns: RecordsetColumns<Row>,
 ) => Promise<RawBuilder<unknown>>;
 
-function stagerFor(client: pg.ClientBase): Stage {
-  if (!staging.get(client)) return async (_table, rows, columns) => jsonRows(rows, columns);
+async function stagerFor(db: Kysely<Database>, client: pg.ClientBase): Promise<Stage> {
+  if (!mayStage.get(db)) return async (_table, rows, columns) => jsonRows(rows, columns);
+  await client.query(ENSURE_STAGING);
   return async (table, rows, columns) => {
     await copyRows(client, `stage_${table}`, rows, columns);
     return sql.raw(`stage_${table} as r`);
@@ -218,57 +224,61 @@ function stagerFor(client: pg.ClientBase): Stage {
 
 export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): Promise<PageOutcome> {
   const rows = uniqueSortedById(page.rows, (r) => r.plot.id);
-  return withClientTransaction(db, prepareStaging, async (trx, client) => {
-    const stage = stagerFor(client);
-    const counts = emptyCounts();
-    const before = await sql<{ counts: TableCounts }>`
+  return withClientTransaction(
+    db,
+    (client) => learnStaging(db, client),
+    async (trx, client) => {
+      const stage = await stagerFor(db, client);
+      const counts = emptyCounts();
+      const before = await sql<{ counts: TableCounts }>`
       select counts from sync_pages
       where run_id = ${page.runId}::uuid and scope = ${page.scope} and entity = 'plots' and page = ${page.page} for update`.execute(
-      trx,
-    );
+        trx,
+      );
 
-    const plots = rows.map((r) => r.plot);
-    const written = await upsertCounted(
-      trx,
-      PLOTS,
-      plots,
-      counts,
-      page.ids.length,
-      await stage('plots', plots, PLOTS.columns),
-    );
-    const writtenRows = rows.filter((r) => written.has(r.plot.id));
-    // Plots seen for the first time have no species, analyses or history to replace or close.
-    const replaced = writtenRows.filter((r) => page.existing.has(r.plot.id));
-    if (writtenRows.length > 0) {
-      await replaceSpecies(trx, stage, writtenRows, replaced, counts);
-      await upsertAnalyses(trx, stage, writtenRows, replaced, counts);
-      await advanceHistory(trx, stage, page.runId, writtenRows, replaced, counts);
-    }
-    if (page.supplierId !== null) await linkSupplier(trx, page.links, page.supplierId, page.ids.length, counts);
-    await recordIssues(trx, page.runId, page.scope, page.issues);
+      const plots = rows.map((r) => r.plot);
+      const written = await upsertCounted(
+        trx,
+        PLOTS,
+        plots,
+        counts,
+        page.ids.length,
+        await stage('plots', plots, PLOTS.columns),
+      );
+      const writtenRows = rows.filter((r) => written.has(r.plot.id));
+      // Plots seen for the first time have no species, analyses or history to replace or close.
+      const replaced = writtenRows.filter((r) => page.existing.has(r.plot.id));
+      if (writtenRows.length > 0) {
+        await replaceSpecies(trx, stage, writtenRows, replaced, counts);
+        await upsertAnalyses(trx, stage, writtenRows, replaced, counts);
+        await advanceHistory(trx, stage, page.runId, writtenRows, replaced, counts);
+      }
+      if (page.supplierId !== null) await linkSupplier(trx, page.links, page.supplierId, page.ids.length, counts);
+      await recordIssues(trx, page.runId, page.scope, page.issues);
 
-    if (page.sourceHash !== undefined) {
-      await sql`
+      if (page.sourceHash !== undefined) {
+        await sql`
         insert into source_pages (scope, page, content_hash, ids, received, read_at)
         values (${page.scope}, ${page.page}, ${page.sourceHash}, ${page.present}::text[], ${page.received}, now())
         on conflict (scope, page) do update set content_hash = excluded.content_hash, ids = excluded.ids, received = excluded.received, read_at = now()`.execute(
-        trx,
-      );
-    }
-    const replayed = before.rows.length > 0;
-    await recordPage(trx, {
-      runId: page.runId,
-      scope: page.scope,
-      entity: 'plots',
-      page: page.page,
-      ids: page.present,
-      received: page.received,
-      counts: replayed ? mergeReplayCounts(before.rows[0]!.counts, counts) : counts,
-      requests: page.requests,
-      contentHash: page.sourceHash,
-    });
-    return { counts, replayed };
-  });
+          trx,
+        );
+      }
+      const replayed = before.rows.length > 0;
+      await recordPage(trx, {
+        runId: page.runId,
+        scope: page.scope,
+        entity: 'plots',
+        page: page.page,
+        ids: page.present,
+        received: page.received,
+        counts: replayed ? mergeReplayCounts(before.rows[0]!.counts, counts) : counts,
+        requests: page.requests,
+        contentHash: page.sourceHash,
+      });
+      return { counts, replayed };
+    },
+  );
 }
 
 async function replaceSpecies(
