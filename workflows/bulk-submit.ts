@@ -16,6 +16,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { SubmissionActivities } from '../activities/submission/activities.ts';
 import { submitTransaction, transactionWorkflowId, type TransactionTiming } from './submit-transaction.ts';
 import { batchCheckMs, batchStep } from './scheduling/batch-window.ts';
+import type { BatchProgressFigures } from './scheduling/batch-chunks.ts';
 import { historyFull } from './scheduling/continue-as-new.ts';
 
 /**
@@ -45,20 +46,8 @@ export interface BulkSubmitInput {
   state?: BulkState;
 }
 
-export interface BulkProgress {
-  started: number;
-  /** Per ddsync state (pending, created, submitted, available, error, withdrawn, failed, timed_out, cancelled). */
-  states: Record<string, number>;
-  ended: number;
-  /** Started, not ended yet. */
-  pending: number;
-  available: number;
-  error: number;
-  failed: number;
-  /** Keys whose workflow already existed (started by an earlier run): not started again. */
-  alreadyStarted: number;
-  allStarted: boolean;
-}
+/** One shape for both batch workflows' progress (scheduling/batch-chunks.ts). */
+export type BulkProgress = BatchProgressFigures;
 
 interface BulkState {
   /** Line of the last request started. */

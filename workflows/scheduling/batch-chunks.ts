@@ -56,14 +56,18 @@ export function followStep(s: FollowStanding): FollowStep {
   return { kind: 'wait', waitMs: s.sending ? null : s.idleMs };
 }
 
+/** A batch's progress, as the `progress` query answers it (both batch workflows). */
 export interface BatchProgressFigures {
   started: number;
+  /** Per ddsync state (pending, created, submitted, available, error, withdrawn, failed, timed_out, cancelled). */
   states: Record<string, number>;
   ended: number;
+  /** Started, not ended yet. */
   pending: number;
   available: number;
   error: number;
   failed: number;
+  /** Keys whose workflow already existed (started by an earlier run of bulkSubmit): not started again. */
   alreadyStarted: number;
   allStarted: boolean;
 }
