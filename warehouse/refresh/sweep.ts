@@ -68,6 +68,7 @@ export async function finishRun(db: Kysely<Database>, runId: string, failure?: s
     const sweep = emptyCounts();
     let deferred = 0;
     await chooseSweptSuppliers(trx, runId, failure === undefined);
+    await collectRunSeen(trx, runId);
     if (failure === undefined) {
       await collectSeenIds(trx, runId);
       deferred = await sweepPlots(
@@ -84,7 +85,7 @@ export async function finishRun(db: Kysely<Database>, runId: string, failure?: s
       if (succeeded(INVITATIONS_SCOPE))
         await sweepEntity(trx, startedAt, INVITATIONS_SCOPE, 'business_invitations', sweep);
     }
-    const counts = mergeCounts(await countOncePerRun(trx, runId, await pageCounts(trx, runId)), sweep);
+    const counts = mergeCounts(await countOncePerRun(trx, await pageCounts(trx, runId)), sweep);
     for (const [table, c] of Object.entries(counts)) {
       await sql`
         insert into sync_run_counts (run_id, table_name, inserted, updated, unchanged, deleted)
@@ -126,16 +127,36 @@ function failedScopesMessage(scopes: ReadonlyArray<{ scope: string; kind: string
  * Every id the run's pages saw, in a temp table with fresh statistics: the sweeps below are then
  * hash anti-joins whatever the size (an unnest inside NOT EXISTS is re-evaluated per row).
  */
+/**
+ * Every plot id the run's pages saw, once per (scope, id), with whether it was read through a supplier
+ * (a link): read out of sync_pages once, for the sweep and for the counts. Materialised and analysed:
+ * planned from a guess, the counts' joins probed the plot table once per seen id (19 s of a no-change
+ * refresh at a million plots); with real statistics they hash.
+ */
+async function collectRunSeen(trx: Tx, runId: string): Promise<void> {
+  await sql`create temp table run_seen (linked boolean not null, scope text not null, id text not null) on commit drop`.execute(
+    trx,
+  );
+  await sql`
+    insert into run_seen (linked, scope, id)
+    select distinct p.scope <> ${OWN_PLOTS_SCOPE}, p.scope, u.id
+    from sync_pages p cross join lateral unnest(p.ids) as u(id)
+    where p.run_id = ${runId}::uuid and p.entity = 'plots'`.execute(trx);
+  await sql`analyze run_seen`.execute(trx);
+}
+
 async function collectSeenIds(trx: Tx, runId: string): Promise<void> {
   await sql`create temp table seen_ids (entity text not null, scope text not null, id text not null) on commit drop`.execute(
     trx,
   );
+  // Plots of the suppliers swept and the own plots, from run_seen; the other entities from their pages.
   await sql`
     insert into seen_ids (entity, scope, id)
+    select 'plots', s.scope, s.id from run_seen s
+    where s.scope in (select scope from swept_suppliers) or s.scope = ${OWN_PLOTS_SCOPE}
+    union all
     select p.entity, p.scope, u.id from sync_pages p cross join lateral unnest(p.ids) as u(id)
-    where p.run_id = ${runId}::uuid and (p.entity <> 'plots' or p.scope in (select scope from swept_suppliers) or p.scope = ${OWN_PLOTS_SCOPE})`.execute(
-    trx,
-  );
+    where p.run_id = ${runId}::uuid and p.entity <> 'plots'`.execute(trx);
   // What a supplier's scan missed and its verification read found had slid across a page boundary: seen.
   await sql`
     insert into seen_ids (entity, scope, id)
@@ -177,18 +198,7 @@ async function chooseSweptSuppliers(trx: Tx, runId: string, sweeping: boolean): 
  * `unchanged` again: a plot's or link's `unchanged` is what the run saw, once each, that it neither
  * inserted nor updated. (Inserts are exact: a row is inserted once.)
  */
-async function countOncePerRun(trx: Tx, runId: string, counts: TableCounts): Promise<TableCounts> {
-  // Materialised and analysed first: planned from a guess, the joins below probed the plot table
-  // once per seen id (19 s of a no-change refresh at a million plots); with real statistics they hash.
-  await sql`create temp table run_seen (linked boolean not null, scope text not null, id text not null) on commit drop`.execute(
-    trx,
-  );
-  await sql`
-    insert into run_seen (linked, scope, id)
-    select distinct p.scope <> ${OWN_PLOTS_SCOPE}, p.scope, u.id
-    from sync_pages p cross join lateral unnest(p.ids) as u(id)
-    where p.run_id = ${runId}::uuid and p.entity = 'plots'`.execute(trx);
-  await sql`analyze run_seen`.execute(trx);
+async function countOncePerRun(trx: Tx, counts: TableCounts): Promise<TableCounts> {
   const { rows } = await sql<{ plots: number; links: number }>`
     select (select count(*) from (select distinct s.id from run_seen s join plots p on p.id = s.id and p.deleted_at is null) x)::int8 as plots,
            (select count(*) from run_seen s join plot_suppliers l on l.plot_id = s.id and l.supplier_id = s.scope and l.deleted_at is null where s.linked)::int8 as links`.execute(
