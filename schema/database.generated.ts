@@ -298,6 +298,96 @@ export interface BiCurrentPlots {
   updated_at: Timestamp | null;
 }
 
+export interface BiEudrPlotReadiness {
+  /**
+   * Hectares: the polygon's area (plots.area_ha), or for a plot given as a point the reported surface area; null when neither is known. Summable.
+   */
+  area_ha: number | null;
+  /**
+   * Codes of the current blocking findings, sorted.
+   */
+  blocking_codes: string[] | null;
+  /**
+   * Current blocking findings of the plot.
+   */
+  blocking_findings: number | null;
+  /**
+   * Commodities of the plot, as sent.
+   */
+  commodities: string[] | null;
+  /**
+   * Country of production (ISO 3166 alpha-2) as the service sent it; null when missing (a blocking finding).
+   */
+  country_code: string | null;
+  /**
+   * Current findings as a JSON array of {code, severity, message}, blocking first, then warnings, then info; each by code.
+   */
+  findings: Json | null;
+  /**
+   * Whether the overlap checks ran in this warehouse (eudr_overlap_checked(): false without PostGIS).
+   */
+  overlap_checked: boolean | null;
+  /**
+   * The plot's id at the service (plots.id).
+   */
+  plot_id: string | null;
+  /**
+   * The plot's name.
+   */
+  plot_name: string | null;
+  /**
+   * true when the plot has no current blocking finding.
+   */
+  ready: boolean | null;
+  /**
+   * Business ids of the direct suppliers through which the plot is reached (live links), sorted; empty for own plots.
+   */
+  supplier_business_ids: string[] | null;
+  /**
+   * Current warnings of the plot (they do not make it not ready).
+   */
+  warning_findings: number | null;
+}
+
+export interface BiEudrSupplierReadiness {
+  /**
+   * Hectares of those plots (bi_eudr_plot_readiness.area_ha).
+   */
+  hectares: number | null;
+  /**
+   * Hectares of the plots that are ready.
+   */
+  hectares_ready: number | null;
+  /**
+   * Current plots reached through this supplier (live links).
+   */
+  plots: number | null;
+  /**
+   * Of those, plots with at least one current blocking finding.
+   */
+  plots_not_ready: number | null;
+  /**
+   * Of those, plots without a current blocking finding.
+   */
+  plots_ready: number | null;
+  /**
+   * plots_ready / plots, 0..1; null for a supplier with no current plot.
+   */
+  share_ready: number | null;
+  /**
+   * The supplier's business id.
+   */
+  supplier_business_id: string | null;
+  /**
+   * The supplier's name (its id when unknown).
+   */
+  supplier_name: string | null;
+  /**
+   * The most frequent blocking codes among the supplier's plots, as a JSON array of {code, plots} (plots with that code), most frequent first (then by code), at most 5.
+   */
+  top_reasons: Json | null;
+}
+
 export interface BiPdfArchive {
   /**
    * Stored.
@@ -1123,6 +1213,45 @@ export interface BusinessInvitations {
    * When it was last updated at the service.
    */
   updated_at: Timestamp | null;
+}
+
+export interface EudrFindings {
+  /**
+   * Stable code of the check, e.g. polygon_self_intersection, point_over_4_ha, production_before_cutoff; codes starting with overlap_ come from the spatial check (PostGIS only).
+   */
+  code: string;
+  /**
+   * The numbers behind the finding (areas, tolerance, positions, dates, other plot ids), as JSON.
+   */
+  details: Json | null;
+  /**
+   * true for the finding as it holds now (at most one per plot and code).
+   */
+  is_current: Generated<boolean>;
+  /**
+   * One human sentence saying what is wrong, with the figures that matter.
+   */
+  message: string;
+  /**
+   * The plot (plots.id).
+   */
+  plot_id: string;
+  /**
+   * The refresh that found it (sync_runs.id).
+   */
+  run_id: string | null;
+  /**
+   * blocking: the plot cannot go into a due-diligence statement as it is; warning: it may, but needs an explanation or a look; info: worth knowing.
+   */
+  severity: string;
+  /**
+   * When this version of the finding was first found.
+   */
+  valid_from: Timestamp;
+  /**
+   * When it stopped holding (the plot changed, was fixed or removed); null while current.
+   */
+  valid_to: Timestamp | null;
 }
 
 export interface MigrationChecksums {
@@ -2186,6 +2315,8 @@ export interface WebhookStats {
 export interface DB {
   analyses: Analyses;
   bi_current_plots: BiCurrentPlots;
+  bi_eudr_plot_readiness: BiEudrPlotReadiness;
+  bi_eudr_supplier_readiness: BiEudrSupplierReadiness;
   bi_pdf_archive: BiPdfArchive;
   bi_plot_changes: BiPlotChanges;
   bi_risk_overview: BiRiskOverview;
@@ -2199,6 +2330,7 @@ export interface DB {
   business_connections: BusinessConnections;
   business_invitations: BusinessInvitations;
   businesses: Businesses;
+  eudr_findings: EudrFindings;
   migration_checksums: MigrationChecksums;
   plot_history: PlotHistory;
   plot_species: PlotSpecies;

@@ -144,6 +144,8 @@ describe('migrations', () => {
     }>`select table_name from information_schema.views where table_schema = 'public'`.execute(db);
     expect(views.rows.map((r) => r.table_name).sort()).toEqual([
       'bi_current_plots',
+      'bi_eudr_plot_readiness',
+      'bi_eudr_supplier_readiness',
       'bi_pdf_archive',
       'bi_plot_changes',
       'bi_risk_overview',
