@@ -148,3 +148,11 @@ comment on column bi_eudr_supplier_readiness.hectares is 'Hectares of those plot
 comment on column bi_eudr_supplier_readiness.hectares_ready is 'Hectares of the plots that are ready.';
 comment on column bi_eudr_supplier_readiness.share_ready is 'plots_ready / plots, 0..1; null for a supplier with no current plot.';
 comment on column bi_eudr_supplier_readiness.top_reasons is 'The most frequent blocking codes among the supplier''s plots, as a JSON array of {code, plots} (plots with that code), most frequent first (then by code), at most 5.';
+
+-- ── Plots already in the warehouse get their findings ──────────────────────────────────────────
+-- The refresh writes findings with new or changed plots only, and the plots already here are neither.
+-- As 0010 did for flagged areas: an empty content hash matches no fingerprint, and forgetting the
+-- source pages makes the next refresh parse them, so it rewrites each plot once with its findings
+-- (no plot_history row: nothing tracked changed).
+update plots set content_hash = '' where deleted_at is null;
+delete from source_pages;
