@@ -2,7 +2,9 @@ import { z } from 'zod';
 
 /**
  * GeoJSON Polygon (and MultiPolygon, accepted on upload): rings of [longitude, latitude] pairs in
- * WGS84. Coordinates are checked by a plain loop rather than nested zod arrays: a 500-plot page
+ * WGS84. A Point is accepted too: the EU Information System takes a point for a plot of up to 4
+ * hectares (docs/eudr-readiness.md), so a service may send one; it is stored as sent and the
+ * readiness checks say when a point is not enough. Coordinates are checked by a plain loop rather than nested zod arrays: a 500-plot page
  * carries tens of thousands of positions and this is the hot path of a refresh.
  */
 
@@ -15,14 +17,18 @@ export interface MultiPolygon {
   type: 'MultiPolygon';
   coordinates: Position[][][];
 }
-export type PlotGeometry = Polygon | MultiPolygon;
+export interface Point {
+  type: 'Point';
+  coordinates: Position;
+}
+export type PlotGeometry = Polygon | MultiPolygon | Point;
 
 export interface GeometryIssue {
   path: (string | number)[];
   message: string;
 }
 
-const DEPTH = { Polygon: 3, MultiPolygon: 4 } as const;
+const DEPTH = { Point: 1, Polygon: 3, MultiPolygon: 4 } as const;
 
 /** The first problem with `value` as arrays nested `depth` deep around number positions, or null. */
 export function coordinatesIssue(value: unknown, depth: number): GeometryIssue | null {
@@ -48,8 +54,8 @@ export function geometryIssue(value: unknown): GeometryIssue | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     return { path: [], message: 'expected object' };
   const { type, coordinates } = value as { type?: unknown; coordinates?: unknown };
-  if (type !== 'Polygon' && type !== 'MultiPolygon')
-    return { path: ['type'], message: 'expected "Polygon" or "MultiPolygon"' };
+  if (type !== 'Polygon' && type !== 'MultiPolygon' && type !== 'Point')
+    return { path: ['type'], message: 'expected "Polygon", "MultiPolygon" or "Point"' };
   const issue = coordinatesIssue(coordinates, DEPTH[type]);
   return issue ? { path: ['coordinates', ...issue.path], message: issue.message } : null;
 }

@@ -8,38 +8,121 @@ import { drawnRingAreaM2 } from './drawn-area.ts';
  * What the warehouse records about a plot's polygon: its area (hectares, @turf/area), bounding box,
  * and whether it is a valid shape. An invalid shape is stored and flagged with the reason, never
  * dropped: the plot is still a plot the supplier declared, and its area is the area it encloses as
- * drawn (flaggedAreaM2), so its hectares stay in every total.
+ * drawn (flaggedAreaM2), so its hectares stay in every total. A point is stored too (the EU system
+ * accepts one for a small plot): it has no area and is flagged as not a polygon. The structured
+ * `problem` is what the EUDR readiness checks (warehouse/eudr) turn into findings.
  */
 export interface GeometryFacts {
   areaHa: number | null;
   bbox: [minLon: number, minLat: number, maxLon: number, maxLat: number] | null;
   valid: boolean;
   issue: string | null;
+  /** The first rule the shape breaks, as data; null when valid. */
+  problem: GeometryProblem | null;
+  /** A ring crosses the antimeridian (±180°): measured across it, not the long way round the globe. */
+  crossesAntimeridian: boolean;
 }
+
+/** Where in the shape: polygon index (0 for a Polygon) and ring index (0 = outer ring). */
+interface RingAt {
+  polygon: number;
+  ring: number;
+}
+export type GeometryProblem =
+  | { kind: 'missing' }
+  | { kind: 'empty' }
+  | { kind: 'point' }
+  | { kind: 'no_rings'; polygon: number }
+  | ({ kind: 'out_of_range'; position: [number, number] } & Partial<RingAt>)
+  | ({ kind: 'too_few_positions'; positions: number } & RingAt)
+  | ({ kind: 'not_closed' } & RingAt)
+  | { kind: 'self_intersection'; at: [number, number]; count: number }
+  | ({ kind: 'hole_outside' } & RingAt);
 
 const M2_PER_HECTARE = 10_000;
 
 export function assessGeometry(geometry: PlotGeometry | null | undefined): GeometryFacts {
-  if (!geometry) return { areaHa: null, bbox: null, valid: false, issue: 'no geometry' };
-  const polygons: Position[][][] = geometry.type === 'Polygon' ? [geometry.coordinates] : geometry.coordinates;
-  const issue = structuralIssue(polygons, geometry.type === 'MultiPolygon');
-  if (issue === 'empty') return { areaHa: null, bbox: null, valid: false, issue: 'geometry has no positions' };
+  if (!geometry) return flaggedWithout({ kind: 'missing' }, 'no geometry');
+  if (geometry.type === 'Point') return assessPoint(geometry.coordinates);
+  const multi = geometry.type === 'MultiPolygon';
+  const polygons: Position[][][] = multi ? geometry.coordinates : [geometry.coordinates];
+  const problem = structuralProblem(polygons);
+  if (problem?.kind === 'empty') return flaggedWithout(problem, 'geometry has no positions');
   const bbox = turfBbox(geometry) as GeometryFacts['bbox'];
-  const flagged = (why: string): GeometryFacts => ({
-    areaHa: flaggedAreaM2(polygons) / M2_PER_HECTARE,
+  const crossing = problem === null && crossesAntimeridian(polygons);
+  // Across the antimeridian, longitudes are unwrapped (west of it +360°) so each edge is the short way.
+  const measured = crossing ? unwrapped(polygons) : polygons;
+  const flagged = (why: GeometryProblem): GeometryFacts => ({
+    areaHa: flaggedAreaM2(measured) / M2_PER_HECTARE,
     bbox,
     valid: false,
-    issue: why,
+    issue: describe(why, multi),
+    problem: why,
+    crossesAntimeridian: crossing,
   });
-  if (issue) return flagged(issue);
-  const kinks = turfKinks(geometry).features;
+  if (problem) return flagged(problem);
+  const shape: PlotGeometry = { type: 'MultiPolygon', coordinates: measured };
+  const kinks = turfKinks(shape).features;
   if (kinks.length > 0) {
     const [lon, lat] = kinks[0]!.geometry.coordinates as [number, number];
-    return flagged(
-      `self-intersection at [${round(lon)}, ${round(lat)}]${kinks.length > 1 ? ` and ${kinks.length - 1} more` : ''}`,
-    );
+    return flagged({ kind: 'self_intersection', at: [round(wrap(lon)), round(lat)], count: kinks.length });
   }
-  return { areaHa: turfArea(geometry) / M2_PER_HECTARE, bbox, valid: true, issue: null };
+  const hole = holeOutside(measured);
+  if (hole) return flagged(hole);
+  return {
+    areaHa: turfArea(shape) / M2_PER_HECTARE,
+    bbox,
+    valid: true,
+    issue: null,
+    problem: null,
+    crossesAntimeridian: crossing,
+  };
+}
+
+function flaggedWithout(problem: GeometryProblem, issue: string): GeometryFacts {
+  return { areaHa: null, bbox: null, valid: false, issue, problem, crossesAntimeridian: false };
+}
+
+function assessPoint(position: Position): GeometryFacts {
+  const [lon, lat] = position as [number, number];
+  const outside = outOfRange(lon, lat);
+  const problem: GeometryProblem = outside ? { kind: 'out_of_range', position: [lon, lat] } : { kind: 'point' };
+  return {
+    areaHa: null,
+    bbox: [lon, lat, lon, lat],
+    valid: false,
+    issue: outside ? describe(problem, false) : 'a point, not a polygon (no area)',
+    problem,
+    crossesAntimeridian: false,
+  };
+}
+
+function describe(problem: GeometryProblem, multi: boolean): string {
+  const where = (at: Partial<RingAt>) => (multi ? `polygon ${at.polygon} ring ${at.ring}` : `ring ${at.ring}`);
+  switch (problem.kind) {
+    case 'missing':
+      return 'no geometry';
+    case 'empty':
+      return 'geometry has no positions';
+    case 'point':
+      return 'a point, not a polygon (no area)';
+    case 'no_rings':
+      return multi ? `polygon ${problem.polygon} has no rings` : 'polygon has no rings';
+    case 'out_of_range': {
+      const [lon, lat] = problem.position;
+      return problem.ring === undefined
+        ? `position outside WGS84 range: [${lon}, ${lat}]`
+        : `${where(problem)} has a position outside WGS84 range: [${lon}, ${lat}]`;
+    }
+    case 'too_few_positions':
+      return `${where(problem)} has ${problem.positions} positions (a ring needs at least 4)`;
+    case 'not_closed':
+      return `${where(problem)} is not closed (first and last positions differ)`;
+    case 'self_intersection':
+      return `self-intersection at [${problem.at[0]}, ${problem.at[1]}]${problem.count > 1 ? ` and ${problem.count - 1} more` : ''}`;
+    case 'hole_outside':
+      return `${where(problem)} is a hole outside its outer ring`;
+  }
 }
 
 /**
@@ -60,28 +143,86 @@ function flaggedAreaM2(polygons: Position[][][]): number {
   return total;
 }
 
+function outOfRange(lon: number, lat: number): boolean {
+  return lon < -180 || lon > 180 || lat < -90 || lat > 90;
+}
+
 /** The first rule a GeoJSON polygon breaks (RFC 7946 §3.1.6), or 'empty', or null. */
-function structuralIssue(polygons: Position[][][], multi: boolean): string | null {
+function structuralProblem(polygons: Position[][][]): GeometryProblem | null {
   let positions = 0;
   for (let p = 0; p < polygons.length; p++) {
     const rings = polygons[p]!;
-    const where = (r: number) => (multi ? `polygon ${p} ring ${r}` : `ring ${r}`);
-    if (rings.length === 0) return multi ? `polygon ${p} has no rings` : 'polygon has no rings';
+    if (rings.length === 0) return { kind: 'no_rings', polygon: p };
     for (let r = 0; r < rings.length; r++) {
       const ring = rings[r]!;
       positions += ring.length;
       for (const [lon, lat] of ring) {
-        if (lon! < -180 || lon! > 180 || lat! < -90 || lat! > 90)
-          return `${where(r)} has a position outside WGS84 range: [${lon}, ${lat}]`;
+        if (outOfRange(lon!, lat!)) return { kind: 'out_of_range', polygon: p, ring: r, position: [lon!, lat!] };
       }
-      if (ring.length < 4) return `${where(r)} has ${ring.length} positions (a ring needs at least 4)`;
+      if (ring.length < 4) return { kind: 'too_few_positions', polygon: p, ring: r, positions: ring.length };
       const first = ring[0]!;
       const last = ring[ring.length - 1]!;
-      if (first[0] !== last[0] || first[1] !== last[1])
-        return `${where(r)} is not closed (first and last positions differ)`;
+      if (first[0] !== last[0] || first[1] !== last[1]) return { kind: 'not_closed', polygon: p, ring: r };
     }
   }
-  return positions === 0 ? 'empty' : null;
+  return positions === 0 ? { kind: 'empty' } : null;
+}
+
+/**
+ * Whether an edge jumps more than 180° of longitude: no plot's edge spans half the globe, so such an
+ * edge is one drawn across the antimeridian (RFC 7946 §3.1.9 asks for a split there, but a service
+ * may not split). Measured as written, @turf/area and @turf/kinks would take the long way round.
+ */
+function crossesAntimeridian(polygons: Position[][][]): boolean {
+  for (const rings of polygons) {
+    for (const ring of rings) {
+      for (let i = 1; i < ring.length; i++) {
+        if (Math.abs(ring[i]![0]! - ring[i - 1]![0]!) > 180) return true;
+      }
+    }
+  }
+  return false;
+}
+
+function unwrapped(polygons: Position[][][]): Position[][][] {
+  return polygons.map((rings) => rings.map((ring) => ring.map(([lon, lat]) => [lon! < 0 ? lon! + 360 : lon!, lat!])));
+}
+
+function wrap(lon: number): number {
+  return lon > 180 ? lon - 360 : lon;
+}
+
+/** A hole with a position outside its outer ring (OGC simple features: holes lie inside the shell). */
+function holeOutside(polygons: Position[][][]): GeometryProblem | null {
+  for (let p = 0; p < polygons.length; p++) {
+    const [outer, ...holes] = polygons[p]!;
+    for (let h = 0; h < holes.length; h++) {
+      // Rings do not cross (kinks found none): a hole is inside iff a vertex of it is (not on the boundary).
+      if (holes[h]!.some((position) => !insideOrOn(outer!, position)))
+        return { kind: 'hole_outside', polygon: p, ring: h + 1 };
+    }
+  }
+  return null;
+}
+
+/** Ray casting in lon/lat (fine at plot scale); a point on an edge counts as inside. */
+function insideOrOn(ring: Position[], [x, y]: Position): boolean {
+  let inside = false;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const [xi, yi] = ring[i] as [number, number];
+    const [xj, yj] = ring[j] as [number, number];
+    const cross = (xj - xi) * (y! - yi) - (yj - yi) * (x! - xi);
+    if (
+      cross === 0 &&
+      x! >= Math.min(xi, xj) &&
+      x! <= Math.max(xi, xj) &&
+      y! >= Math.min(yi, yj) &&
+      y! <= Math.max(yi, yj)
+    )
+      return true;
+    if (yi > y! !== yj > y! && x! < ((xj - xi) * (y! - yi)) / (yj - yi) + xi) inside = !inside;
+  }
+  return inside;
 }
 
 function round(n: number): number {

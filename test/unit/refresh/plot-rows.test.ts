@@ -150,6 +150,13 @@ describe('geometry quality', () => {
       }).issue,
     ).toMatch(/outside WGS84 range/);
     expect(assessGeometry({ type: 'MultiPolygon', coordinates: [[square], []] }).issue).toBe('polygon 1 has no rings');
-    expect(assessGeometry(null)).toEqual({ areaHa: null, bbox: null, valid: false, issue: 'no geometry' });
+    expect(assessGeometry(null)).toEqual({
+      areaHa: null,
+      bbox: null,
+      valid: false,
+      issue: 'no geometry',
+      problem: { kind: 'missing' },
+      crossesAntimeridian: false,
+    });
   });
 });

@@ -1,0 +1,63 @@
+import { finding, type Finding } from './finding.ts';
+
+/**
+ * The date or time range of production (Regulation (EU) 2023/1115, Art. 9(1)(d)), against the
+ * cut-off date of 31 December 2020 (Art. 2(13)): a product is deforestation-free when its land was
+ * not deforested after that date (Art. 2(13)(a)). A period that starts on or before the cut-off is
+ * not wrong in itself (a plantation older than 2021), but the statement must then rest on the land's
+ * state at the cut-off, so it needs an explanation: a warning. One date is enough (a date or a range).
+ */
+export const CUTOFF_DATE = '2020-12-31';
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})/;
+
+export function productionPeriodFindings(start: string | null | undefined, end: string | null | undefined): Finding[] {
+  const from = present(start);
+  const to = present(end);
+  if (from === null && to === null)
+    return [
+      finding('production_period_missing', 'The plot has no production date or period (start and end are empty).'),
+    ];
+  const found: Finding[] = [];
+  const fromDay = from === null ? null : day(from);
+  const toDay = to === null ? null : day(to);
+  for (const [field, text, parsed] of [
+    ['productionDateStart', from, fromDay],
+    ['productionDateEnd', to, toDay],
+  ] as const) {
+    if (text !== null && parsed === null)
+      found.push(
+        finding('production_date_invalid', `${field} "${text}" is not a date (YYYY-MM-DD).`, { field, value: text }),
+      );
+  }
+  if (fromDay !== null && toDay !== null && toDay < fromDay)
+    found.push(
+      finding('production_end_before_start', `Production ends (${toDay}) before it starts (${fromDay}).`, {
+        start: fromDay,
+        end: toDay,
+      }),
+    );
+  const first = fromDay ?? toDay;
+  if (first !== null && first <= CUTOFF_DATE)
+    found.push(
+      finding(
+        'production_before_cutoff',
+        `Production starts on ${first}, on or before the cut-off date ${CUTOFF_DATE}: explain how the land's state at the cut-off is known.`,
+        { start: first, cutoff: CUTOFF_DATE },
+      ),
+    );
+  return found;
+}
+
+function present(value: string | null | undefined): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+}
+
+/** YYYY-MM-DD of a date or date-time text, or null when it is not a real calendar date. */
+function day(text: string): string | null {
+  const m = DATE.exec(text);
+  if (!m) return null;
+  const [, y, mo, d] = m;
+  const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  return date.getUTCMonth() === Number(mo) - 1 && date.getUTCDate() === Number(d) ? `${y}-${mo}-${d}` : null;
+}
