@@ -97,6 +97,21 @@ export function ddsyncProgram(version: string, ran: (code: number) => void): Com
     .option('--json', 'print the result as one JSON object (with --wait: the run summary)')
     .action((o) => runs(import('./commands/refresh.ts').then((m) => m.run(o))));
 
+  program
+    .command('report')
+    .summary('write the EUDR readiness report: one HTML file with a map, per-supplier tables and charts')
+    .description(
+      "Reads the warehouse at DATABASE_URL (the views bi_eudr_plot_readiness and bi_eudr_supplier_readiness, and the plots' polygons) and writes one self-contained HTML file: a map of the plots coloured by readiness (hover or click a plot for its findings), per-supplier tables and a readiness chart. It opens offline: the libraries and the country outlines are inside it and it fetches nothing. Prints the path written. See docs/report.md.",
+    )
+    .usage('[--out DIR] [--supplier ID] [--json]')
+    .option('--out <DIR>', 'the folder to write ddsync-report.html (or ddsync-report-<ID>.html) into', '.')
+    .option('--supplier <ID>', 'only the plots reached through this supplier (its business id)')
+    .option(
+      '--json',
+      'print {"report": PATH, "plots": N, "plotsReady": N, "plotsNotReady": N, ...} instead of the path',
+    )
+    .action((o) => runs(import('./commands/report.ts').then((m) => m.run(o))));
+
   const schedule = program
     .command('schedule')
     .summary("create or update ddsync's Temporal schedules (the periodic refresh), or list them")

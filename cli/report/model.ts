@@ -1,0 +1,156 @@
+import type {
+  ReportFinding,
+  ReportHeader,
+  ReportPlotRow,
+  ReportSupplierRow,
+} from '../../warehouse/report/read-report.ts';
+import { compactShape } from './shape.ts';
+
+// What the HTML report embeds, built from the warehouse's rows page by page. Pure: no I/O.
+// Plots are stored column by column (one array per attribute) and repeated texts (findings,
+// suppliers) once in a table each: at 100,000 plots the embedded data stays a few megabytes.
+
+/** A plot's readiness as the map colours it. */
+export const NOT_READY = 0;
+export const READY = 1;
+export const UNKNOWN = 2;
+
+export interface ReportPlots {
+  ids: string[];
+  names: string[];
+  /** NOT_READY, READY or UNKNOWN. */
+  state: number[];
+  /** Hectares, one decimal; null when unknown. */
+  area: Array<number | null>;
+  /** Country of production; '' when missing. */
+  country: string[];
+  /** Index in `suppliers` of each supplier the plot is reached through. */
+  suppliers: number[][];
+  /** Index in `findings` of each current finding of the plot. */
+  findings: number[][];
+  /** Centre in 1e-5 degrees (cli/report/shape.ts); null when the plot has no position the map can place. */
+  x: Array<number | null>;
+  y: Array<number | null>;
+  /** Rings, delta-encoded (cli/report/shape.ts); [] for a point or a plot without position. */
+  rings: number[][][];
+}
+
+export interface ReportModel {
+  generatedAt: string;
+  overlapChecked: boolean;
+  lastRefreshAt: string | null;
+  lastRefreshStatus: string | null;
+  /** The supplier the report is restricted to (--supplier), or null for every plot. */
+  supplier: { id: string; name: string } | null;
+  totals: { plots: number; ready: number; notReady: number; unknown: number; hectares: number; located: number };
+  /** bi_eudr_supplier_readiness rows (one only with --supplier). */
+  supplierRows: ReportSupplierRow[];
+  /** Every supplier a plot of the report is reached through: [id, name]. */
+  suppliers: Array<[string, string]>;
+  /** Every distinct finding: [code, severity, message]. */
+  findings: Array<[string, ReportFinding['severity'], string]>;
+  plots: ReportPlots;
+  /** Blocking codes over the report's plots, most plots first: [code, plots]. */
+  reasons: Array<[string, number]>;
+}
+
+/** Collects pages of plots into a ReportModel. */
+export class ReportModelBuilder {
+  private readonly plots: ReportPlots = {
+    ids: [],
+    names: [],
+    state: [],
+    area: [],
+    country: [],
+    suppliers: [],
+    findings: [],
+    x: [],
+    y: [],
+    rings: [],
+  };
+  private readonly findingIndex = new Map<string, number>();
+  private readonly findings: ReportModel['findings'] = [];
+  private readonly supplierIndex = new Map<string, number>();
+  private readonly suppliers: Array<[string, string]> = [];
+  private readonly reasons = new Map<string, number>();
+  private readonly totals = { plots: 0, ready: 0, notReady: 0, unknown: 0, hectares: 0, located: 0 };
+
+  /** Supplier names known up front (bi_eudr_supplier_readiness); others show their id. */
+  constructor(private readonly supplierNames: ReadonlyMap<string, string> = new Map()) {}
+
+  add(rows: readonly ReportPlotRow[]): void {
+    const p = this.plots;
+    for (const row of rows) {
+      const state = row.ready === null ? UNKNOWN : row.ready ? READY : NOT_READY;
+      const shape = compactShape(row.geometry);
+      p.ids.push(row.plotId);
+      p.names.push(row.plotName ?? '');
+      p.state.push(state);
+      p.area.push(row.areaHa === null || !Number.isFinite(row.areaHa) ? null : Math.round(row.areaHa * 10) / 10);
+      p.country.push(row.countryCode ?? '');
+      p.suppliers.push(row.supplierIds.map((id) => this.supplier(id)));
+      p.findings.push(row.findings.map((f) => this.finding(f)));
+      p.x.push(shape ? shape.x : null);
+      p.y.push(shape ? shape.y : null);
+      p.rings.push(shape ? shape.rings : []);
+      this.totals.plots++;
+      if (state === READY) this.totals.ready++;
+      else if (state === NOT_READY) this.totals.notReady++;
+      else this.totals.unknown++;
+      if (row.areaHa !== null && Number.isFinite(row.areaHa)) this.totals.hectares += row.areaHa;
+      if (shape) this.totals.located++;
+      for (const f of row.findings)
+        if (f.severity === 'blocking') this.reasons.set(f.code, (this.reasons.get(f.code) ?? 0) + 1);
+    }
+  }
+
+  finish(options: {
+    generatedAt: Date;
+    header: ReportHeader;
+    supplierRows: ReportSupplierRow[];
+    supplier: { id: string; name: string } | null;
+  }): ReportModel {
+    return {
+      generatedAt: options.generatedAt.toISOString(),
+      overlapChecked: options.header.overlapChecked,
+      lastRefreshAt: options.header.lastRefreshAt,
+      lastRefreshStatus: options.header.lastRefreshStatus,
+      supplier: options.supplier,
+      totals: { ...this.totals, hectares: Math.round(this.totals.hectares * 10) / 10 },
+      supplierRows: options.supplierRows,
+      suppliers: this.suppliers,
+      findings: this.findings,
+      plots: this.plots,
+      reasons: [...this.reasons].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)),
+    };
+  }
+
+  private supplier(id: string): number {
+    let i = this.supplierIndex.get(id);
+    if (i === undefined) {
+      i = this.suppliers.push([id, this.supplierNames.get(id) ?? id]) - 1;
+      this.supplierIndex.set(id, i);
+    }
+    return i;
+  }
+
+  private finding(f: ReportFinding): number {
+    const key = `${f.code}\u0000${f.severity}\u0000${f.message}`;
+    let i = this.findingIndex.get(key);
+    if (i === undefined) {
+      i = this.findings.push([f.code, f.severity, f.message]) - 1;
+      this.findingIndex.set(key, i);
+    }
+    return i;
+  }
+}
+
+/** A model from rows at once (tests, the benchmark's hand-made data). */
+export function buildReportModel(
+  rows: readonly ReportPlotRow[],
+  options: Parameters<ReportModelBuilder['finish']>[0],
+): ReportModel {
+  const builder = new ReportModelBuilder(new Map(options.supplierRows.map((s) => [s.supplierId, s.supplierName])));
+  builder.add(rows);
+  return builder.finish(options);
+}
