@@ -17,6 +17,7 @@ export const WAREHOUSE_TABLES = [
   'plot_species',
   'analyses',
   'plot_history',
+  'eudr_findings',
 ] as const;
 
 export function emptyCounts(): TableCounts {

@@ -1,15 +1,17 @@
 import type { Analysis, Plot } from '../../schema/upstream.ts';
+import { plotFindings } from '../eudr/readiness.ts';
 import { contentHash } from './content-hash.ts';
 import { assessGeometry } from './geometry-quality.ts';
 import { plotFingerprint } from './plot-fingerprint.ts';
-import type { AnalysisRow, HistoryAttributes, PlotRow, PlotRows, SpeciesRow } from './rows.ts';
+import type { AnalysisRow, FindingRow, HistoryAttributes, PlotRow, PlotRows, SpeciesRow } from './rows.ts';
 import { dateOrNull, jsonOrNull, numberOrNull, textOrNull, timestampOrNull, type ValueIssue } from './values.ts';
 
 /**
  * A validated plot of the service → the rows the warehouse keeps of it: the plot (typed columns,
  * area and bounding box computed from the polygon, a geometry-quality flag), its species, the
  * analyses it carries (each once, the most recent overall and per type marked), the attributes
- * history tracks, and the hashes that decide whether anything needs writing. Pure.
+ * history tracks, its EUDR readiness findings (warehouse/eudr, from the same geometry facts), and
+ * the hashes that decide whether anything needs writing. Pure.
  */
 
 /** Keys of mostRecentAnalysesByType that get their own column on plots. */
@@ -78,7 +80,17 @@ export function toPlotRows(plot: Plot, isOwn: boolean): MappedPlot {
     content_hash: fingerprint,
     history_hash: contentHash(history),
   };
-  return { rows: { plot: row, species, analyses, history }, issues };
+  const findings: FindingRow[] = [];
+  for (const f of plotFindings(plot, geometry)) {
+    findings.push({
+      plot_id: plot.id,
+      code: f.code,
+      severity: f.severity,
+      message: f.message,
+      details: f.details === null ? null : JSON.stringify(f.details),
+    });
+  }
+  return { rows: { plot: row, species, analyses, history, findings }, issues };
 }
 
 /** Each analysis the plot carries, once: mostRecentAnalysis and the values of mostRecentAnalysesByType overlap. */

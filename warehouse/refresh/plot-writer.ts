@@ -2,18 +2,19 @@ import { type RawBuilder, sql, type Kysely } from 'kysely';
 import type pg from 'pg';
 import type { Database } from '../../schema/database.ts';
 import { withClientTransaction } from '../database.ts';
-import type { AnalysisRow, HistoryRow, PlotRow, PlotRows, SpeciesRow } from './rows.ts';
+import type { AnalysisRow, FindingRow, HistoryRow, PlotRow, PlotRows, SpeciesRow } from './rows.ts';
 import { toJsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import { copyRows } from './copy-text.ts';
 import { addCounts, emptyCounts, mergeReplayCounts, type TableCounts } from './counts.ts';
 import { jsonRows, uniqueSortedById, upsertCounted, type HashedTable } from './hashed-upsert.ts';
 import { recordIssues, type RecordIssue } from './issues.ts';
+import { OVERLAP_CODE_PREFIX } from '../eudr/finding.ts';
 import { recordPage, type RequestCounts } from './page-ledger.ts';
 
 /**
  * The SQL side of a page of plots. First two indexed reads (what the warehouse holds of the page's
  * plots and links), so that only changed plots are sent; then one transaction that writes
- * those plots with their species, analyses and history, the missing links, the issues, and the
+ * those plots with their species, analyses, history and EUDR findings, the missing links, the issues, and the
  * page's record. Idempotent: a replayed page writes no data twice. A page whose plots are all
  * unchanged writes only its own record in sync_pages.
  */
@@ -172,6 +173,14 @@ const HISTORY: RecordsetColumns<HistoryRow> = {
   precision_analysis_id: 'text',
 };
 
+const FINDINGS: RecordsetColumns<FindingRow> = {
+  plot_id: 'text',
+  code: 'text',
+  severity: 'text',
+  message: 'text',
+  details: 'jsonb',
+};
+
 /**
  * A page's rows reach Postgres by COPY into these temporary tables (emptied at every commit), and the
  * statements below read them as `r`: COPY is the cheapest way in, for Postgres and for the worker
@@ -180,7 +189,13 @@ const HISTORY: RecordsetColumns<HistoryRow> = {
  * another server session), so no connection is trusted to still have them. A warehouse role that may
  * not create temporary tables gets the same statements over one JSON parameter per table instead.
  */
-const STAGED = { plots: PLOTS.columns, analyses: ANALYSES.columns, plot_species: SPECIES, plot_history: HISTORY };
+const STAGED = {
+  plots: PLOTS.columns,
+  analyses: ANALYSES.columns,
+  plot_species: SPECIES,
+  plot_history: HISTORY,
+  eudr_findings: FINDINGS,
+};
 type StagedTable = keyof typeof STAGED;
 const STAGING_DDL = Object.entries(STAGED)
   .map(
@@ -252,6 +267,7 @@ export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): 
         await replaceSpecies(trx, stage, writtenRows, replaced, counts);
         await upsertAnalyses(trx, stage, writtenRows, replaced, counts);
         await advanceHistory(trx, stage, page.runId, writtenRows, replaced, counts);
+        await advanceFindings(trx, stage, page.runId, writtenRows, replaced, counts);
       }
       if (page.supplierId !== null) await linkSupplier(trx, page.links, page.supplierId, page.ids.length, counts);
       await recordIssues(trx, page.runId, page.scope, page.issues);
@@ -359,6 +375,51 @@ async function advanceHistory(
     on conflict (plot_id, valid_from) do nothing`.execute(trx);
   const opens = Number(opened.numAffectedRows ?? 0);
   addCounts(counts, 'plot_history', { inserted: opens, updated: closed, unchanged: rows.length - opens });
+}
+
+/**
+ * SCD type 2 over each plot's EUDR readiness findings, keyed by (plot, code): a current finding of a
+ * rewritten plot that is gone or differs (severity, message, details) is closed, and a finding with
+ * no current row is opened. An unchanged finding stays as it is (its valid_from is when it was first
+ * found). The overlap_* findings are the spatial check's, across plots: never touched here.
+ */
+async function advanceFindings(
+  trx: Tx,
+  stage: Stage,
+  runId: string,
+  rows: PlotRows[],
+  replaced: PlotRows[],
+  counts: TableCounts,
+): Promise<void> {
+  const findings = rows.flatMap((r) => r.findings);
+  // Staged once, read by both statements (COPY: a temporary table; otherwise one JSON parameter, sent twice).
+  const staged = findings.length > 0 ? await stage('eudr_findings', findings, FINDINGS) : null;
+  let closed = 0;
+  if (replaced.length > 0) {
+    const ids = replaced.map((r) => r.plot.id);
+    const stillFound = staged
+      ? sql`and not exists (
+          select 1 from ${staged}
+          where r.plot_id = f.plot_id and r.code = f.code and r.severity = f.severity and r.message = f.message
+            and r.details is not distinct from f.details)`
+      : sql``;
+    const result = await sql`
+      update eudr_findings f set valid_to = now(), is_current = false
+      where f.plot_id = any(${ids}::text[]) and f.is_current and left(f.code, ${OVERLAP_CODE_PREFIX.length}) <> ${OVERLAP_CODE_PREFIX}
+        ${stillFound}`.execute(trx);
+    closed = Number(result.numAffectedRows ?? 0);
+  }
+  let opened = 0;
+  if (staged) {
+    const result = await sql`
+      insert into eudr_findings (plot_id, code, severity, message, details, valid_from, is_current, run_id)
+      select r.plot_id, r.code, r.severity, r.message, r.details, now(), true, ${runId}::uuid
+      from ${staged}
+      where not exists (select 1 from eudr_findings f where f.plot_id = r.plot_id and f.code = r.code and f.is_current)
+      on conflict (plot_id, code, valid_from) do nothing`.execute(trx);
+    opened = Number(result.numAffectedRows ?? 0);
+  }
+  addCounts(counts, 'eudr_findings', { inserted: opened, updated: closed, unchanged: findings.length - opened });
 }
 
 /** Links the page's plots to the supplier it was read through; a link that was soft-deleted comes back. */

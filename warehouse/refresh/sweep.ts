@@ -7,8 +7,8 @@ import { OWN_PLOTS_SCOPE } from './run-ledger.ts';
 /**
  * The end of a refresh, in one transaction: soft-delete what the parts of the run that completed
  * proved gone (a part that failed is not swept, so an outage never empties the warehouse), defer what
- * a supplier's scan missed but could not prove gone (scan-verification.ts), close the history of plots
- * that disappeared, total the counts into sync_run_counts, set the run's outcome, and drop the run's
+ * a supplier's scan missed but could not prove gone (scan-verification.ts), close the history and
+ * the EUDR findings of plots that disappeared, total the counts into sync_run_counts, set the run's outcome, and drop the run's
  * page records. Runs once: a retry after it committed only reads the outcome.
  *
  * What one complete read proves: a listing read in one response (connections, businesses,
@@ -338,6 +338,11 @@ async function sweepPlots(
     update plot_history h set valid_to = now(), is_current = false
     from swept_plots s where h.plot_id = s.id and h.is_current`.execute(trx);
   addCounts(counts, 'plot_history', { updated: Number(history.numAffectedRows ?? 0) });
+  // A plot that is gone is in no statement: its findings (the overlap ones too) stop holding.
+  const findings = await sql`
+    update eudr_findings f set valid_to = now(), is_current = false
+    from swept_plots s where f.plot_id = s.id and f.is_current`.execute(trx);
+  addCounts(counts, 'eudr_findings', { updated: Number(findings.numAffectedRows ?? 0) });
   const analyses = await sql`
     update analyses a set deleted_at = now(), changed_at = now()
     from swept_plots s where a.plot_id = s.id and a.deleted_at is null`.execute(trx);
