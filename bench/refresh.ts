@@ -26,6 +26,7 @@ import {
   type Stack,
 } from './support/stack.ts';
 import { WORKER_NODE_FLAGS } from '../infra/production.ts';
+import { formatTimeline, refreshTimeline } from './support/timeline.ts';
 
 const progress = progressTo('bench:refresh');
 const USAGE =
@@ -42,6 +43,7 @@ interface Options {
   workers: number;
   pageWindow?: number;
   pageActivities?: 'local' | 'task-queue';
+  timeline: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -58,6 +60,7 @@ function parseOptions(argv: string[]): Options {
       wholeNumber('--page-window', 1, 64),
     )
     .option('--task-queue-pages', 'page loads as ordinary activities on the task queue (default: local activities)')
+    .option('--timeline', "print where the no-change refresh's wall time went (from Temporal's histories)")
     .parse(argv, { from: 'user' })
     .opts<{
       plots: number;
@@ -68,6 +71,7 @@ function parseOptions(argv: string[]): Options {
       workers: number;
       pageWindow?: number;
       taskQueuePages?: boolean;
+      timeline?: boolean;
     }>();
   const workerNodeFlags =
     o.workerNodeFlags === undefined ? [...WORKER_NODE_FLAGS] : o.workerNodeFlags.split(/\s+/).filter(Boolean);
@@ -78,6 +82,7 @@ function parseOptions(argv: string[]): Options {
     workerNodeFlags,
     pgStats: o.pgStats ?? false,
     workers: o.workers,
+    timeline: o.timeline ?? false,
     ...(o.pageWindow !== undefined ? { pageWindow: o.pageWindow } : {}),
     ...(o.taskQueuePages ? { pageActivities: 'task-queue' as const } : {}),
   };
@@ -91,6 +96,7 @@ interface RefreshPhases {
   peakRssCoversStartup: boolean;
   startupPeakRssMb: number;
   fullStatements?: StatementCost[];
+  noChangeStatements?: StatementCost[];
   fullCpu: CpuSeconds;
   noChangeCpu: CpuSeconds;
 }
@@ -139,6 +145,7 @@ async function measureRefreshes(
   pgStats: boolean,
   workerCount: number,
   refreshArgs: RefreshArgs,
+  timeline: boolean,
 ): Promise<RefreshPhases> {
   const workers = await phase(progress, seconds, 'worker start', () =>
     Promise.all(
@@ -161,12 +168,18 @@ async function measureRefreshes(
   );
   const fullCpu = fullMeter();
   const fullStatements = pgStats ? await costliestStatements(db) : undefined;
+  if (pgStats) await resetStatements(db);
   const before = await rowVersions(db);
   const noChangeMeter = cpuMeter(pids);
   const noChange = await phase(progress, seconds, 'no-change refresh', () =>
     runRefresh(stack.temporalClient, taskQueue, workers, `bench/refresh/no-change/${taskQueue}`, refreshArgs),
   );
   const noChangeCpu = noChangeMeter();
+  const noChangeStatements = pgStats ? await costliestStatements(db) : undefined;
+  if (timeline)
+    process.stderr.write(
+      `${formatTimeline(await refreshTimeline(stack.temporalClient, `bench/refresh/no-change/${taskQueue}`))}\n`,
+    );
   const after = await rowVersions(db);
   const peakRssMb = peakOf() || Math.max(full.sampledPeakRssMb, noChange.sampledPeakRssMb);
   const tablesTouched = Object.keys(before).filter((table) => before[table] !== after[table]);
@@ -180,6 +193,7 @@ async function measureRefreshes(
     fullCpu,
     noChangeCpu,
     ...(fullStatements ? { fullStatements } : {}),
+    ...(noChangeStatements ? { noChangeStatements } : {}),
   };
 }
 
@@ -234,6 +248,7 @@ function toResult(
     workerNodeFlags: options.workerNodeFlags,
     workers: options.workers,
     ...(refreshes.fullStatements ? { fullStatements: refreshes.fullStatements } : {}),
+    ...(refreshes.noChangeStatements ? { noChangeStatements: refreshes.noChangeStatements } : {}),
   };
 }
 
@@ -284,6 +299,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
       ...(options.pageWindow !== undefined ? { pageWindow: options.pageWindow } : {}),
       ...(options.pageActivities ? { pageActivities: options.pageActivities } : {}),
     },
+    options.timeline,
   );
   return toResult(options, { ...fetched, cpu: fetchOnlyCpu }, copied, refreshes, seconds);
 }

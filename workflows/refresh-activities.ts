@@ -48,6 +48,11 @@ export function refreshActivities(timeouts: RefreshTimeouts = {}, pages: PageAct
         ? proxyLocalActivities<RefreshActivities>({ startToCloseTimeout: '10 minutes', retry: upstreamRetry })
             .loadPlotPage
         : remote.loadPlotPage,
+    // Bookkeeping in the warehouse only: local, whatever the page mode.
+    closeSupplierScan: proxyLocalActivities<RefreshActivities>({
+      startToCloseTimeout: '1 minute',
+      retry: bookkeepingRetry,
+    }).closeSupplierScan,
     ...pick(
       proxyActivities<RefreshActivities>({ startToCloseTimeout: '4 hours', heartbeatTimeout, retry: upstreamRetry }),
       'loadOwnPlots',

@@ -46,7 +46,10 @@ export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<
   const pagesPerRun = Math.max(1, input.pagesPerRun ?? 100);
   const expected = input.expectedPages ?? 0;
   const window = Math.max(1, input.pageWindow ?? 2);
-  const { loadPlotPage, verifySupplierScan, finishSupplier } = refreshActivities(input.timeouts, input.pageActivities);
+  const { loadPlotPage, closeSupplierScan, verifySupplierScan, finishSupplier } = refreshActivities(
+    input.timeouts,
+    input.pageActivities,
+  );
   const totals = { ...(input.totals ?? { pages: 0, plots: 0, written: 0 }) };
   const first = input.page ?? 1;
   let lastSignature = input.lastSignature;
@@ -97,6 +100,9 @@ export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<
       }
     }
     // What the scan missed is proven gone, found again or deferred (offset pages are not a snapshot).
+    // Settled in the warehouse alone when no page needs reading again (closeSupplierScan, local).
+    if (!next && patched('close-supplier-scan-locally') && (await closeSupplierScan({ runId, supplierId })))
+      return totals;
     if (!next && patched('verify-supplier-scan')) await verifySupplierScan({ runId, supplierId });
   } catch (error) {
     await CancellationScope.nonCancellable(() => finishSupplier({ runId, supplierId, error: failureMessage(error) }));

@@ -27,7 +27,8 @@ import {
   OWN_PLOTS_SCOPE,
 } from '../../warehouse/refresh/run-ledger.ts';
 import { finishRun, type RunSummary } from '../../warehouse/refresh/sweep.ts';
-import { recordVerification, verifySupplierScan, type VerifyStatus } from './scan-verification.ts';
+import { checkOverlapsAfterRun } from '../../warehouse/spatial/overlaps.ts';
+import { planVerification, recordVerification, verifySupplierScan, type VerifyStatus } from './scan-verification.ts';
 
 /**
  * The activities of a warehouse refresh. Rows travel API → activity → Postgres inside one activity;
@@ -289,6 +290,22 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       return { missing: outcome.missing, status: outcome.status, pages: outcome.pages, found: outcome.found.length };
     },
 
+    /**
+     * The end of a supplier's scan when the warehouse alone can settle it (nothing missing, or one
+     * response): records the verification and ends the part as succeeded, and returns true. Returns
+     * false, writing nothing, when pages must be read again: verifySupplierScan and finishSupplier then
+     * follow. Bookkeeping only, so it runs as a local activity: two task-queue round trips fewer at
+     * the end of every supplier, which a refresh with nothing changed waits for.
+     */
+    async closeSupplierScan(input: { runId: string; supplierId: string }): Promise<boolean> {
+      const { runId, supplierId } = input;
+      const plan = await planVerification(db, runId, supplierId);
+      if (!plan.decided) return false;
+      await recordVerification(db, runId, supplierId, plan.decided, 0);
+      await finishScope(db, runId, supplierId, 'succeeded');
+      return true;
+    },
+
     async finishSupplier(input: { runId: string; supplierId: string; error?: string }): Promise<void> {
       await finishScope(
         db,
@@ -302,6 +319,9 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
     /** Sweep, totals, outcome: see sweep.ts. `failure` ends the run as failed without sweeping. */
     async finishRefresh(input: { runId: string; failure?: string }): Promise<RunSummary> {
       const summary = await finishRun(db, input.runId, input.failure);
+      // With PostGIS, and only when plots changed: overlaps across plots (docs/postgis.md); never fails the run.
+      const overlaps = await checkOverlapsAfterRun(db, input.runId);
+      if ('failed' in overlaps) log.warn({ runId: input.runId, error: overlaps.failed }, 'overlap check failed');
       log.info(
         {
           runId: input.runId,
@@ -310,6 +330,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
           pages: summary.pages,
           plots: summary.plotsSeen,
           rowsWritten: summary.rowsWritten,
+          overlaps,
         },
         'refresh finished',
       );

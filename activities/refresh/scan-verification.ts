@@ -55,18 +55,38 @@ export interface VerificationDeps {
   onPage?(pages: number): void;
 }
 
+/**
+ * What the warehouse alone decides at the end of a scan: the outcome when no page needs reading again
+ * (nothing missing, or the scan was one response), else what the verification read must look for.
+ */
+export type VerificationPlan =
+  | { decided: VerificationOutcome }
+  | { decided?: undefined; scanned: Map<number, ScannedPage>; missing: { settled: string[]; all: number } };
+
+export async function planVerification(
+  db: Kysely<Database>,
+  runId: string,
+  supplierId: string,
+): Promise<VerificationPlan> {
+  const scanned = await scannedPages(db, runId, supplierId);
+  const missing = await missingLinks(db, runId, supplierId, scanned);
+  const outcome: VerificationOutcome = { missing: missing.all, status: 'not_needed', pages: 0, found: [] };
+  // Links written since the run began (another refresh's) are settled by the next refresh; nothing to prove now.
+  if (missing.settled.length === 0) return { decided: outcome };
+  if (scanned.size === 1) return { decided: { ...outcome, status: 'stable' } };
+  return { scanned, missing };
+}
+
 export async function verifySupplierScan(
   deps: VerificationDeps,
   runId: string,
   supplierId: string,
 ): Promise<VerificationOutcome> {
   const { db } = deps;
-  const scanned = await scannedPages(db, runId, supplierId);
-  const missing = await missingLinks(db, runId, supplierId, scanned);
+  const plan = await planVerification(db, runId, supplierId);
+  if (plan.decided) return plan.decided;
+  const { scanned, missing } = plan;
   const outcome: VerificationOutcome = { missing: missing.all, status: 'not_needed', pages: 0, found: [] };
-  // Links written since the run began (another refresh's) are settled by the next refresh; nothing to prove now.
-  if (missing.settled.length === 0) return outcome;
-  if (scanned.size === 1) return { ...outcome, status: 'stable' };
   // Only now the scan's ids (a refresh that finds nothing missing never reads them: 500 per page).
   const scannedIds = await scannedPageIds(db, runId, supplierId);
 

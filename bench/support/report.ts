@@ -55,6 +55,8 @@ export interface RefreshBenchResult {
   cpuSeconds: Record<'fetchOnly' | 'full' | 'noChange', Record<string, number>>;
   /** With --pg-stats: the full refresh's costliest statements (pg_stat_statements). */
   fullStatements?: StatementCost[];
+  /** With --pg-stats: the no-change refresh's. */
+  noChangeStatements?: StatementCost[];
 }
 
 export interface StatementCost {
@@ -102,9 +104,13 @@ export function formatReport(r: RefreshBenchResult): string {
       `  note: plots read differ between fetch-only (${r.fetchOnlyPlots}), full (${r.fullPlotsSeen}) and no-change (${r.noChangePlotsSeen})`,
     );
   }
-  if (r.fullStatements) {
-    lines.push('', 'full refresh, costliest statements (pg_stat_statements: total ms, calls, rows):');
-    for (const st of r.fullStatements)
+  for (const [name, statements] of [
+    ['full refresh', r.fullStatements],
+    ['no-change refresh', r.noChangeStatements],
+  ] as const) {
+    if (!statements) continue;
+    lines.push('', `${name}, costliest statements (pg_stat_statements: total ms, calls, rows):`);
+    for (const st of statements)
       lines.push(
         `  ${n0(st.totalMs).padStart(7)} ms ${String(st.calls).padStart(6)} × ${n0(st.rows).padStart(8)} rows  ${st.query}`,
       );

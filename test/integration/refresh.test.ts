@@ -1,6 +1,9 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { checksum, rowVersions, simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
+import { activityRuns } from '../support/activity-runs.ts';
+import { refreshWorkflowId } from '../../workflows/refresh-warehouse.ts';
+import { sql } from 'kysely';
 
 describe('warehouse refresh', () => {
   let h: WorkerHarness;
@@ -27,5 +30,19 @@ describe('warehouse refresh', () => {
     expect(summary.status).toBe('succeeded');
     expect(summary.rowsWritten).toBe(0);
     expect(await rowVersions(h.db)).toEqual(before);
+    // Nothing was missing, so every supplier's scan was settled in the warehouse by one local activity:
+    // no verification read and no task-queue round trip at the end of a supplier.
+    const runs = await activityRuns(h.temporal.client, [refreshWorkflowId(summary.runId)]);
+    const closes = runs.filter((r) => r.activityType === 'closeSupplierScan');
+    expect(closes.length).toBe(4);
+    expect(closes.every((r) => r.local)).toBe(true);
+    expect(runs.filter((r) => r.activityType === 'verifySupplierScan' || r.activityType === 'finishSupplier')).toEqual(
+      [],
+    );
+    const scopes = await sql<{ status: string; verify_status: string }>`
+      select status, verify_status from sync_run_scopes where run_id = ${summary.runId}::uuid and kind = 'supplier'`.execute(
+      h.db,
+    );
+    expect(scopes.rows).toEqual(Array(4).fill({ status: 'succeeded', verify_status: 'not_needed' }));
   });
 });
