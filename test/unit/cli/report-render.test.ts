@@ -1,0 +1,254 @@
+import { describe, it, expect } from 'vitest';
+import { buildReportModel, NOT_READY, READY, UNKNOWN } from '../../../cli/report/model.ts';
+import { renderReport, type ReportAssets } from '../../../cli/report/render.ts';
+import { compactShape, decodeRings, simplifyRing } from '../../../cli/report/shape.ts';
+import { jsonForScript } from '../../../cli/report/html.ts';
+import { reportFileName } from '../../../cli/report/write.ts';
+import { readReportAssets } from '../../../cli/report/assets.ts';
+import { checkReportFlags } from '../../../cli/commands/report.ts';
+import { UsageError } from '../../../cli/usage.ts';
+import type { ReportPlotRow, ReportSupplierRow } from '../../../warehouse/report/read-report.ts';
+import { remoteResources, reportData } from '../../support/report-html.ts';
+
+// The renderer is pure: hand-made rows in, HTML out. Assets are stand-ins: what is checked is where
+// they land, not Leaflet itself (test/postgis/report-browser.test.ts opens the real thing).
+const ASSETS: ReportAssets = {
+  leafletJs: 'window.L = {}; /* LEAFLET */',
+  leafletCss: '/* https://bugs.example/1 */ .leaflet-container { color: red; }',
+  topojsonClientJs: 'window.topojson = {}; /* TOPOJSON */',
+  worldTopoJson: '{"type":"Topology","objects":{"countries":{"type":"GeometryCollection","geometries":[]}},"arcs":[]}',
+};
+const HOSTILE = '</script><img src=x onerror=alert(1)>';
+const NOW = new Date('2026-11-23T20:45:00Z');
+
+function plot(id: string, over: Partial<ReportPlotRow> = {}): ReportPlotRow {
+  return {
+    plotId: id,
+    plotName: `Plot ${id}`,
+    supplierIds: ['S1'],
+    countryCode: 'CI',
+    commodities: ['cocoa'],
+    areaHa: 2.5,
+    ready: true,
+    findings: [],
+    geometry: {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [-5, 7],
+          [-4.99, 7],
+          [-4.99, 7.01],
+          [-5, 7],
+        ],
+      ],
+    },
+    ...over,
+  };
+}
+const SUPPLIER: ReportSupplierRow = {
+  supplierId: 'S1',
+  supplierName: 'Alpha Cocoa',
+  plots: 2,
+  plotsReady: 1,
+  plotsNotReady: 1,
+  hectares: 5,
+  hectaresReady: 2.5,
+  shareReady: 0.5,
+  topReasons: [{ code: 'polygon_self_intersection', plots: 1 }],
+};
+const header = { overlapChecked: false, lastRefreshAt: '2026-11-23T20:40:00.000Z', lastRefreshStatus: 'succeeded' };
+
+function render(rows: ReportPlotRow[], options: { supplierRows?: ReportSupplierRow[]; supplier?: boolean } = {}) {
+  const supplierRows = options.supplierRows ?? [SUPPLIER];
+  const model = buildReportModel(rows, {
+    generatedAt: NOW,
+    header,
+    supplierRows,
+    supplier: options.supplier ? { id: 'S1', name: 'Alpha Cocoa' } : null,
+  });
+  return { model, html: renderReport(model, ASSETS) };
+}
+
+describe('the report renderer', () => {
+  it('keeps a hostile plot name, supplier name and finding message as text: nothing breaks out of the data or the page', () => {
+    const { html } = render(
+      [
+        plot('P1', {
+          plotName: HOSTILE,
+          ready: false,
+          findings: [{ code: 'polygon_self_intersection', severity: 'blocking', message: `crosses ${HOSTILE}` }],
+        }),
+      ],
+      { supplierRows: [{ ...SUPPLIER, supplierName: HOSTILE, supplierId: `S1"><b>` }] },
+    );
+    // Exactly the script elements the renderer writes (data, world, leaflet, topojson, the page's own).
+    expect(html.match(/<script\b/g)).toHaveLength(5);
+    expect(html.match(/<\/script>/g)).toHaveLength(5);
+    expect(html).not.toContain('<img');
+    expect(html).not.toMatch(/<b>/);
+    expect(html).toContain('&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;');
+    // The embedded JSON reads back as the very text.
+    const data = reportData<{ plots: { names: string[] }; findings: string[][] }>(html);
+    expect(data.plots.names).toEqual([HOSTILE]);
+    expect(data.findings[0]).toEqual(['polygon_self_intersection', 'blocking', `crosses ${HOSTILE}`]);
+    expect(jsonForScript({ a: '</script><!-- \u2028' })).not.toMatch(/[<>\u2028]/);
+  });
+
+  it('inlines every library, style and the outlines and references no http(s) resource; a CSP forbids fetching', () => {
+    const { html } = render([plot('P1')]);
+    for (const marker of ['LEAFLET', 'TOPOJSON', '.leaflet-container', '"Topology"']) expect(html).toContain(marker);
+    expect(html).toContain(`content="default-src 'none';`);
+    expect(remoteResources(html)).toEqual([]);
+    // CSS comments (leaflet's cite bug trackers) are dropped.
+    expect(html).not.toContain('bugs.example');
+    // The check itself catches what it is for.
+    expect(remoteResources('<script src="https://cdn.example/leaflet.js"></script>')).toHaveLength(1);
+    expect(remoteResources('<link rel="stylesheet" href="//cdn.example/x.css">')).toHaveLength(1);
+    expect(remoteResources('<img srcset="https://x/y.png 2x">')).toHaveLength(1);
+    expect(remoteResources('a { background: url("http://x/y.png") }')).toHaveLength(1);
+  });
+
+  it('with the real libraries and outlines from node_modules, still references no http(s) resource', async () => {
+    const model = buildReportModel([plot('P1')], {
+      generatedAt: NOW,
+      header,
+      supplierRows: [SUPPLIER],
+      supplier: null,
+    });
+    const html = renderReport(model, await readReportAssets());
+    expect(html).toContain('Leaflet 1.9.4');
+    expect(remoteResources(html)).toEqual([]);
+    // Leaflet's own source must not end its script element early.
+    expect(html.match(/<\/script>/g)).toHaveLength(5);
+  });
+
+  it('says when, which warehouse mode, how many plots, and tabulates the suppliers with share ready and top reasons', () => {
+    const { html, model } = render([
+      plot('P1'),
+      plot('P2', {
+        ready: false,
+        findings: [{ code: 'polygon_self_intersection', severity: 'blocking', message: 'The polygon crosses itself.' }],
+      }),
+      plot('P3', { ready: null, geometry: null }),
+    ]);
+    expect(model.totals).toMatchObject({ plots: 3, ready: 1, notReady: 1, unknown: 1, located: 2, hectares: 7.5 });
+    expect(model.plots.state).toEqual([READY, NOT_READY, UNKNOWN]);
+    expect(html).toContain('generated 2026-11-23 20:45 UTC');
+    expect(html).toContain('refresh that ended 2026-11-23 20:40 UTC');
+    expect(html).toContain('overlap check not run (no PostGIS in this warehouse)');
+    expect(html).toMatch(/<strong id="total-plots">3<\/strong> plots/);
+    expect(html).toMatch(/<strong id="total-not-ready">1<\/strong> not ready/);
+    expect(html).toContain('without a position to map');
+    expect(html).toMatch(
+      /<tr data-supplier="S1">[\s\S]*Alpha Cocoa[\s\S]*50%[\s\S]*polygon_self_intersection<\/code> 1/,
+    );
+    expect(html).toContain('<svg class="chart"');
+    const checked = renderReport({ ...model, overlapChecked: true }, ASSETS);
+    expect(checked).toContain('overlap check run (PostGIS)');
+  });
+
+  it('says so for one supplier: its name in the header, its row only', () => {
+    const { html } = render([plot('P1')], { supplier: true });
+    expect(html).toContain('plots reached through <strong>Alpha Cocoa</strong> (<code>S1</code>)');
+    expect(html).toContain('<title>EUDR readiness — Alpha Cocoa</title>');
+    expect(reportFileName('S1')).toBe('ddsync-report-S1.html');
+    expect(reportFileName('../we ird/id')).toBe('ddsync-report-.._we_ird_id.html');
+    expect(reportFileName()).toBe('ddsync-report.html');
+  });
+
+  it('gives an empty warehouse a report that says there are no plots yet, without a map or its libraries', () => {
+    const { html, model } = render([], { supplierRows: [] });
+    expect(model.totals.plots).toBe(0);
+    expect(html).toContain('<h2>No plots yet</h2>');
+    expect(html).toContain('ddsync refresh --wait');
+    expect(html).not.toContain('id="map"');
+    expect(html).not.toContain('LEAFLET');
+    expect(html).toContain('No supplier in the warehouse yet.');
+  });
+
+  it('stores repeated findings and suppliers once, and plots column by column', () => {
+    const finding = { code: 'country_missing', severity: 'blocking' as const, message: 'The country is missing.' };
+    const { model } = render([
+      plot('P1', { ready: false, findings: [finding], supplierIds: ['S1', 'S2'] }),
+      plot('P2', { ready: false, findings: [finding] }),
+    ]);
+    expect(model.findings).toEqual([['country_missing', 'blocking', 'The country is missing.']]);
+    expect(model.plots.findings).toEqual([[0], [0]]);
+    expect(model.suppliers).toEqual([
+      ['S1', 'Alpha Cocoa'],
+      ['S2', 'S2'],
+    ]);
+    expect(model.plots.suppliers).toEqual([[0, 1], [0]]);
+    expect(model.reasons).toEqual([['country_missing', 2]]);
+  });
+});
+
+describe('compact plot shapes', () => {
+  it('round to 1e-5 degree, delta-encode from the centre and decode back within a metre', () => {
+    const ring = [
+      [-5.123456, 7.654321],
+      [-5.113456, 7.654321],
+      [-5.113456, 7.664321],
+      [-5.123456, 7.654321],
+    ];
+    const shape = compactShape({ type: 'Polygon', coordinates: [ring] })!;
+    expect(shape).toMatchObject({ x: -511846, y: 765932 });
+    const [decoded] = decodeRings(shape);
+    expect(decoded).toHaveLength(4);
+    decoded!.forEach(([lon, lat], i) => {
+      expect(Math.abs(lon - ring[i]![0]!)).toBeLessThan(1e-5);
+      expect(Math.abs(lat - ring[i]![1]!)).toBeLessThan(1e-5);
+    });
+  });
+
+  it('simplifies long rings, keeps holes and multipolygons, takes points, and leaves out what cannot be placed', () => {
+    // 1,000 positions on a straight edge of a triangle: the edge needs two.
+    const edge = Array.from({ length: 1000 }, (_, i) => [i / 1e4, 0]);
+    const long = [...edge, [0.05, 0.05], [0, 0]];
+    const [ring] = decodeRings(compactShape({ type: 'Polygon', coordinates: [long] })!);
+    expect(ring!.length).toBeLessThanOrEqual(5);
+    expect(
+      simplifyRing([
+        [0, 0],
+        [1, 0],
+        [0, 0],
+      ] as Array<[number, number]>),
+    ).toHaveLength(3);
+
+    const square = (x: number) => [
+      [x, 0],
+      [x + 0.01, 0],
+      [x + 0.01, 0.01],
+      [x, 0.01],
+      [x, 0],
+    ];
+    const multi = compactShape({ type: 'MultiPolygon', coordinates: [[square(0), square(0.002)], [square(1)]] })!;
+    expect(multi.rings).toHaveLength(3);
+    expect(compactShape({ type: 'Point', coordinates: [10, 20] })).toEqual({ x: 1000000, y: 2000000, rings: [] });
+    expect(compactShape(null)).toBeNull();
+    expect(compactShape({})).toBeNull();
+    expect(
+      compactShape({
+        type: 'Polygon',
+        coordinates: [
+          [
+            [200, 0],
+            ['a', 1],
+          ],
+        ],
+      }),
+    ).toBeNull();
+    expect(compactShape({ type: 'Polygon', coordinates: 'nonsense' })).toBeNull();
+  });
+});
+
+describe('ddsync report flags', () => {
+  it('refuse an --out that is a file and an empty or unprintable --supplier, naming the flag and the rule', () => {
+    expect(() => checkReportFlags({ out: 'package.json' })).toThrow(
+      new UsageError('--out must be a folder (or a path to create one), got a file: "package.json"'),
+    );
+    expect(() => checkReportFlags({ out: '.', supplier: '  ' })).toThrow(/--supplier must be a supplier business id/);
+    expect(() => checkReportFlags({ out: '.', supplier: 'a\nb' })).toThrow(/--supplier must be/);
+    expect(checkReportFlags({ out: 'not/yet/there', supplier: ' S1 ' })).toMatchObject({ supplierId: 'S1' });
+  });
+});
