@@ -1,12 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
-/** Options both projects share (a project does not inherit the root's test options). */
+/** Options every project shares (a project does not inherit the root's test options). */
 const shared = {
   // Native modules (Temporal's core, embedded Postgres) and worker threads do not mix well.
   pool: 'forks',
 } as const;
 
-/** The unit project's files; every other test file is the integration project's (test/unit/house/projects.test.ts). */
+/** The unit project's files; the postgis project's are POSTGIS; every other test file is the integration project's (test/unit/house/projects.test.ts). */
 export const UNIT = [
   'test/unit/**/*.test.ts',
   'test/simulator/**/*.test.ts',
@@ -14,6 +14,12 @@ export const UNIT = [
   // A CLI test that needs only the simulator: ddsync child processes, no stack.
   'test/cli/invitations.test.ts',
 ];
+
+/**
+ * The extra suite's files (`npm run test:postgis`): PostGIS and a headless browser, which a fresh
+ * machine lacks, so `npm test` (the unit and integration projects only, see package.json) never runs them.
+ */
+export const POSTGIS = ['test/postgis/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -48,6 +54,19 @@ export default defineConfig({
           globalSetup: ['test/support/stack-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          ...shared,
+          // The spatial path on a real PostGIS (a PostgreSQL 15 cluster from Debian's binaries) and the
+          // report in a real headless Chromium; the same Temporal dev server as the integration project
+          // (test/support/postgis-setup.ts). Fails loudly, naming the package, when either is missing.
+          name: 'postgis',
+          include: POSTGIS,
+          globalSetup: ['test/support/postgis-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
         },
       },
     ],

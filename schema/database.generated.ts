@@ -1528,6 +1528,45 @@ export interface SourcePages {
   scope: string;
 }
 
+export interface SpatialState {
+  /**
+   * When the mode was last decided (at migrate time, each time a worker or ddsync migrate starts).
+   */
+  decided_at: Generated<Timestamp>;
+  /**
+   * Always true: the table holds one row.
+   */
+  id: Generated<boolean>;
+  /**
+   * postgis: spatial columns kept in step with the GeoJSON and overlap checks run at the end of each refresh that changed plots; none: GeoJSON only, no overlap check.
+   */
+  mode: string;
+  /**
+   * When the overlap checks (overlap_same_supplier, overlap_other_supplier in eudr_findings) last completed over the current plots; null when they have not run (mode none, PostGIS just enabled, or the last attempt failed).
+   */
+  overlaps_checked_at: Timestamp | null;
+  /**
+   * Why the last overlap check failed (it is tried again at the end of the next refresh); null when it succeeded.
+   */
+  overlaps_error: string | null;
+  /**
+   * The refresh whose end ran the overlap checks last (sync_runs.id).
+   */
+  overlaps_run_id: string | null;
+  /**
+   * How long the last overlap check took, in seconds.
+   */
+  overlaps_seconds: number | null;
+  /**
+   * The installed PostGIS extension version (mode postgis), else null.
+   */
+  postgis_version: string | null;
+  /**
+   * Why the mode is none (PostGIS not available on the server, or the role may not create the extension); null in mode postgis.
+   */
+  reason: string | null;
+}
+
 export interface SubmissionBatches {
   /**
    * Rows accepted (each becomes a transaction).
@@ -2337,6 +2376,7 @@ export interface DB {
   plot_suppliers: PlotSuppliers;
   plots: Plots;
   source_pages: SourcePages;
+  spatial_state: SpatialState;
   submission_batches: SubmissionBatches;
   survey_response_pdfs: SurveyResponsePdfs;
   sync_issues: SyncIssues;

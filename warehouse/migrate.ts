@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import { packagePath } from '../platform/package-root.ts';
+import { ensureSpatial, type SpatialSetup } from './spatial/ensure.ts';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 
 export const MIGRATIONS_DIR = packagePath('sql', 'migrations');
@@ -152,6 +153,8 @@ async function appliedMismatches(db: Kysely<unknown>, files: readonly MigrationF
 export interface MigrationOutcome {
   applied: string[];
   current: string | undefined;
+  /** The spatial mode decided after migrating (docs/postgis.md); undefined before migration 0016. */
+  spatial: SpatialSetup | undefined;
 }
 
 export class MigrationError extends Error {
@@ -188,5 +191,7 @@ export async function migrateToLatest(db: Kysely<any>, dir = MIGRATIONS_DIR): Pr
   }
   const all = await migrator.getMigrations();
   const executed = all.filter((m) => m.executedAt !== undefined);
-  return { applied: (results ?? []).map((r) => r.migrationName), current: executed.at(-1)?.name };
+  // The mode follows the warehouse as it is now: PostGIS installed after 0016 ran is taken up here.
+  const spatial = await ensureSpatial(db);
+  return { applied: (results ?? []).map((r) => r.migrationName), current: executed.at(-1)?.name, spatial };
 }

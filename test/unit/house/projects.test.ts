@@ -25,7 +25,7 @@ function testFiles(dir = 'test'): string[] {
   });
 }
 
-describe('the two test projects', () => {
+describe('the test projects', () => {
   const projects = (config.test?.projects ?? []) as Array<{
     test: { name: string; include: string[]; exclude?: string[] };
   }>;
@@ -38,7 +38,7 @@ describe('the two test projects', () => {
       .map(({ test }) => test.name);
 
   it('puts every test file in exactly one project, so none is run twice or never', () => {
-    expect(projects.map((p) => p.test.name)).toEqual(['unit', 'integration']);
+    expect(projects.map((p) => p.test.name)).toEqual(['unit', 'integration', 'postgis']);
     const files = testFiles();
     expect(files.length).toBeGreaterThan(70);
     expect(
@@ -48,7 +48,15 @@ describe('the two test projects', () => {
     expect(projectsOf('test/integration/refresh.test.ts')).toEqual(['integration']);
     expect(projectsOf('test/cli/demo.test.ts')).toEqual(['integration']);
     expect(projectsOf('test/cli/invitations.test.ts')).toEqual(['unit']);
+    expect(projectsOf('test/postgis/spatial.test.ts')).toEqual(['postgis']);
     expect(projectsOf('test/elsewhere/new.test.ts')).toEqual([]);
+  });
+
+  // PostGIS and a browser are not on a fresh machine: the README's `npm test` runs without them.
+  it('keeps the extra suite out of npm test and runs it with npm run test:postgis', () => {
+    const { scripts } = JSON.parse(readFileSync(`${ROOT}/package.json`, 'utf8')) as { scripts: Record<string, string> };
+    expect(scripts['test']).toBe('vitest run --project unit --project integration');
+    expect(scripts['test:postgis']).toBe('vitest run --project postgis');
   });
 
   // The unit project shares modules between its files (isolate: false): a stubbed global or a mocked

@@ -1,0 +1,127 @@
+import { sql } from 'kysely';
+import type { Warehouse } from '../database.ts';
+import { toJsonRecordset } from '../refresh/json-recordset.ts';
+import { OVERLAP_CODES, overlapFindings, type Claimants, type OverlapPair } from './overlap-findings.ts';
+
+/** What the overlap check did at the end of a refresh. */
+export type OverlapOutcome =
+  | { ran: false; reason: string }
+  | { ran: true; pairs: number; findings: number; opened: number; closed: number; seconds: number }
+  | { ran: false; failed: string };
+
+/**
+ * The overlap check (docs/postgis.md), at the end of a refresh: with PostGIS only, and only when the
+ * run changed plots or their supplier links, or the check has not run over the current geometries
+ * yet. Current plots whose polygons overlap beyond the tolerance (overlap-findings.ts) get
+ * overlap_same_supplier / overlap_other_supplier findings in eudr_findings, with the same history as
+ * every finding: vanished or changed ones closed, new ones opened, unchanged ones untouched. A failure
+ * never fails the refresh: it is recorded in spatial_state (eudr_overlap_checked() is then false)
+ * and the next refresh tries again.
+ */
+export async function checkOverlapsAfterRun(db: Warehouse, runId: string): Promise<OverlapOutcome> {
+  const state = await sql<{ mode: string; checked: boolean; schema: string | null }>`
+    select s.mode, s.overlaps_checked_at is not null as checked,
+      (select n.nspname from pg_extension e join pg_namespace n on n.oid = e.extnamespace where e.extname = 'postgis') as schema
+    from spatial_state s`
+    .execute(db)
+    .catch(() => ({ rows: [] }));
+  const s = state.rows[0];
+  if (s?.mode !== 'postgis' || !s.schema) return { ran: false, reason: 'no PostGIS' };
+  if (s.checked && !(await runChangedPlots(db, runId))) return { ran: false, reason: 'no plot changed' };
+  const started = performance.now();
+  try {
+    const counts = await db.transaction().execute(async (trx) => {
+      // PostGIS's functions wherever its schema is, after the warehouse's own.
+      await sql`select set_config('search_path', current_setting('search_path') || ', ' || quote_ident(${s.schema}), true)`.execute(
+        trx,
+      );
+      const pairs = await overlappingPairs(trx);
+      const claimants = await claimantsOf(
+        trx,
+        pairs.flatMap((p) => [p.a, p.b]),
+      );
+      const found = overlapFindings(pairs, (id) => claimants.get(id) ?? { suppliers: [], own: false });
+      const written = await writeFindings(trx, runId, found);
+      await sql`
+        update spatial_state set overlaps_checked_at = now(), overlaps_run_id = ${runId}::uuid,
+          overlaps_seconds = ${(performance.now() - started) / 1000}, overlaps_error = null`.execute(trx);
+      return { pairs: pairs.length, findings: found.length, ...written };
+    });
+    return { ran: true, ...counts, seconds: (performance.now() - started) / 1000 };
+  } catch (error) {
+    const failed = error instanceof Error ? error.message : String(error);
+    await sql`update spatial_state set overlaps_checked_at = null, overlaps_error = ${failed}`
+      .execute(db)
+      .catch(() => undefined);
+    return { ran: false, failed };
+  }
+}
+
+/** Whether the run inserted, changed or removed plots or supplier links (its sync_run_counts). */
+async function runChangedPlots(db: Warehouse, runId: string): Promise<boolean> {
+  const { rows } = await sql<{ changed: boolean }>`
+    select coalesce(sum(inserted + updated + deleted), 0) > 0 as changed
+    from sync_run_counts where run_id = ${runId}::uuid and table_name in ('plots', 'plot_suppliers')`.execute(db);
+  return rows[0]?.changed ?? true;
+}
+
+/**
+ * Every pair of current polygon plots that intersect, once (a < b), with the shared area and both
+ * areas on the spheroid. The join probes the GiST index plots_geom (&& inside ST_Intersects) once per
+ * plot; only pairs whose shapes really intersect pay for ST_Intersection.
+ */
+async function overlappingPairs(trx: Warehouse): Promise<OverlapPair[]> {
+  const { rows } = await sql<{ a: string; b: string; overlap_m2: number; a_m2: number; b_m2: number }>`
+    select a.id as a, b.id as b,
+      ST_Area(ST_Intersection(a.geom, b.geom)::geography) as overlap_m2,
+      ST_Area(a.geom::geography) as a_m2, ST_Area(b.geom::geography) as b_m2
+    from plots a
+    join plots b on ST_Intersects(a.geom, b.geom) and b.id > a.id
+    where a.deleted_at is null and a.geom is not null and ST_Dimension(a.geom) = 2
+      and b.deleted_at is null and ST_Dimension(b.geom) = 2`.execute(trx);
+  return rows.map((r) => ({ a: r.a, b: r.b, overlapM2: r.overlap_m2, aM2: r.a_m2, bM2: r.b_m2 }));
+}
+
+/** The live suppliers of each plot, and whether it is the business's own. */
+async function claimantsOf(trx: Warehouse, ids: readonly string[]): Promise<Map<string, Claimants>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const { rows } = await sql<{ id: string; own: boolean; suppliers: string[] }>`
+    select p.id, p.is_own as own,
+      coalesce((select array_agg(ps.supplier_id order by ps.supplier_id) from plot_suppliers ps
+                where ps.plot_id = p.id and ps.deleted_at is null), '{}') as suppliers
+    from plots p where p.id = any(${unique}::text[])`.execute(trx);
+  return new Map(rows.map((r) => [r.id, { suppliers: r.suppliers, own: r.own }]));
+}
+
+/** SCD type 2 over the overlap codes: close what vanished or changed, open what is new or changed. */
+async function writeFindings(
+  trx: Warehouse,
+  runId: string,
+  found: ReturnType<typeof overlapFindings>,
+): Promise<{ opened: number; closed: number }> {
+  await sql`
+    create temp table overlap_found (plot_id text not null, code text not null, severity text not null,
+      message text not null, details jsonb) on commit drop`.execute(trx);
+  if (found.length > 0) {
+    await sql`
+      insert into overlap_found
+      select * from json_to_recordset(${toJsonRecordset(found, ['details'])}::json)
+        as r(plot_id text, code text, severity text, message text, details jsonb)`.execute(trx);
+  }
+  const closed = await sql`
+    update eudr_findings e set valid_to = now(), is_current = false
+    where e.is_current and e.code = any(${[...OVERLAP_CODES]}::text[])
+      and not exists (
+        select 1 from overlap_found f
+        where f.plot_id = e.plot_id and f.code = e.code and f.severity = e.severity and f.message = e.message
+          and f.details is not distinct from e.details)`.execute(trx);
+  const opened = await sql`
+    insert into eudr_findings (plot_id, code, severity, message, details, valid_from, valid_to, is_current, run_id)
+    select f.plot_id, f.code, f.severity, f.message, f.details, now(), null, true, ${runId}::uuid
+    from overlap_found f
+    where not exists (select 1 from eudr_findings e where e.is_current and e.plot_id = f.plot_id and e.code = f.code)`.execute(
+    trx,
+  );
+  return { opened: Number(opened.numAffectedRows ?? 0), closed: Number(closed.numAffectedRows ?? 0) };
+}
