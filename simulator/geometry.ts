@@ -7,6 +7,12 @@ export interface PolygonGeometry {
   coordinates: number[][][];
 }
 
+/** Beyond the contract's Polygon: the EU system takes a point for a small plot, and a service may send one. */
+export interface PointGeometry {
+  type: 'Point';
+  coordinates: number[];
+}
+
 // Same sphere radius as @turf/area, so planar areas in the local tangent plane agree closely.
 const EARTH_RADIUS_M = 6371008.8;
 const METERS_PER_DEGREE = (Math.PI * EARTH_RADIUS_M) / 180;
@@ -72,6 +78,25 @@ export function toPolygon(shape: LocalShape, lon: number, lat: number): PolygonG
 export function bowTie(lon: number, lat: number, areaM2: number): PolygonGeometry {
   const half = Math.sqrt(areaM2) / 2;
   return toPolygon({ xs: [-half, half, half, -half], ys: [-half, half, -half, half] }, lon, lat);
+}
+
+/** A plot given as a single point (7 decimals), as for a plot of up to 4 ha. */
+export function toPoint(lon: number, lat: number): PointGeometry {
+  return { type: 'Point', coordinates: [round7(lon), round7(lat)] };
+}
+
+/** The polygon with its closing position left out: the contract does not require closed rings. */
+export function unclosed(polygon: PolygonGeometry): PolygonGeometry {
+  return { type: 'Polygon', coordinates: polygon.coordinates.map((ring) => ring.slice(0, -1)) };
+}
+
+/** The polygon with every coordinate rounded to `decimals` (GPS exported at low precision). */
+export function rounded(polygon: PolygonGeometry, decimals: number): PolygonGeometry {
+  const f = 10 ** decimals;
+  return {
+    type: 'Polygon',
+    coordinates: polygon.coordinates.map((ring) => ring.map((p) => p.map((v) => Math.round(v * f) / f))),
+  };
 }
 
 /** Planar area in m² of a lon/lat ring (local tangent plane at its first point). */

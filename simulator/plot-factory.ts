@@ -9,8 +9,19 @@ import {
   RISK_LEVELS,
   SPECIES_BY_COMMODITY,
 } from './catalog.ts';
-import { bowTie, shrinkShape, starShape, toPolygon, type PolygonGeometry } from './geometry.ts';
-import type { BusinessNode } from './layout.ts';
+import {
+  bowTie,
+  ringAreaM2,
+  rounded,
+  shrinkShape,
+  starShape,
+  toPoint,
+  toPolygon,
+  unclosed,
+  type PointGeometry,
+  type PolygonGeometry,
+} from './geometry.ts';
+import { ownerOf, type BusinessNode, type Layout } from './layout.ts';
 import { Rand, hash, uuidFor } from './rng.ts';
 
 export interface Analysis {
@@ -36,7 +47,8 @@ export interface PlotState {
   ownerIndex: number;
   createdAt: string;
   updatedAt: string;
-  geometry: PolygonGeometry;
+  /** A Polygon as the contract shows; the pointOver4ha odd record is a Point (see ODD_KINDS). */
+  geometry: PolygonGeometry | PointGeometry;
   commodities: string[];
   name: string;
   surfaceArea: number;
@@ -53,8 +65,29 @@ export interface PlotState {
   customData: Record<string, unknown>;
 }
 
-/** Deliberately odd records, placed on the first non-own plots (global order) so tests find them. */
-export const ODD_KINDS = ['bowTie', 'emptyObjects', 'unicodeName', 'noAnalyses', 'pendingAnalysis'] as const;
+/**
+ * Deliberately odd records, placed on the first non-own plots (global order) so tests find them.
+ * From pointOver4ha on, each is what an EUDR readiness check was made for (docs/simulator.md):
+ * a plot of more than 4 ha given as a point (beyond the contract's Polygon: the EU system accepts
+ * points, so a service may send one), a ring without its closing position, coordinates rounded to
+ * 4 decimals, a surface area three times the polygon's, production starting before the cut-off
+ * date, an analysis reporting deforestation, no country, and a copy of another supplier's plot.
+ */
+export const ODD_KINDS = [
+  'bowTie',
+  'emptyObjects',
+  'unicodeName',
+  'noAnalyses',
+  'pendingAnalysis',
+  'pointOver4ha',
+  'unclosedRing',
+  'lowPrecision',
+  'areaMismatch',
+  'beforeCutoff',
+  'deforested',
+  'noCountry',
+  'sameLand',
+] as const;
 export type OddKind = (typeof ODD_KINDS)[number];
 
 const EPOCH = Date.UTC(2023, 0, 1);
@@ -98,9 +131,10 @@ function makeAnalysis(
   lat: number,
   areaM2: number,
   status: string,
+  deforested?: number,
 ): Analysis {
   const analysedMs = createdMs + rand.int(1, 200) * DAY + rand.int(0, 86_399) * 1000;
-  const deforestedShare = status === 'succeeded' && rand.chance(0.25) ? rand.next() * 0.3 : 0;
+  const deforestedShare = deforested ?? (status === 'succeeded' && rand.chance(0.25) ? rand.next() * 0.3 : 0);
   const at = new Date(analysedMs).toISOString();
   return {
     id: uuidFor(seed, 'analysis', g, type),
@@ -126,6 +160,8 @@ export function generatePlot(
   owner: BusinessNode,
   ownPlots: number,
   totalPlots: number,
+  /** Needed for the sameLand odd record only (it copies a plot of another supplier). */
+  layout?: Layout,
 ): PlotState {
   const rand = new Rand(seed, 'plot', g);
   const odd = oddKindOf(g, ownPlots, totalPlots);
@@ -144,13 +180,17 @@ export function generatePlot(
   const euStatus =
     odd === 'pendingAnalysis'
       ? 'PENDING'
-      : statusRoll < 0.8
+      : odd === 'deforested' || statusRoll < 0.8
         ? 'succeeded'
         : (ANALYSIS_STATUSES[Math.floor(rand.next() * 4)] ?? 'PENDING');
   const analyses: Analysis[] = [];
   if (odd !== 'noAnalyses') {
-    analyses.push(makeAnalysis(seed, g, id, 'EUFOROBS', createdMs, rand, shape, lon, lat, areaM2, euStatus));
-    if (rand.chance(0.3))
+    const deforested = odd === 'deforested' ? 0.12 : undefined;
+    analyses.push(
+      makeAnalysis(seed, g, id, 'EUFOROBS', createdMs, rand, shape, lon, lat, areaM2, euStatus, deforested),
+    );
+    // The deforested record's EUFOROBS analysis stays its most recent one.
+    if (rand.chance(0.3) && odd !== 'deforested')
       analyses.push(
         makeAnalysis(
           seed,
@@ -171,30 +211,93 @@ export function generatePlot(
   const startMs = EPOCH - rand.int(30, 700) * DAY;
   const updatedMs = createdMs + rand.int(0, 60) * DAY;
   const speciesList = SPECIES_BY_COMMODITY[commodities[0] ?? ''] ?? [];
+  const land = oddLand(odd, shape, lon, lat, areaM2, commodities, owner);
+  const twin = odd === 'sameLand' && layout ? sameLandTwin(seed, g, layout, ownPlots, totalPlots) : undefined;
+  const beforeCutoff = odd === 'beforeCutoff';
   return {
     g,
     id,
     ownerIndex: owner.index,
     createdAt: new Date(createdMs).toISOString(),
     updatedAt: new Date(Math.max(updatedMs, ...analyses.map((a) => Date.parse(a.analysedAt)))).toISOString(),
-    geometry: odd === 'bowTie' ? bowTie(lon, lat, areaM2) : toPolygon(shape, lon, lat),
-    commodities,
+    geometry: twin?.geometry ?? land.geometry,
+    commodities: land.commodities,
     name:
       odd === 'unicodeName'
         ? 'Café São João — 農園 🌱'
         : `${rand.pick(PLOT_NAME_WORDS)} ${rand.pick(PLACE_WORDS)} ${g}`,
-    surfaceArea: round2(areaM2),
-    countryCode: country.code,
+    surfaceArea: twin?.surfaceArea ?? land.surfaceArea,
+    countryCode: odd === 'noCountry' ? '' : (twin?.countryCode ?? country.code),
     analyses,
     riskAssessmentStatus: RISK_ASSESSMENT_STATUSES[Math.min(4, Math.floor(rand.next() ** 1.6 * 5))] ?? 'NEW',
     species: odd === 'emptyObjects' ? [] : speciesList.length > 0 ? [rand.pick(speciesList)] : [],
-    productionDateStart: hasDates ? isoDay(startMs) : {},
-    productionDateEnd: hasDates ? isoDay(startMs + rand.int(30, 365) * DAY) : {},
+    productionDateStart: beforeCutoff ? '2019-04-01' : hasDates ? isoDay(startMs) : {},
+    productionDateEnd: beforeCutoff ? '2019-10-31' : hasDates ? isoDay(startMs + rand.int(30, 365) * DAY) : {},
     filename:
       odd !== 'emptyObjects' && rand.chance(0.5) ? `upload-${hash(seed, 'file', owner.index) % 10_000}.geojson` : {},
     description: odd === 'emptyObjects' ? '' : `${commodities.join(', ')} plot near ${country.city}`,
     customData: odd === 'emptyObjects' ? {} : { farmCode: `F-${owner.index}-${g - owner.plotStart}` },
   };
+}
+
+/** The geometry, commodities and reported area of a plot, as its odd kind (if any) makes them. */
+function oddLand(
+  odd: OddKind | undefined,
+  shape: ReturnType<typeof starShape>,
+  lon: number,
+  lat: number,
+  areaM2: number,
+  commodities: string[],
+  owner: BusinessNode,
+): Pick<PlotState, 'geometry' | 'commodities' | 'surfaceArea'> {
+  switch (odd) {
+    case 'bowTie':
+      return { geometry: bowTie(lon, lat, areaM2), commodities, surfaceArea: round2(areaM2) };
+    case 'pointOver4ha': {
+      // Cattle may be a point whatever its size (Art. 2(28)): this one grows another commodity if its owner does.
+      const crop = owner.commodities.find((c) => c !== 'cattle');
+      return {
+        geometry: toPoint(lon, lat),
+        commodities: crop && commodities.every((c) => c === 'cattle') ? [crop] : commodities,
+        surfaceArea: round2(Math.max(areaM2, 120_000)),
+      };
+    }
+    case 'unclosedRing':
+      return { geometry: unclosed(toPolygon(shape, lon, lat)), commodities, surfaceArea: round2(areaM2) };
+    case 'lowPrecision': {
+      // At least 20 ha, so rounding to 4 decimals (about 11 m) moves no corner across another.
+      const grown = Math.max(areaM2, 200_000);
+      const geometry = rounded(toPolygon(shrinkShape(shape, grown / areaM2), lon, lat), 4);
+      return { geometry, commodities, surfaceArea: round2(ringAreaM2(geometry.coordinates[0] ?? [])) };
+    }
+    case 'areaMismatch':
+      return { geometry: toPolygon(shape, lon, lat), commodities, surfaceArea: round2(areaM2 * 3) };
+    default:
+      return { geometry: toPolygon(shape, lon, lat), commodities, surfaceArea: round2(areaM2) };
+  }
+}
+
+/**
+ * The land the sameLand odd record claims: the first plot of a business reached through other
+ * direct suppliers than its own, copied (geometry, reported area, country), so the same land is
+ * claimed by two suppliers. Undefined when the layout has no such business.
+ */
+function sameLandTwin(
+  seed: number,
+  g: number,
+  layout: Layout,
+  ownPlots: number,
+  totalPlots: number,
+): PlotState | undefined {
+  const mine = new Set(layout.reachedBy[ownerOf(layout, g).index] ?? []);
+  const other = layout.businesses.find(
+    (b) =>
+      b.plotCount > 0 &&
+      (layout.reachedBy[b.index]?.length ?? 0) > 0 &&
+      !(layout.reachedBy[b.index] ?? []).some((s) => mine.has(s)),
+  );
+  if (!other || oddKindOf(other.plotStart, ownPlots, totalPlots)) return undefined;
+  return generatePlot(seed, other.plotStart, other, ownPlots, totalPlots);
 }
 
 /** Risk level follows the most recent analysis unless set explicitly; null while it is pending. */

@@ -33,7 +33,7 @@ export class PlotStore {
   get(g: number): PlotState | undefined {
     if (g < 0 || g >= this.layout.totalPlots || this.removed.has(g)) return undefined;
     const owner = ownerOf(this.layout, g);
-    const plot = generatePlot(this.seed, g, owner, this.ownPlotCount, this.layout.totalPlots);
+    const plot = generatePlot(this.seed, g, owner, this.ownPlotCount, this.layout.totalPlots, this.layout);
     const patch = this.patches.get(g);
     if (patch) Object.assign(plot, patch);
     const extra = this.extraAnalyses.get(g);

@@ -61,20 +61,35 @@ describe('seeded dataset', () => {
     expect(a.control.suppliers()).toEqual(b.control.suppliers());
   });
 
-  it('has valid closed counter-clockwise polygons with surfaceArea matching the real area; only the bow-tie is invalid', async () => {
+  it('has valid closed counter-clockwise polygons with surfaceArea matching the real area, except the odd records made otherwise', async () => {
     const sim = await start({ seed: 3, plots: 1500 });
     const odd = sim.control.oddRecords();
     let count = 0;
     for (const { plot } of sim.control.plots()) {
       const p = plot as Plot;
       count++;
+      if (p.id === odd.pointOver4ha) {
+        expect(p.geometry.type).toBe('Point');
+        expect(p.surfaceArea).toBeGreaterThan(40_000);
+        continue;
+      }
       expect(p.geometry.type).toBe('Polygon');
       const problems = ringProblems(p.geometry.coordinates[0] ?? []);
       if (p.id === odd.bowTie) {
         expect(problems).toContain('self-intersecting');
         continue;
       }
+      if (p.id === odd.unclosedRing) {
+        expect(problems).toContain('not closed');
+        expect(p.geometry.coordinates[0]!.length).toBeGreaterThanOrEqual(4);
+        continue;
+      }
       expect(problems, `plot ${p.id}`).toEqual([]);
+      if (p.id === odd.areaMismatch) {
+        const real = area({ type: 'Feature', properties: {}, geometry: p.geometry as never });
+        expect(p.surfaceArea / real).toBeCloseTo(3, 2);
+        continue;
+      }
       const ha = p.surfaceArea / 10_000;
       expect(ha).toBeGreaterThanOrEqual(0.5);
       expect(ha).toBeLessThanOrEqual(500);
@@ -101,6 +116,31 @@ describe('seeded dataset', () => {
       (pending?.['mostRecentAnalysesByType'] as Record<string, { status: string }> | undefined)?.['EUFOROBS']?.status,
     ).toBe('PENDING');
     expect(pending?.['riskLevel']).toBeNull();
+  });
+
+  it('exposes the odd records the EUDR readiness checks were made for', async () => {
+    const sim = await start({ seed: 1, plots: 2000 });
+    const odd = sim.control.oddRecords();
+    const plot = (kind: keyof typeof odd) => sim.control.getPlot(odd[kind] ?? '') as Plot;
+    expect(plot('pointOver4ha').geometry.type).toBe('Point');
+    expect(plot('pointOver4ha')['commodities']).not.toEqual(['cattle']);
+    const coarse = plot('lowPrecision').geometry.coordinates[0]!.flat();
+    expect(coarse.every((v) => Math.round(v * 1e4) / 1e4 === v)).toBe(true);
+    expect(plot('beforeCutoff')['productionDateStart']).toBe('2019-04-01');
+    const deforested = plot('deforested')['mostRecentAnalysis'] as { status: string; deforestedArea: number };
+    expect(deforested.status).toBe('succeeded');
+    expect(deforested.deforestedArea).toBeGreaterThan(0);
+    expect(plot('noCountry')['countryCode']).toBe('');
+    // Two plots claim the same land, through different direct suppliers.
+    const copy = plot('sameLand');
+    const twins = [...sim.control.plots()].filter(
+      ({ plot: p }) => JSON.stringify((p as Plot).geometry) === JSON.stringify(copy.geometry),
+    );
+    expect(twins.length).toBe(2);
+    const [a, b] = twins.map((t) => t.supplierIds);
+    expect(a!.length).toBeGreaterThan(0);
+    expect(b!.length).toBeGreaterThan(0);
+    expect(a!.some((s) => b!.includes(s))).toBe(false);
   });
 
   it('follows an explicit layout, with shared upstream plots reachable through two suppliers', async () => {
