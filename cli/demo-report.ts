@@ -10,6 +10,11 @@ export interface DemoFigures {
   hectares: number;
   flaggedPlots: number;
   invalidGeometries: number;
+  /** bi_eudr_plot_readiness: plots that would hold up in a due-diligence statement, and those that would not. */
+  plotsReady: number;
+  plotsNotReady: number;
+  /** Whether the overlap checks ran (PostGIS). */
+  overlapChecked: boolean;
   risk: Array<{
     supplier_name: string;
     commodity: string;
@@ -33,7 +38,12 @@ export async function demoFigures(db: Warehouse): Promise<DemoFigures> {
   const risk = await sql<DemoFigures['risk'][number]>`
     select supplier_name, coalesce(commodity, '(none)') as commodity, country_code, plots::int, hectares::float8, flagged_share::float8
     from bi_risk_overview order by flagged_plots desc, plots desc limit 5`.execute(db);
+  const readiness = await sql<{ ready: number; not_ready: number; overlap_checked: boolean }>`
+    select count(*) filter (where ready)::int as ready, count(*) filter (where not ready)::int as not_ready,
+           eudr_overlap_checked() as overlap_checked
+    from bi_eudr_plot_readiness`.execute(db);
   const t = totals.rows[0]!;
+  const r = readiness.rows[0]!;
   return {
     plots: t.plots,
     suppliers: suppliers.rows[0]!.n,
@@ -41,6 +51,9 @@ export async function demoFigures(db: Warehouse): Promise<DemoFigures> {
     hectares: t.hectares,
     flaggedPlots: t.flagged,
     invalidGeometries: t.invalid,
+    plotsReady: r.ready,
+    plotsNotReady: r.not_ready,
+    overlapChecked: r.overlap_checked,
     risk: risk.rows,
   };
 }
@@ -49,6 +62,7 @@ export function formatDemoFigures(f: DemoFigures, plotsAtSource: number): string
   const lines = [
     `warehouse: ${fmt(f.plots)} current plots (the simulator serves ${fmt(plotsAtSource)}), ${fmt(f.suppliers)} suppliers, ${fmt(f.analyses)} analyses, ${fmt(f.hectares)} ha`,
     `           ${fmt(f.flaggedPlots)} plots flagged (risk high/medium or mitigation/non-compliant), ${fmt(f.invalidGeometries)} with an invalid polygon (stored, flagged)`,
+    `EUDR readiness (bi_eudr_plot_readiness): ${fmt(f.plotsReady)} plots ready, ${fmt(f.plotsNotReady)} not ready; overlap check ${f.overlapChecked ? 'run (PostGIS)' : 'not run (no PostGIS)'}`,
     'most flagged (bi_risk_overview):',
   ];
   for (const r of f.risk) {

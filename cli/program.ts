@@ -142,7 +142,7 @@ export function ddsyncProgram(version: string, ran: (code: number) => void): Com
     .command('demo')
     .summary('run the whole product on this machine: embedded Postgres, Temporal, the simulator, a refresh')
     .description(
-      "Starts an embedded PostgreSQL, a Temporal dev server (with its UI), the simulator of the service and a ddsync worker; migrates the warehouse; runs a full refresh with progress; submits the sample shipments of examples/shipments.ndjson durably and follows them to the EU system's answer; then prints what landed (from the BI views), the DDS references and the refused rows, a psql connection string for the read-only BI role and the Temporal UI address.\n\nEverything stops and is removed at the end (or on Ctrl-C). Nothing to install but Node (the Temporal CLI is fetched from PyPI when missing).",
+      "Starts an embedded PostgreSQL, a Temporal dev server (with its UI), the simulator of the service and a ddsync worker; migrates the warehouse; runs a full refresh with progress; submits the sample shipments of examples/shipments.ndjson durably and follows them to the EU system's answer; writes the EUDR readiness report (as ddsync report does, into .ddsync/reports/); then prints what landed (from the BI views), the report's path, the DDS references and the refused rows, a psql connection string for the read-only BI role and the Temporal UI address.\n\nEverything stops and is removed at the end (or on Ctrl-C). Nothing to install but Node (the Temporal CLI is fetched from PyPI when missing).",
     )
     .usage('[--suppliers N] [--plots N] [--time-scale X] [--keep] [--json]')
     .option('--suppliers <N>', 'direct suppliers of the simulated business', wholeNumber('--suppliers', 1, 10_000), 10)
@@ -159,7 +159,7 @@ export function ddsyncProgram(version: string, ran: (code: number) => void): Com
     )
     .option(
       '--json',
-      'print, as the last line, one JSON object: plots, plotsAtSource, suppliers, analyses, runId, seconds, ..., submission {rows, accepted, refused, available, error, failed, references}',
+      "print, as the last line, one JSON object: plots, plotsAtSource, suppliers, analyses, runId, seconds, ..., plotsReady, plotsNotReady, report (the HTML report's path), submission {rows, accepted, refused, available, error, failed, references}",
     )
     .action((o) => runs(import('./commands/demo.ts').then((m) => m.run(o))));
 

@@ -18,6 +18,7 @@ import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { followRefresh, startRefresh } from '../refresh-runner.ts';
 import { formatRunSummary } from '../refresh-summary.ts';
 import { demoFigures, formatDemoFigures } from '../demo-report.ts';
+import { writeReport } from '../report/write.ts';
 
 const BI_LOGIN = 'ddsync_bi';
 const BI_PASSWORD = 'ddsync-bi';
@@ -105,6 +106,13 @@ export async function run(values: {
     const result = await until(followRefresh(db, refresh, values.json ? null : process.stderr));
     const figures = await demoFigures(db);
     const plotsAtSource = sim.control.countPlots();
+    // The HTML report is drawn while the shipments go out (they mostly wait on the EU system's clock).
+    // It outlives the demo's folder: .ddsync/reports/, named after the refresh (two demos never share one).
+    const reporting = writeReport(db, {
+      outDir: resolve('.ddsync/reports'),
+      fileName: `demo-report-${refresh.runId.slice(0, 8)}.html`,
+    });
+    reporting.catch(() => undefined);
 
     say(
       `submitting ${DEMO_SHIPMENTS.replace(/.*\/examples\//, 'examples/')} durably; the EU system's 20–90 minutes take ${Math.round(20 * 60 * timeScale)}–${Math.round(90 * 60 * timeScale)} s on the simulator's clock`,
@@ -118,6 +126,8 @@ export async function run(values: {
       }),
     );
 
+    const report = await until(reporting);
+    say(`report written: ${report.path} (${(report.bytes / 1e6).toFixed(1)} MB; open it in a browser)`);
     const biUrl = postgres.url.replace(/\/\/[^@]+@/, `//${BI_LOGIN}:${BI_PASSWORD}@`);
     if (!values.json) {
       process.stdout.write(
@@ -128,6 +138,7 @@ export async function run(values: {
           '',
           formatDemoSubmission(submission),
           '',
+          `EUDR readiness report:      ${report.path}`,
           `query it (read-only role):  psql '${biUrl}'`,
           `  e.g.  select * from bi_suppliers order by flagged_plots desc limit 10;`,
           `Temporal UI:                ${temporal.uiUrl ?? '(headless)'}`,
@@ -149,6 +160,10 @@ export async function run(values: {
           rowsWritten: result.rowsWritten,
           hectares: figures.hectares,
           flaggedPlots: figures.flaggedPlots,
+          plotsReady: figures.plotsReady,
+          plotsNotReady: figures.plotsNotReady,
+          overlapChecked: figures.overlapChecked,
+          report: report.path,
           psql: biUrl,
           temporalUi: temporal.uiUrl ?? null,
           timeScale,

@@ -1,7 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { runDdsync, processesMentioning, lastJsonLine } from '../support/processes.ts';
 import { resolve } from 'node:path';
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { remoteResources, reportData } from '../support/report-html.ts';
 import { spawnSync } from 'node:child_process';
 
 const DEMO_DIR = resolve('.ddsync/demo');
@@ -33,6 +34,20 @@ describe('ddsync demo', () => {
     expect(result['analyses']).toBeGreaterThan(800);
     expect(result['seconds']).toBeGreaterThan(0);
     expect(result['psql']).toMatch(/^postgres:\/\/ddsync_bi:ddsync-bi@127\.0\.0\.1:\d+\/ddsync$/);
+    // EUDR readiness from the views, and the HTML report of it, which outlives the demo.
+    const ready = result['plotsReady'] as number;
+    const notReady = result['plotsNotReady'] as number;
+    expect(ready + notReady).toBe(800);
+    expect(notReady).toBeGreaterThan(0);
+    expect(ready).toBeGreaterThan(0);
+    expect(result['overlapChecked']).toBe(false);
+    const report = result['report'] as string;
+    expect(report).toMatch(/\.ddsync\/reports\/demo-report-[0-9a-f]{8}\.html$/);
+    const html = readFileSync(report, 'utf8');
+    rmSync(report);
+    expect(remoteResources(html)).toEqual([]);
+    expect(reportData<{ plots: { ids: string[] } }>(html).plots.ids).toHaveLength(800);
+    expect(html).toMatch(new RegExp(`<strong id="total-not-ready">${notReady}</strong>`));
     // The second job: the sample shipments, 3 refused by a rule, the others followed to the EU system's answer.
     const submission = result['submission'] as {
       rows: number;
@@ -67,15 +82,17 @@ describe('ddsync demo', () => {
       DDSYNC_LOG_FORMAT: 'json',
     });
     await run.waitFor(/keeps running until Ctrl-C/, 150_000);
-    expect(
-      lastJsonLine(
-        run
-          .output()
-          .split('\n')
-          .filter((l) => l.startsWith('{"plots"'))
-          .join('\n'),
-      ),
-    ).toMatchObject({ plots: 300, status: 'succeeded' });
+    // The JSON line (stdout) and the message (stderr) come through two pipes: either may be read first.
+    await run.waitFor(/^\{"plots".*\}$/m, 10_000);
+    const kept = lastJsonLine(
+      run
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith('{"plots"'))
+        .join('\n'),
+    );
+    expect(kept).toMatchObject({ plots: 300, status: 'succeeded' });
+    rmSync(kept['report'] as string);
     expect(leftovers()).toHaveLength(1);
     run.child.kill('SIGINT');
     expect(await run.exited, run.output()).toBe(0);
