@@ -22,8 +22,8 @@ function clip(text: string, max: number): string {
 export function supplierReadinessChart(model: ReportModel): string {
   const rows = model.supplierRows.filter((s) => s.plots > 0).slice(0, CHART_SUPPLIERS);
   if (rows.length === 0) return '<p class="empty">No supplier has plots yet.</p>';
-  const label = 190;
-  const bar = 420;
+  const label = 250;
+  const bar = 400;
   const height = 22;
   const max = Math.max(...rows.map((s) => s.plots));
   const lines = rows.map((s, i) => {
@@ -33,7 +33,7 @@ export function supplierReadinessChart(model: ReportModel): string {
     const share = s.shareReady === null ? '' : `${percent(s.shareReady)} ready`;
     return [
       `<g class="bar" data-supplier="${escapeHtml(s.supplierId)}"><title>${escapeHtml(s.supplierName)}: ${count(s.plotsReady)} of ${count(s.plots)} plots ready</title>`,
-      `<text x="${label - 6}" y="${y + 15}" text-anchor="end">${escapeHtml(clip(s.supplierName, 28))}</text>`,
+      `<text x="${label - 6}" y="${y + 15}" text-anchor="end">${escapeHtml(clip(s.supplierName, 34))}</text>`,
       `<rect x="${label}" y="${y + 3}" width="${readyWidth.toFixed(1)}" height="${height - 6}" fill="${READY_COLOUR}"/>`,
       `<rect x="${(label + readyWidth).toFixed(1)}" y="${y + 3}" width="${notReadyWidth.toFixed(1)}" height="${height - 6}" fill="${NOT_READY_COLOUR}"/>`,
       `<text x="${(label + readyWidth + notReadyWidth + 6).toFixed(1)}" y="${y + 15}">${count(s.plots)} plots · ${share}</text></g>`,
@@ -58,7 +58,7 @@ export function reasonsChart(model: ReportModel): string {
   const lines = rows.map(([code, plots], i) => {
     const y = i * height;
     const width = (plots / max) * bar;
-    return `<g><text x="${label - 6}" y="${y + 15}" text-anchor="end">${escapeHtml(clip(code, 34))}</text><rect x="${label}" y="${y + 3}" width="${width.toFixed(1)}" height="${height - 6}" fill="${BAR_COLOUR}"/><text x="${(label + width + 6).toFixed(1)}" y="${y + 15}">${count(plots)} plots</text></g>`;
+    return `<g><text x="${label - 6}" y="${y + 15}" text-anchor="end">${escapeHtml(clip(code, 34))}</text><rect x="${label}" y="${y + 3}" width="${width.toFixed(1)}" height="${height - 6}" fill="${BAR_COLOUR}"/><text x="${(label + width + 6).toFixed(1)}" y="${y + 15}">${count(plots)} ${plots === 1 ? 'plot' : 'plots'}</text></g>`;
   });
   return `<svg class="chart" role="img" aria-label="Most frequent blocking reasons" viewBox="0 0 ${label + bar + 110} ${rows.length * height}" width="${label + bar + 110}" height="${rows.length * height}">${lines.join('')}</svg>`;
 }

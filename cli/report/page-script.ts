@@ -90,6 +90,7 @@ export const PAGE_SCRIPT = `
   });
 
   function draw() {
+    var started = performance.now();
     var size = map.getSize(), ratio = window.devicePixelRatio || 1;
     canvas.width = size.x * ratio; canvas.height = size.y * ratio;
     canvas.style.width = size.x + 'px'; canvas.style.height = size.y + 'px';
@@ -104,7 +105,7 @@ export const PAGE_SCRIPT = `
     else if (zoom < POLYGON_ZOOM) hits = drawPoints(view, zoom < 10 ? 2.5 : 3.5);
     else hits = drawPolygons(view);
     drawSelection(view);
-    report.drawn = { mode: hits.mode, plots: hits.plots, cells: hits.cells || 0 };
+    report.drawn = { mode: hits.mode, plots: hits.plots, cells: hits.cells || 0, ms: performance.now() - started };
   }
 
   function screen(i, v) { return [mx[i] * v.scale - v.ox, my[i] * v.scale - v.oy]; }
@@ -319,6 +320,14 @@ export const PAGE_SCRIPT = `
     }
     if (hits) draw();
   }
+  /** Ids of the plots drawn one by one (dots or polygons) in the current view; [] when gathered in discs. */
+  report.drawnIds = function () {
+    if (!hits || hits.mode === 'cells') return [];
+    if (hits.mode === 'polygons') return hits.drawn.map(function (e) { return P.ids[e.i]; });
+    var ids = [];
+    hits.grid.forEach(function (bucket) { for (var q = 0; q < bucket.length; q += 3) ids.push(P.ids[bucket[q]]); });
+    return ids;
+  };
   report.showPlot = function (id) { var i = byId[id]; if (i !== undefined) showPlot(i); };
 
   /** Centres the map on a plot at a zoom where it is a polygon; returns its container point (tests, links). */

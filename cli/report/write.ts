@@ -31,7 +31,7 @@ export async function collectReport(db: Warehouse, supplierId?: string, now = ne
     for (const s of await readReportSuppliers(db))
       if (!names.has(s.supplierId)) names.set(s.supplierId, s.supplierName);
   const builder = new ReportModelBuilder(names);
-  for await (const page of readReportPlots(db, supplierId)) builder.add(page);
+  await readReportPlots(db, supplierId, (page) => builder.add(page));
   const only = supplierRows[0];
   return builder.finish({
     generatedAt: now,

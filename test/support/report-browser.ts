@@ -61,6 +61,8 @@ export interface Drawn {
   mode: 'cells' | 'points' | 'polygons' | 'none';
   plots: number;
   cells: number;
+  /** Milliseconds the plot layer took to draw. */
+  ms: number;
 }
 
 export function drawn(page: Page): Promise<Drawn> {

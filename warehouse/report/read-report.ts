@@ -97,40 +97,49 @@ export async function readReportSuppliers(db: Warehouse, supplierId?: string): P
   }));
 }
 
-/** Rows per query: a page of plots with their GeoJSON is a few megabytes at most. */
+/** Rows per fetch: a page of plots with their GeoJSON is a few megabytes at most. */
 const PAGE = 5_000;
 
 /**
- * Every current plot (or those reached through `supplierId`), page by page in plot id order, so a
- * report of a million plots never holds all their GeoJSON at once.
+ * Every current plot (or those reached through `supplierId`) in plot id order, handed to `onPage`
+ * a page at a time through a cursor: one execution of the view (which aggregates every plot's
+ * findings), yet a report of a million plots never holds all their GeoJSON at once.
  */
-export async function* readReportPlots(db: Warehouse, supplierId?: string): AsyncGenerator<ReportPlotRow[]> {
-  let after: string | null = null;
-  for (;;) {
-    const { rows }: { rows: PlotQueryRow[] } = await sql<PlotQueryRow>`
+export async function readReportPlots(
+  db: Warehouse,
+  supplierId: string | undefined,
+  onPage: (rows: ReportPlotRow[]) => void,
+): Promise<void> {
+  // A cursor lives in a transaction, on one connection; read only, it locks nothing a refresh needs.
+  await db.transaction().execute(async (trx) => {
+    await sql`set transaction read only`.execute(trx);
+    await sql`
+      declare report_plots no scroll cursor for
       select r.plot_id, r.plot_name, r.supplier_business_ids, r.country_code, r.commodities, r.area_ha::float8 as area_ha,
              r.ready, r.findings, p.geometry
       from bi_eudr_plot_readiness r
       join plots p on p.id = r.plot_id
-      where ${after === null ? sql`true` : sql`r.plot_id > ${after}`}
-        and ${supplierId === undefined ? sql`true` : sql`${supplierId} = any (r.supplier_business_ids)`}
-      order by r.plot_id
-      limit ${PAGE}`.execute(db);
-    if (rows.length === 0) return;
-    yield rows.map((r) => ({
-      plotId: r.plot_id,
-      plotName: r.plot_name,
-      supplierIds: r.supplier_business_ids,
-      countryCode: r.country_code,
-      commodities: r.commodities,
-      areaHa: r.area_ha,
-      ready: r.ready,
-      findings: r.findings,
-      geometry: r.geometry,
-    }));
-    if (rows.length < PAGE) return;
-    after = rows.at(-1)!.plot_id;
-  }
+      where ${supplierId === undefined ? sql`true` : sql`${supplierId} = any (r.supplier_business_ids)`}
+      order by r.plot_id`.execute(trx);
+    for (;;) {
+      const { rows } = await sql<PlotQueryRow>`fetch ${sql.raw(String(PAGE))} from report_plots`.execute(trx);
+      if (rows.length === 0) break;
+      onPage(
+        rows.map((r) => ({
+          plotId: r.plot_id,
+          plotName: r.plot_name,
+          supplierIds: r.supplier_business_ids,
+          countryCode: r.country_code,
+          commodities: r.commodities,
+          areaHa: r.area_ha,
+          ready: r.ready,
+          findings: r.findings,
+          geometry: r.geometry,
+        })),
+      );
+      if (rows.length < PAGE) break;
+    }
+  });
 }
 
 interface PlotQueryRow {

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { writeReport, type WrittenReport } from '../../cli/report/write.ts';
+import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
+import {
+  canvasInk,
+  drawn,
+  focusPlot,
+  launchChromium,
+  openReport,
+  type OpenedReport,
+} from '../support/report-browser.ts';
+import { remoteResources } from '../support/report-html.ts';
+
+// The report as a person sees it: written from a warehouse the simulator's data was refreshed into
+// (on PostGIS: the overlap check runs), opened from file:// in Debian's headless Chromium with every
+// http(s) request refused. The screenshots stay in .ddsync/artifacts/ (gitignored) to be looked at.
+const ARTIFACTS = resolve('.ddsync/artifacts');
+const layout = { ownPlots: 4, suppliers: [{ plots: 70 }, { plots: 50 }, { plots: 40 }] };
+
+interface PlotFinding {
+  code: string;
+  severity: string;
+  message: string;
+}
+
+describe('the HTML report in a real browser', () => {
+  let h: WorkerHarness;
+  let browser: Browser;
+  let written: WrittenReport;
+  let opened: OpenedReport;
+  beforeAll(async () => {
+    // Chromium first: when it is missing, the test says so before a refresh is spent.
+    browser = await launchChromium();
+    h = await startWorkerHarness({ seed: 14, layout }, 'report');
+    expect((await h.refresh()).status).toBe('succeeded');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    written = await writeReport(h.db, { outDir: ARTIFACTS, fileName: 'report.html' });
+    opened = await openReport(browser, written.path);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  it('opens offline and draws every current plot of the warehouse on the map, with the header, chart and supplier table', async () => {
+    const { page } = opened;
+    expect(opened.networkRequests).toEqual([]);
+    expect(opened.pageErrors).toEqual([]);
+    expect(remoteResources(readFileSync(written.path, 'utf8'))).toEqual([]);
+
+    const plots = (
+      await sql<{ plot_id: string }>`select plot_id from bi_eudr_plot_readiness order by plot_id`.execute(h.db)
+    ).rows.map((r) => r.plot_id);
+    expect(plots.length).toBe(h.sim.control.countPlots());
+    // Zoomed out to all of them: gathered into discs, every plot counted, pixels painted.
+    const first = await drawn(page);
+    expect(first.mode).toBe('cells');
+    expect(first.plots).toBe(written.model.totals.located);
+    expect(written.model.totals.located).toBeGreaterThan(plots.length - 5);
+    expect(await canvasInk(page)).toBeGreaterThan(0.0005);
+    const pageIds = (await page.evaluate(
+      "JSON.parse(document.getElementById('ddsync-data').textContent).plots.ids",
+    )) as string[];
+    expect([...pageIds].sort()).toEqual(plots);
+
+    // The header: PostGIS ran the overlap check; the totals are the view's.
+    const totals = (
+      await sql<{ ready: number; not_ready: number }>`
+        select count(*) filter (where ready)::int as ready, count(*) filter (where not ready)::int as not_ready
+        from bi_eudr_plot_readiness`.execute(h.db)
+    ).rows[0]!;
+    expect(totals.not_ready).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('.mode-line').innerText()).toContain('overlap check run (PostGIS)');
+    expect(await page.locator('#total-plots').innerText()).toBe(String(plots.length));
+    expect(await page.locator('#total-ready').innerText()).toBe(String(totals.ready));
+    expect(await page.locator('#total-not-ready').innerText()).toBe(String(totals.not_ready));
+
+    // One table row per supplier of the view, one chart bar per supplier with plots; a click on a
+    // row takes the map to that supplier's plots (drawn one by one there).
+    const suppliers = (
+      await sql<{ supplier_business_id: string; plots: number }>`
+        select supplier_business_id, plots from bi_eudr_supplier_readiness`.execute(h.db)
+    ).rows;
+    expect(await page.locator('#suppliers tbody tr').count()).toBe(suppliers.length);
+    expect(await page.locator('svg.chart g.bar').count()).toBe(suppliers.filter((s) => s.plots > 0).length);
+    await page.screenshot({ path: resolve(ARTIFACTS, 'report-overview.png'), fullPage: true });
+  });
+
+  it('shows a not-ready plot as its polygon when zoomed in, its summary on hover and its findings on click', async () => {
+    const { page } = opened;
+    const {
+      rows: [target],
+    } = await sql<{ plot_id: string; plot_name: string | null; findings: PlotFinding[] }>`
+      select r.plot_id, r.plot_name, r.findings
+      from bi_eudr_plot_readiness r join plots p on p.id = r.plot_id
+      where not r.ready and p.geometry->>'type' = 'Polygon' and p.geometry_valid
+      order by r.blocking_findings + r.warning_findings desc, r.plot_id limit 1`.execute(h.db);
+    expect(target, 'a not-ready plot with a valid polygon').toBeDefined();
+    const at = await focusPlot(page, target!.plot_id, 16);
+    expect(at.mode).toBe('polygons');
+    const ids = (await page.evaluate('window.ddsyncReport.drawnIds()')) as string[];
+    expect(ids).toContain(target!.plot_id);
+
+    // Hover: the tooltip names it and its codes.
+    await page.mouse.move(at.x, at.y);
+    const tooltip = page.locator('#map .tooltip');
+    await expect.poll(() => tooltip.isVisible()).toBe(true);
+    const summary = await tooltip.innerText();
+    expect(summary).toContain(target!.plot_name || target!.plot_id);
+    expect(summary).toContain('not ready');
+    for (const f of target!.findings) expect(summary).toContain(f.code);
+
+    // Click: the side panel lists every current finding, code, severity and sentence, in order.
+    await page.mouse.click(at.x, at.y);
+    await expect.poll(() => page.locator('#details .finding').count()).toBe(target!.findings.length);
+    const shown = await page
+      .locator('#details .finding')
+      .evaluateAll((items) =>
+        items.map((li) => [
+          li.getAttribute('data-code'),
+          li.querySelector('.severity')?.textContent,
+          li.querySelector('.message')?.textContent,
+        ]),
+      );
+    expect(shown).toEqual(target!.findings.map((f) => [f.code, f.severity, f.message]));
+    expect(await page.locator('#details').innerText()).toContain(target!.plot_id);
+    expect(await page.evaluate('window.ddsyncReport.selected')).toBe(target!.plot_id);
+
+    // A little further out, its neighbours around it, for the screenshot a person looks at.
+    await focusPlot(page, target!.plot_id, 13);
+    const screenshot = resolve(ARTIFACTS, 'report.png');
+    await page.screenshot({ path: screenshot, fullPage: true });
+    process.stdout.write(`report screenshots: ${screenshot}, ${resolve(ARTIFACTS, 'report-overview.png')}\n`);
+  });
+});
