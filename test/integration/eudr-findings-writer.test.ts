@@ -1,0 +1,123 @@
+import { describe, it, expect } from 'vitest';
+import { sql } from 'kysely';
+import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
+import { migrateToLatest } from '../../warehouse/migrate.ts';
+import { storePlotBatch, type PlotBatch } from '../../warehouse/refresh/plot-batch.ts';
+import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
+import { beginRun } from '../../warehouse/refresh/run-ledger.ts';
+import { normalisePlotsSkippingInvalid } from '../../upstream/index.ts';
+import { createTestDatabase } from '../support/databases.ts';
+import { rowVersions } from '../support/warehouse-facts.ts';
+import { samplePlot } from '../unit/api/samples.ts';
+
+/**
+ * The page writer's SCD type 2 over EUDR findings, by COPY staging and over JSON parameters (a role
+ * that may not create temporary tables): the same rows either way.
+ */
+const RUN = '00000000-0000-4000-8000-0000000000ee';
+
+function pageOf(raw: unknown[], pageNo: number): PlotBatch {
+  const { plots, invalid } = normalisePlotsSkippingInvalid(raw, 'test');
+  return {
+    runId: RUN,
+    scope: 'supplier-e',
+    supplierId: 'supplier-e',
+    page: pageNo,
+    ...mapPlots(plots, pageNo, false),
+    invalid,
+    requests: { requests: 1, retries: 0, rateLimited: 0 },
+  };
+}
+
+interface Row {
+  plot_id: string;
+  code: string;
+  current: boolean;
+  closed: boolean;
+  details: Record<string, unknown> | null;
+}
+
+async function exercise(db: Warehouse): Promise<Row[]> {
+  // samplePlot's ring winds round more than once: every one has polygon_self_intersection.
+  const a = (over: Record<string, unknown> = {}) => samplePlot(1, { countryCode: "Côte d'Ivoire", ...over });
+  const b = (over: Record<string, unknown> = {}) => samplePlot(2, { countryCode: null, ...over });
+  const c = () => samplePlot(3);
+  const first = await storePlotBatch(db, pageOf([a(), b(), c()], 1));
+  expect(first.counts['eudr_findings']).toEqual({ inserted: 5, updated: 0, unchanged: 0, deleted: 0 });
+  // As the spatial check would write it (PostGIS): the page writer must leave it alone.
+  await sql`
+    insert into eudr_findings (plot_id, code, severity, message, valid_from)
+    values (${String(a().id)}, 'overlap_other_supplier', 'blocking', 'Overlaps another supplier''s plot.', now())`.execute(
+    db,
+  );
+
+  // a: another country name (its finding changes); b: its country given (country_missing goes); c unchanged.
+  const second = pageOf([a({ countryCode: 'Ivory Coast' }), b({ countryCode: 'CI' }), c()], 2);
+  const changed = await storePlotBatch(db, second);
+  expect(changed.counts['eudr_findings']).toEqual({ inserted: 1, updated: 2, unchanged: 2, deleted: 0 });
+  const before = await rowVersions(db);
+  const replay = await storePlotBatch(db, second);
+  expect(replay.replayed).toBe(true);
+  expect(await rowVersions(db)).toEqual(before);
+  const { rows } = await sql<Row>`
+    select plot_id, code, is_current as current, valid_to is not null as closed, details from eudr_findings
+    order by plot_id, code, valid_from`.execute(db);
+  return rows;
+}
+
+function expectHistory(rows: Row[]): void {
+  const id = (i: number) => String(samplePlot(i).id);
+  expect(rows.map(({ details: _, ...r }) => r)).toEqual([
+    { plot_id: id(1), code: 'country_code_invalid', current: false, closed: true },
+    { plot_id: id(1), code: 'country_code_invalid', current: true, closed: false },
+    { plot_id: id(1), code: 'overlap_other_supplier', current: true, closed: false },
+    { plot_id: id(1), code: 'polygon_self_intersection', current: true, closed: false },
+    { plot_id: id(2), code: 'country_missing', current: false, closed: true },
+    { plot_id: id(2), code: 'polygon_self_intersection', current: true, closed: false },
+    { plot_id: id(3), code: 'polygon_self_intersection', current: true, closed: false },
+  ]);
+  expect(rows[0]!.details).toEqual({ countryCode: "Côte d'Ivoire" });
+  expect(rows[1]!.details).toEqual({ countryCode: 'Ivory Coast' });
+}
+
+describe('EUDR findings in the page writer', () => {
+  it('keeps their history by COPY staging, never touching overlap_* findings', async () => {
+    const db = openWarehouse(await createTestDatabase('findings'), 2);
+    try {
+      await migrateToLatest(db);
+      await beginRun(db, RUN, null);
+      expectHistory(await exercise(db));
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('keeps the same history over JSON parameters when the role may not create temporary tables', async () => {
+    const url = new URL(await createTestDatabase('findingsjson'));
+    const dbName = url.pathname.slice(1);
+    const role = `findings_${dbName}`;
+    const admin = openWarehouse(url.toString(), 1);
+    try {
+      await migrateToLatest(admin);
+      await beginRun(admin, RUN, null);
+      await sql.raw(`create role ${role} login password 'pw'`).execute(admin);
+      await sql.raw(`revoke temporary on database ${dbName} from public`).execute(admin);
+      await sql.raw(`grant select, insert, update, delete on all tables in schema public to ${role}`).execute(admin);
+    } finally {
+      await admin.destroy();
+    }
+    url.username = role;
+    url.password = 'pw';
+    const limited = openWarehouse(url.toString(), 2);
+    try {
+      const refused = await limited
+        .connection()
+        .execute((c) => sql`create temp table t (x int)`.execute(c))
+        .catch((e: unknown) => e);
+      expect((refused as { code?: string }).code).toBe('42501');
+      expectHistory(await exercise(limited));
+    } finally {
+      await limited.destroy();
+    }
+  });
+});
