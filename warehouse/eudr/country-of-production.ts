@@ -1,7 +1,7 @@
 import { finding, type Finding } from './finding.ts';
 
 /**
- * The country of production (Regulation (EU) 2023/1115, Art. 9(1)(b)); the EU system's GeoJSON file
+ * The country of production (Regulation (EU) 2023/1115, Art. 9(1)(c)); the EU system's GeoJSON file
  * description carries it as an ISO 3166-1 alpha-2 code. Missing blocks a statement; a value that is
  * not two letters is a warning (it may be a name the service sends as is; our tolerance).
  */
