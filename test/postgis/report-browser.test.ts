@@ -20,6 +20,8 @@ import { remoteResources } from '../support/report-html.ts';
 // http(s) request refused. The screenshots stay in .ddsync/artifacts/ (gitignored) to be looked at.
 const ARTIFACTS = resolve('.ddsync/artifacts');
 const layout = { ownPlots: 4, suppliers: [{ plots: 70 }, { plots: 50 }, { plots: 40 }] };
+// The deforested odd record (not ready) gets a name that would run script if it were ever HTML.
+const HOSTILE = '</script><img src=x onerror="window.pwned=1">Plot <b>bold</b>';
 
 interface PlotFinding {
   code: string;
@@ -36,6 +38,7 @@ describe('the HTML report in a real browser', () => {
     // Chromium first: when it is missing, the test says so before a refresh is spent.
     browser = await launchChromium();
     h = await startWorkerHarness({ seed: 14, layout }, 'report');
+    h.sim.control.editPlot(h.sim.control.oddRecords().deforested!, { name: HOSTILE });
     expect((await h.refresh()).status).toBe('succeeded');
     mkdirSync(ARTIFACTS, { recursive: true });
     written = await writeReport(h.db, { outDir: ARTIFACTS, fileName: 'report.html' });
@@ -98,8 +101,9 @@ describe('the HTML report in a real browser', () => {
       select r.plot_id, r.plot_name, r.findings
       from bi_eudr_plot_readiness r join plots p on p.id = r.plot_id
       where not r.ready and p.geometry->>'type' = 'Polygon' and p.geometry_valid
-      order by r.blocking_findings + r.warning_findings desc, r.plot_id limit 1`.execute(h.db);
-    expect(target, 'a not-ready plot with a valid polygon').toBeDefined();
+        and r.plot_id = ${h.sim.control.oddRecords().deforested!}`.execute(h.db);
+    expect(target, 'the deforested plot: not ready, a valid polygon').toBeDefined();
+    expect(target!.plot_name).toBe(HOSTILE);
     const at = await focusPlot(page, target!.plot_id, 16);
     expect(at.mode).toBe('polygons');
     const ids = (await page.evaluate('window.ddsyncReport.drawnIds()')) as string[];
@@ -129,6 +133,11 @@ describe('the HTML report in a real browser', () => {
     expect(shown).toEqual(target!.findings.map((f) => [f.code, f.severity, f.message]));
     expect(await page.locator('#details').innerText()).toContain(target!.plot_id);
     expect(await page.evaluate('window.ddsyncReport.selected')).toBe(target!.plot_id);
+    // Its hostile name is text everywhere: shown as written, no element made of it, no script run.
+    expect(await page.locator('#details h3').innerText()).toBe(HOSTILE);
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('#details b, #map b').count()).toBe(0);
+    expect(await page.evaluate('window.pwned')).toBeUndefined();
 
     // A little further out, its neighbours around it, for the screenshot a person looks at.
     await focusPlot(page, target!.plot_id, 13);
