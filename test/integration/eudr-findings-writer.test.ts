@@ -1,7 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { sql } from 'kysely';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
-import { migrateToLatest } from '../../warehouse/migrate.ts';
+import { copyFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { MIGRATIONS_DIR, migrateToLatest } from '../../warehouse/migrate.ts';
 import { storePlotBatch, type PlotBatch } from '../../warehouse/refresh/plot-batch.ts';
 import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
 import { beginRun } from '../../warehouse/refresh/run-ledger.ts';
@@ -9,6 +11,7 @@ import { normalisePlotsSkippingInvalid } from '../../upstream/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { rowVersions } from '../support/warehouse-facts.ts';
 import { samplePlot } from '../unit/api/samples.ts';
+import { scratchDir } from '../support/scratch.ts';
 
 /**
  * The page writer's SCD type 2 over EUDR findings, by COPY staging and over JSON parameters (a role
@@ -118,6 +121,44 @@ describe('EUDR findings in the page writer', () => {
       expectHistory(await exercise(limited));
     } finally {
       await limited.destroy();
+    }
+  });
+
+  it('0015 makes the next refresh rewrite every live plot once, so plots stored before it get their findings', async () => {
+    const db = openWarehouse(await createTestDatabase('findings0015'), 2);
+    const dir = scratchDir('migrations');
+    for (const f of (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql') && f < '0015'))
+      await copyFile(join(MIGRATIONS_DIR, f), join(dir, f));
+    try {
+      await migrateToLatest(db, dir);
+      await beginRun(db, RUN, null);
+      // As a release before 0015 stored them (it wrote no findings): a live plot with its history, a
+      // soft-deleted one, and the page that holds them.
+      const live = pageOf([samplePlot(1)], 1).rows[0]!.plot;
+      await sql`
+        insert into plots (id, geometry_valid, content_hash, history_hash, deleted_at) values
+          (${live.id}, false, ${live.content_hash}, ${live.history_hash}, null),
+          (${String(samplePlot(2).id)}, false, 'fingerprint-2', 'h', now())`.execute(db);
+      await sql`insert into plot_history (plot_id, valid_from, history_hash) values (${live.id}, now(), ${live.history_hash})`.execute(
+        db,
+      );
+      await sql`
+        insert into source_pages (scope, page, content_hash, ids, received)
+        values ('supplier-e', 1, 'page-1', ${[live.id]}::text[], 1)`.execute(db);
+      await migrateToLatest(db);
+      const plots = await sql<{
+        id: string;
+        content_hash: string;
+      }>`select id, content_hash from plots order by id`.execute(db);
+      expect(plots.rows.map((r) => r.content_hash === '')).toEqual([true, false]);
+      expect((await sql`select 1 from source_pages`.execute(db)).rows).toEqual([]);
+      // The next read of that page rewrites the live plot with its findings, and no history row.
+      const rewritten = await storePlotBatch(db, { ...pageOf([samplePlot(1)], 1), sourceHash: 'page-1' });
+      expect(rewritten.counts['plots']).toMatchObject({ updated: 1 });
+      expect(rewritten.counts['plot_history']).toMatchObject({ inserted: 0, updated: 0 });
+      expect(rewritten.counts['eudr_findings']).toMatchObject({ inserted: 1 });
+    } finally {
+      await db.destroy();
     }
   });
 });
