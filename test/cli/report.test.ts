@@ -161,6 +161,16 @@ describe('ddsync report', () => {
     expect(noDatabase.output()).toContain('DATABASE_URL');
   });
 
+  it('needs no more than the read-only BI role', async () => {
+    const out = scratchDir('report-bi');
+    const login = `report_bi_${Math.random().toString(36).slice(2, 8)}`;
+    await sql.raw(`create role ${login} login password 'bi' in role ddsync_reader`).execute(db);
+    const biUrl = url.replace(/\/\/[^@]+@/, `//${login}:bi@`);
+    const run = runDdsync(['report', '--out', out, '--json'], { PATH: process.env.PATH, DATABASE_URL: biUrl });
+    expect(await run.exited, run.output()).toBe(0);
+    expect(lastJsonLine(run.output())).toMatchObject({ plots: 3, plotsNotReady: 2 });
+  });
+
   it('says there are no plots yet on an empty warehouse, and to migrate on one without the views', async () => {
     const out = scratchDir('report-empty');
     const emptyUrl = await createTestDatabase('report_empty');
