@@ -1,4 +1,5 @@
 import { SECTIONS, SETTINGS, loadConfig, ConfigError } from '../../platform/config.ts';
+import { warehouseModeLine } from '../spatial-mode.ts';
 
 export async function run(o: { markdown?: boolean }): Promise<number> {
   const rows = Object.entries(SETTINGS).map(([name, s]) => {
@@ -22,6 +23,9 @@ export async function run(o: { markdown?: boolean }): Promise<number> {
     const shown = raw === undefined || raw === '' ? unset : r.secret ? 'set (secret, not shown)' : raw;
     process.stdout.write(`${r.name.padEnd(26)} ${shown}\n`);
   }
+  // Which spatial mode the warehouse is in (PostGIS or GeoJSON only), when DATABASE_URL reaches one.
+  const mode = await warehouseModeLine();
+  if (mode !== undefined) process.stdout.write(`\n${'warehouse spatial mode'.padEnd(26)} ${mode}\n`);
   try {
     loadConfig([...SECTIONS]);
     process.stdout.write('\nconfiguration complete: a worker can start with it\n');

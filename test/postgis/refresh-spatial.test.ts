@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { OVERLAP_CODES } from '../../warehouse/spatial/overlap-findings.ts';
 import type { PolygonGeometry } from '../../simulator/geometry.ts';
+import { ddsyncEnv, runDdsync } from '../support/processes.ts';
 
 // Two suppliers, no plot shared between them: every overlap below is made by the test.
 const layout = { ownPlots: 3, suppliers: [{ plots: 30 }, { plots: 25 }] };
@@ -138,5 +139,14 @@ describe('a refresh on a warehouse with PostGIS', () => {
     if (sameLand === undefined) return;
     const found = await currentOverlaps([sameLand]);
     expect(found.map((f) => [f.code, f.severity])).toEqual([['overlap_other_supplier', 'blocking']]);
+  });
+
+  it('is what ddsync config says', async () => {
+    const run = runDdsync(
+      ['config'],
+      ddsyncEnv({ upstreamUrl: h.sim.url, databaseUrl: h.databaseUrl, taskQueue: h.temporal.taskQueue }),
+    );
+    expect(await run.exited, run.output()).toBe(0);
+    expect(run.output()).toMatch(/\nwarehouse spatial mode +PostGIS 3\.\d+ — spatial columns and overlap checks on\n/);
   });
 });
