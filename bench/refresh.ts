@@ -44,6 +44,7 @@ interface Options {
   pageWindow?: number;
   pageActivities?: 'local' | 'task-queue';
   timeline: boolean;
+  pgSettings: string[];
 }
 
 function parseOptions(argv: string[]): Options {
@@ -60,6 +61,15 @@ function parseOptions(argv: string[]): Options {
       wholeNumber('--page-window', 1, 64),
     )
     .option('--task-queue-pages', 'page loads as ordinary activities on the task queue (default: local activities)')
+    .option(
+      '--pg-setting <NAME=VALUE>',
+      "a setting of the benchmark's embedded Postgres (repeatable), e.g. shared_buffers=1GB",
+      (value: string, previous: string[]) => {
+        if (!/^[a-z_.]+=\S+$/.test(value)) throw new Error(`--pg-setting: expected name=value, got ${value}`);
+        return [...previous, value];
+      },
+      [] as string[],
+    )
     .option('--timeline', "print where the no-change refresh's wall time went (from Temporal's histories)")
     .parse(argv, { from: 'user' })
     .opts<{
@@ -72,6 +82,7 @@ function parseOptions(argv: string[]): Options {
       pageWindow?: number;
       taskQueuePages?: boolean;
       timeline?: boolean;
+      pgSetting: string[];
     }>();
   const workerNodeFlags =
     o.workerNodeFlags === undefined ? [...WORKER_NODE_FLAGS] : o.workerNodeFlags.split(/\s+/).filter(Boolean);
@@ -83,6 +94,7 @@ function parseOptions(argv: string[]): Options {
     pgStats: o.pgStats ?? false,
     workers: o.workers,
     timeline: o.timeline ?? false,
+    pgSettings: o.pgSetting,
     ...(o.pageWindow !== undefined ? { pageWindow: o.pageWindow } : {}),
     ...(o.taskQueuePages ? { pageActivities: 'task-queue' as const } : {}),
   };
@@ -255,11 +267,10 @@ function toResult(
 async function run(options: Options, seconds: Record<string, number>, teardown: Teardown): Promise<RefreshBenchResult> {
   await phase(progress, seconds, 'build', async () => buildProduction());
   const stack = await phase(progress, seconds, 'setup', () =>
-    startStack(
-      ['--plots', String(options.plots), '--suppliers', String(options.suppliers)],
-      teardown,
-      options.pgStats ? ['shared_preload_libraries=pg_stat_statements'] : [],
-    ),
+    startStack(['--plots', String(options.plots), '--suppliers', String(options.suppliers)], teardown, [
+      ...(options.pgStats ? ['shared_preload_libraries=pg_stat_statements'] : []),
+      ...options.pgSettings,
+    ]),
   );
   const taskQueue = `bench-refresh-${process.pid}-${Date.now()}`;
   const database = `refresh_${Date.now()}`;
