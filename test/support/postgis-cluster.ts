@@ -22,13 +22,21 @@ export interface PostgisCluster {
   stop(): Promise<void>;
 }
 
+/** Where the suite looks for PostgreSQL and PostGIS: Debian's paths (a test points them elsewhere). */
+export interface PostgisPaths {
+  bin: string;
+  postgisControl: string;
+}
+const DEBIAN: PostgisPaths = { bin: BIN, postgisControl: POSTGIS_CONTROL };
+
 /** What this machine lacks for the suite, one sentence each (empty when it has it all). */
-export function missingPostgis(): string[] {
+export function missingPostgis(paths: PostgisPaths = DEBIAN): string[] {
   const missing: string[] = [];
   for (const bin of ['initdb', 'postgres']) {
-    if (!existsSync(`${BIN}/${bin}`)) missing.push(`${BIN}/${bin} is missing (PostgreSQL 15 server binaries)`);
+    if (!existsSync(`${paths.bin}/${bin}`))
+      missing.push(`${paths.bin}/${bin} is missing (PostgreSQL 15 server binaries)`);
   }
-  if (!existsSync(POSTGIS_CONTROL)) missing.push(`${POSTGIS_CONTROL} is missing (the PostGIS 3 extension)`);
+  if (!existsSync(paths.postgisControl)) missing.push(`${paths.postgisControl} is missing (the PostGIS 3 extension)`);
   return missing;
 }
 
@@ -51,8 +59,8 @@ function serverUser(): { uid: number; gid: number } | undefined {
  * authentication, durability off (a test cluster). Throws, naming the package, when the binaries or
  * PostGIS are missing.
  */
-export async function startPostgisCluster(dataDir: string): Promise<PostgisCluster> {
-  const missing = missingPostgis();
+export async function startPostgisCluster(dataDir: string, paths: PostgisPaths = DEBIAN): Promise<PostgisCluster> {
+  const missing = missingPostgis(paths);
   if (missing.length > 0) {
     throw new Error(
       `The PostGIS suite needs PostgreSQL 15 with PostGIS from Debian: ${missing.join('; ')}. Install it with: ${INSTALL}`,
@@ -67,7 +75,7 @@ export async function startPostgisCluster(dataDir: string): Promise<PostgisClust
   const asServer = user ? { uid: user.uid, gid: user.gid } : {};
   try {
     execFileSync(
-      `${BIN}/initdb`,
+      `${paths.bin}/initdb`,
       ['-D', dataDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--no-sync', '--no-instructions'],
       {
         ...asServer,
@@ -84,7 +92,7 @@ export async function startPostgisCluster(dataDir: string): Promise<PostgisClust
   const { child, port } = await retryTakenPorts(true, async () => {
     const port = await freePort();
     const child = spawn(
-      `${BIN}/postgres`,
+      `${paths.bin}/postgres`,
       [
         '-D',
         dataDir,
