@@ -42,7 +42,7 @@ export function productionPeriodFindings(start: string | null | undefined, end: 
     found.push(
       finding(
         'production_before_cutoff',
-        `Production starts on ${first}, on or before the cut-off date ${CUTOFF_DATE}: explain how the land's state at the cut-off is known.`,
+        `Production ${fromDay === null ? 'is dated' : 'starts on'} ${first}, on or before the cut-off date ${CUTOFF_DATE}: explain how the land's state at the cut-off is known.`,
         { start: first, cutoff: CUTOFF_DATE },
       ),
     );

@@ -140,6 +140,9 @@ describe('production period', () => {
     ]);
     expect(productionPeriodFindings('2021-01-01', '2021-06-30')).toEqual([]);
     expect(codes(productionPeriodFindings('2019-05-01T00:00:00Z', null))).toEqual(['production_before_cutoff']);
+    expect(productionPeriodFindings(null, '2020-06-30')[0]!.message).toMatch(
+      /^Production is dated 2020-06-30, on or before/,
+    );
   });
 
   it('an end before the start, or a text that is no date, is blocking', () => {
