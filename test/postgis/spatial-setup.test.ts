@@ -233,5 +233,16 @@ describe('a warehouse whose role may not create PostGIS, then gains it', () => {
     ]);
     // Checked, and nothing changed in this run: not run again.
     expect(await checkOverlapsAfterRun(db, randomUUID())).toEqual({ ran: false, reason: 'no plot changed' });
+
+    // PostGIS dropped again: back to mode none, and plots are still written (no trigger left to fail).
+    const dropper = new pg.Client({
+      connectionString: embeddedStack().postgresUrlTemplate.replace('{database}', database),
+    });
+    await dropper.connect();
+    await dropper.query('drop extension postgis cascade');
+    await dropper.end();
+    expect((await migrateToLatest(db)).spatial).toMatchObject({ mode: 'none' });
+    await insertPlot(db, 'after-drop', square(22, 1));
+    expect((await sql<{ on: boolean }>`select eudr_overlap_checked() as on`.execute(db)).rows[0]!.on).toBe(false);
   });
 });
