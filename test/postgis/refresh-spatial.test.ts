@@ -55,6 +55,12 @@ describe('a refresh on a warehouse with PostGIS', () => {
     // Every plot whose polygon ddsync found valid has its geometry; every null one says why.
     expect(geoms.rows.filter((r) => r.valid && r.geom === null)).toEqual([]);
     expect(geoms.rows.filter((r) => r.geom === null && !r.geom_issue)).toEqual([]);
+    // Analyses reporting deforestation get its geometry too.
+    const deforested = await sql<{ sent: number; geom: number }>`
+      select count(*) filter (where deforested_geometry <> '{}'::jsonb)::int as sent,
+             count(deforested_geom)::int as geom from analyses`.execute(h.db);
+    expect(deforested.rows[0]!.sent).toBeGreaterThan(0);
+    expect(deforested.rows[0]!.geom).toBe(deforested.rows[0]!.sent);
     const checked = await sql<{ on: boolean }>`select eudr_overlap_checked() as on`.execute(h.db);
     expect(checked.rows[0]!.on).toBe(true);
     const readiness = await sql<{ n: number }>`
