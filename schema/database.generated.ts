@@ -1326,7 +1326,7 @@ export interface PlotHistory {
 
 export interface Plots {
   /**
-   * Area of the polygon in hectares, computed with @turf/area. A flagged (invalid) shape keeps an area: each ring measured as drawn, cut where it crosses itself, a point counted once if the ring winds round it (README, "The warehouse"); outer ring minus holes.
+   * Area of the polygon computed with @turf/area, in hectares; null for a Point (a point has no area: its reported surface_area_m2 is what there is).
    */
   area_ha: number | null;
   /**
@@ -1390,7 +1390,7 @@ export interface Plots {
    */
   first_seen_at: Generated<Timestamp>;
   /**
-   * GeoJSON Polygon or MultiPolygon, [longitude, latitude], WGS84, as the service sent it.
+   * GeoJSON Polygon or MultiPolygon, or a Point (as the EU Information System accepts for a plot of at most 4 ha), [longitude, latitude], WGS84, as the service sent it.
    */
   geometry: Json | null;
   /**
@@ -1398,7 +1398,7 @@ export interface Plots {
    */
   geometry_issue: string | null;
   /**
-   * false when the polygon is invalid (see geometry_issue); such plots are stored and flagged, never dropped.
+   * false when the shape is not a valid polygon (see geometry_issue), a Point included (flagged: a point, not a polygon); such plots are stored and flagged, never dropped.
    */
   geometry_valid: boolean;
   /**
