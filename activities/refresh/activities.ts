@@ -27,6 +27,7 @@ import {
   OWN_PLOTS_SCOPE,
 } from '../../warehouse/refresh/run-ledger.ts';
 import { finishRun, type RunSummary } from '../../warehouse/refresh/sweep.ts';
+import { refreshTableStatistics } from '../../warehouse/refresh/table-statistics.ts';
 import { checkOverlapsAfterRun } from '../../warehouse/spatial/overlaps.ts';
 import { planVerification, recordVerification, verifySupplierScan, type VerifyStatus } from './scan-verification.ts';
 
@@ -319,6 +320,10 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
     /** Sweep, totals, outcome: see sweep.ts. `failure` ends the run as failed without sweeping. */
     async finishRefresh(input: { runId: string; failure?: string }): Promise<RunSummary> {
       const summary = await finishRun(db, input.runId, input.failure);
+      // Before anything plans a query over what the run wrote: the overlap check, the views, a report.
+      const statistics = await refreshTableStatistics(db, summary.counts);
+      if ('failed' in statistics)
+        log.warn({ runId: input.runId, error: statistics.failed }, 'could not refresh table statistics');
       // With PostGIS, and only when plots changed: overlaps across plots (docs/postgis.md); never fails the run.
       const overlaps = await checkOverlapsAfterRun(db, input.runId);
       if ('failed' in overlaps) log.warn({ runId: input.runId, error: overlaps.failed }, 'overlap check failed');
@@ -331,6 +336,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
           plots: summary.plotsSeen,
           rowsWritten: summary.rowsWritten,
           overlaps,
+          analyzed: statistics.analyzed,
         },
         'refresh finished',
       );

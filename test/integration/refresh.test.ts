@@ -21,6 +21,16 @@ describe('warehouse refresh', () => {
     expect(actual).toEqual(expected);
     expect(checksum(actual)).toBe(checksum(expected));
     expect(expected.some((p) => p.suppliers.includes('|'))).toBe(true);
+    // The tables it filled have planner statistics at once (table-statistics.ts), not after autovacuum:
+    // reltuples is -1 until a table is analysed.
+    const stats = await sql<{ relname: string; reltuples: number; rows: number }>`
+      select c.relname, c.reltuples::float8 as reltuples,
+             (xpath('/row/n/text()', query_to_xml(format('select count(*) as n from %I', c.relname), false, true, '')))[1]::text::int as rows
+      from pg_class c where c.relname in ('plots', 'plot_suppliers', 'eudr_findings') and c.relkind = 'r'
+      order by c.relname`.execute(h.db);
+    expect(stats.rows.map((r) => r.relname)).toEqual(['eudr_findings', 'plot_suppliers', 'plots']);
+    for (const r of stats.rows)
+      expect({ table: r.relname, estimated: r.reltuples }).toEqual({ table: r.relname, estimated: r.rows });
     console.log(summary);
   });
 
