@@ -7,6 +7,7 @@ import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
 import { beginRun } from '../../warehouse/refresh/run-ledger.ts';
 import { normalisePlotsSkippingInvalid } from '../../upstream/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
+import { warehouseWithoutTemporaryTables } from '../support/no-temporary-role.ts';
 import { rowVersions } from '../support/warehouse-facts.ts';
 import { samplePage, samplePlot } from '../unit/api/samples.ts';
 
@@ -135,28 +136,8 @@ describe('plot page writer', () => {
   });
 
   it('writes the same rows over JSON parameters when the role may not create temporary tables', async () => {
-    const url = new URL(await createTestDatabase('notemp'));
-    const dbName = url.pathname.slice(1);
-    const admin = openWarehouse(url.toString(), 1);
-    const role = `writer_${dbName}`;
+    const limited = await warehouseWithoutTemporaryTables('notemp', (admin) => beginRun(admin, RUN, null));
     try {
-      await migrateToLatest(admin);
-      await beginRun(admin, RUN, null);
-      await sql.raw(`create role ${role} login password 'pw'`).execute(admin);
-      await sql.raw(`revoke temporary on database ${dbName} from public`).execute(admin);
-      await sql.raw(`grant select, insert, update, delete on all tables in schema public to ${role}`).execute(admin);
-    } finally {
-      await admin.destroy();
-    }
-    url.username = role;
-    url.password = 'pw';
-    const limited = openWarehouse(url.toString(), 2);
-    try {
-      const refused = await limited
-        .connection()
-        .execute((c) => sql`create temp table t (x int)`.execute(c))
-        .catch((e: unknown) => e);
-      expect((refused as { code?: string }).code).toBe('42501');
       const outcome = await storePlotBatch(
         limited,
         pageOf([samplePlot(901, HOSTILE), ...samplePage(3, 902)], 'supplier-j'),
