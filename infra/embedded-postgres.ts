@@ -7,6 +7,19 @@ import type { ChildProcess } from 'node:child_process';
 import { freePort, retryTakenPorts } from './ports.ts';
 import { stopOnExit } from './exit-hooks.ts';
 
+/**
+ * Server settings of a throwaway local cluster (the embedded default, the test suites' clusters):
+ * loopback only, no socket file, and durability traded for speed, since its data can be made again.
+ */
+export const LOCAL_SERVER_SETTINGS = [
+  'listen_addresses=127.0.0.1',
+  'unix_socket_directories=',
+  'max_connections=200',
+  'fsync=off',
+  'synchronous_commit=off',
+  'full_page_writes=off',
+] as const;
+
 export interface EmbeddedPostgresOptions {
   /** Data directory; created if missing. Project-local by default. */
   dataDir?: string;
@@ -67,21 +80,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
       persistent,
       createPostgresUser: process.getuid?.() === 0,
       initdbFlags: ['--encoding=UTF8', '--no-sync'],
-      postgresFlags: [
-        '-c',
-        'listen_addresses=127.0.0.1',
-        '-c',
-        'unix_socket_directories=',
-        '-c',
-        'max_connections=200',
-        '-c',
-        'fsync=off',
-        '-c',
-        'synchronous_commit=off',
-        '-c',
-        'full_page_writes=off',
-        ...(options.settings ?? []).flatMap((setting) => ['-c', setting]),
-      ],
+      postgresFlags: [...LOCAL_SERVER_SETTINGS, ...(options.settings ?? [])].flatMap((setting) => ['-c', setting]),
       onLog,
       onError: (e) => onLog(String(e)),
     });

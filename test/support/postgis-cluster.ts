@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import pg from 'pg';
+import { LOCAL_SERVER_SETTINGS } from '../../infra/embedded-postgres.ts';
 import { freePort, retryTakenPorts } from '../../infra/ports.ts';
 
 /**
@@ -93,24 +94,7 @@ export async function startPostgisCluster(dataDir: string, paths: PostgisPaths =
     const port = await freePort();
     const child = spawn(
       `${paths.bin}/postgres`,
-      [
-        '-D',
-        dataDir,
-        '-p',
-        String(port),
-        '-c',
-        'listen_addresses=127.0.0.1',
-        '-c',
-        'unix_socket_directories=',
-        '-c',
-        'max_connections=200',
-        '-c',
-        'fsync=off',
-        '-c',
-        'synchronous_commit=off',
-        '-c',
-        'full_page_writes=off',
-      ],
+      ['-D', dataDir, '-p', String(port), ...LOCAL_SERVER_SETTINGS.flatMap((setting) => ['-c', setting])],
       { ...asServer, cwd: dataDir, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const keep = (chunk: Buffer) => {
