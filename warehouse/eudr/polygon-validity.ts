@@ -44,8 +44,10 @@ export function polygonValidityFindings(facts: GeometryFacts): Finding[] {
       found.push(
         finding(
           'polygon_too_few_positions',
-          `${ringName(p)} has ${p.positions} positions; a closed ring needs at least 4 (three corners and the first again).`,
-          { positions: p.positions, ...at(p) },
+          p.distinct === undefined
+            ? `${ringName(p)} has ${p.positions} positions; a closed ring needs at least 4 (three corners and the first again).`
+            : `${ringName(p)} has only ${p.distinct} distinct position(s); a ring needs at least 3 different corners to enclose an area.`,
+          { positions: p.positions, ...(p.distinct === undefined ? {} : { distinct: p.distinct }), ...at(p) },
         ),
       );
       break;

@@ -34,7 +34,7 @@ export type GeometryProblem =
   | { kind: 'point' }
   | { kind: 'no_rings'; polygon: number }
   | ({ kind: 'out_of_range'; position: [number, number] } & Partial<RingAt>)
-  | ({ kind: 'too_few_positions'; positions: number } & RingAt)
+  | ({ kind: 'too_few_positions'; positions: number; distinct?: number } & RingAt)
   | ({ kind: 'not_closed' } & RingAt)
   | { kind: 'self_intersection'; at: [number, number]; count: number }
   | ({ kind: 'hole_outside' } & RingAt);
@@ -115,7 +115,9 @@ function describe(problem: GeometryProblem, multi: boolean): string {
         : `${where(problem)} has a position outside WGS84 range: [${lon}, ${lat}]`;
     }
     case 'too_few_positions':
-      return `${where(problem)} has ${problem.positions} positions (a ring needs at least 4)`;
+      return problem.distinct === undefined
+        ? `${where(problem)} has ${problem.positions} positions (a ring needs at least 4)`
+        : `${where(problem)} has ${problem.distinct} distinct position(s) (a ring needs at least 3 corners)`;
     case 'not_closed':
       return `${where(problem)} is not closed (first and last positions differ)`;
     case 'self_intersection':
@@ -147,6 +149,16 @@ function outOfRange(lon: number, lat: number): boolean {
   return lon < -180 || lon > 180 || lat < -90 || lat > 90;
 }
 
+/** Distinct positions of a closed ring, counted up to 3 (enough to enclose an area); stops as soon as it has 3. */
+function distinctCorners(ring: Position[]): number {
+  const seen: Position[] = [];
+  for (let i = 0; i < ring.length - 1 && seen.length < 3; i++) {
+    const [lon, lat] = ring[i]!;
+    if (!seen.some((q) => q[0] === lon && q[1] === lat)) seen.push(ring[i]!);
+  }
+  return seen.length;
+}
+
 /** The first rule a GeoJSON polygon breaks (RFC 7946 §3.1.6), or 'empty', or null. */
 function structuralProblem(polygons: Position[][][]): GeometryProblem | null {
   let positions = 0;
@@ -163,6 +175,9 @@ function structuralProblem(polygons: Position[][][]): GeometryProblem | null {
       const first = ring[0]!;
       const last = ring[ring.length - 1]!;
       if (first[0] !== last[0] || first[1] !== last[1]) return { kind: 'not_closed', polygon: p, ring: r };
+      // Four positions that repeat one or two points enclose nothing: a ring needs three distinct corners.
+      const distinct = distinctCorners(ring);
+      if (distinct < 3) return { kind: 'too_few_positions', polygon: p, ring: r, positions: ring.length, distinct };
     }
   }
   return positions === 0 ? { kind: 'empty' } : null;

@@ -72,6 +72,20 @@ describe('plotFindings', () => {
     expect(found[0]!.details).toEqual({ positions: 3, polygon: 0, ring: 0 });
   });
 
+  it('a closed ring of four or more positions that repeats one or two points encloses nothing: blocking, the plot not valid', () => {
+    const [a, b] = square(-3.5312345, 5.8512345, 0.001);
+    for (const [ring, distinct] of [
+      [[a!, a!, a!, a!], 1],
+      [[a!, b!, a!, b!, a!], 2],
+    ] as const) {
+      const geometry = { type: 'Polygon' as const, coordinates: [[...ring]] };
+      expect(assessGeometry(geometry).valid).toBe(false);
+      const found = plotFindings(readyPlot({ geometry }));
+      expect(found.map((f) => f.code)).toEqual(['polygon_too_few_positions']);
+      expect(found[0]!.details).toEqual({ positions: ring.length, distinct, polygon: 0, ring: 0 });
+    }
+  });
+
   it('a polygon with a hole inside is fine and measured without the hole; a hole outside is blocking', () => {
     const outer = square(-3.5312345, 5.8512345, 0.002);
     const hole = square(-3.5307345, 5.8517345, 0.001).reverse();
