@@ -21,15 +21,21 @@ export function productionPeriodFindings(start: string | null | undefined, end: 
   const found: Finding[] = [];
   const fromDay = from === null ? null : day(from);
   const toDay = to === null ? null : day(to);
-  for (const [field, text, parsed] of [
-    ['productionDateStart', from, fromDay],
-    ['productionDateEnd', to, toDay],
-  ] as const) {
-    if (text !== null && parsed === null)
-      found.push(
-        finding('production_date_invalid', `${field} "${text}" is not a date (YYYY-MM-DD).`, { field, value: text }),
-      );
-  }
+  // One finding however many dates are bad: a finding is keyed by (plot, code) in eudr_findings.
+  const invalid = (
+    [
+      ['productionDateStart', from, fromDay],
+      ['productionDateEnd', to, toDay],
+    ] as const
+  ).filter(([, text, parsed]) => text !== null && parsed === null);
+  if (invalid.length > 0)
+    found.push(
+      finding(
+        'production_date_invalid',
+        `${invalid.map(([field, text]) => `${field} "${text}"`).join(' and ')} ${invalid.length > 1 ? 'are not dates' : 'is not a date'} (YYYY-MM-DD).`,
+        Object.fromEntries(invalid.map(([field, text]) => [field, text])),
+      ),
+    );
   if (fromDay !== null && toDay !== null && toDay < fromDay)
     found.push(
       finding('production_end_before_start', `Production ends (${toDay}) before it starts (${fromDay}).`, {

@@ -149,6 +149,10 @@ describe('production period', () => {
     expect(codes(productionPeriodFindings('2022-06-01', '2022-05-31'))).toEqual(['production_end_before_start']);
     expect(codes(productionPeriodFindings('2022-02-30', '2022-05-31'))).toEqual(['production_date_invalid']);
     expect(codes(productionPeriodFindings('2022-01-01', 'soon'))).toEqual(['production_date_invalid']);
+    // Both bad: still one finding (a finding is one row per plot and code), naming both.
+    const both = productionPeriodFindings('2022-02-30', 'soon');
+    expect(codes(both)).toEqual(['production_date_invalid']);
+    expect(both[0]!.details).toEqual({ productionDateStart: '2022-02-30', productionDateEnd: 'soon' });
   });
 });
 
