@@ -2,9 +2,19 @@
  * How a production worker runs: the built CLI (npm run build) with the prebuilt workflow bundle, and
  * V8 heap limits that keep its memory small and flat (pages are held as text and die young, so a
  * modest heap suffices; without limits V8 lets the heap grow to a share of the machine's memory).
+ * The growing factor matters as much as the limit: with the default one and a 96 MB limit, V8 kept
+ * the old generation's limit about 20 MB above the ~45 MB live, less than the young generation's
+ * capacity, so it ran an incremental mark-compact every 100-200 ms while page bodies streamed in
+ * (a third of the worker's CPU in a no-change refresh). A limit of 128 MB with a growing factor of
+ * 2 leaves room: mark-compacts every second or so, a no-change refresh's worker CPU down by 40 %,
+ * peak RSS at a million plots 244 MB (docs/benchmarks.md, "The worker's garbage collection").
  * The Dockerfile repeats these settings (test/unit/infra/production.test.ts keeps them equal).
  */
-export const WORKER_NODE_FLAGS = ['--max-old-space-size=96', '--max-semi-space-size=8'] as const;
+export const WORKER_NODE_FLAGS = [
+  '--max-old-space-size=128',
+  '--heap-growing-percent=100',
+  '--max-semi-space-size=8',
+] as const;
 /**
  * glibc malloc: fewer arenas (the worker's many native threads otherwise each grow their own, ~30 MB),
  * and a fixed mmap threshold, so a freed buffer of a page (about a megabyte) goes back to the system
