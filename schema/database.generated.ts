@@ -304,13 +304,17 @@ export interface BiEudrPlotReadiness {
    */
   area_ha: number | null;
   /**
-   * Codes of the current blocking findings, sorted.
+   * Codes of the current blocking findings, sorted; not_checked first when the checks have not seen the plot yet.
    */
   blocking_codes: string[] | null;
   /**
-   * Current blocking findings of the plot.
+   * Current blocking findings of the plot, not_checked included.
    */
   blocking_findings: number | null;
+  /**
+   * false while the plot waits for the next refresh to check it (stored before the readiness checks, or before a change of them); such a plot is not ready and has the blocking finding not_checked.
+   */
+  checked: boolean | null;
   /**
    * Commodities of the plot, as sent.
    */
@@ -320,7 +324,7 @@ export interface BiEudrPlotReadiness {
    */
   country_code: string | null;
   /**
-   * Current findings as a JSON array of {code, severity, message}, blocking first, then warnings, then info; each by code.
+   * Current findings as a JSON array of {code, severity, message}: not_checked first when the checks have not seen the plot yet, then blocking, warnings, info; each by code.
    */
   findings: Json | null;
   /**
@@ -336,7 +340,7 @@ export interface BiEudrPlotReadiness {
    */
   plot_name: string | null;
   /**
-   * true when the plot has no current blocking finding.
+   * true when the readiness checks have seen the plot (checked) and it has no current blocking finding.
    */
   ready: boolean | null;
   /**

@@ -33,6 +33,21 @@ function pageOf(raw: unknown[], pageNo: number): PlotBatch {
   };
 }
 
+/** A plot's row of bi_eudr_plot_readiness, with its findings' codes. */
+async function readiness(db: Warehouse, plotId: string) {
+  const { rows } = await sql<{
+    ready: boolean;
+    checked: boolean;
+    blocking_findings: number;
+    blocking_codes: string[];
+    codes: string[];
+  }>`
+    select ready, checked, blocking_findings, blocking_codes,
+           array(select f->>'code' from jsonb_array_elements(findings) f) as codes
+    from bi_eudr_plot_readiness where plot_id = ${plotId}`.execute(db);
+  return rows[0]!;
+}
+
 interface Row {
   plot_id: string;
   code: string;
@@ -133,11 +148,24 @@ describe('EUDR findings in the page writer', () => {
       }>`select id, content_hash from plots order by id`.execute(db);
       expect(plots.rows.map((r) => r.content_hash === '')).toEqual([true, false]);
       expect((await sql`select 1 from source_pages`.execute(db)).rows).toEqual([]);
+      // Until then the checks have not seen it: not ready, for that reason (0018), not "no findings, ready".
+      expect(await readiness(db, live.id)).toEqual({
+        ready: false,
+        checked: false,
+        blocking_findings: 1,
+        blocking_codes: ['not_checked'],
+        codes: ['not_checked'],
+      });
       // The next read of that page rewrites the live plot with its findings, and no history row.
       const rewritten = await storePlotBatch(db, { ...pageOf([samplePlot(1)], 1), sourceHash: 'page-1' });
       expect(rewritten.counts['plots']).toMatchObject({ updated: 1 });
       expect(rewritten.counts['plot_history']).toMatchObject({ inserted: 0, updated: 0 });
       expect(rewritten.counts['eudr_findings']).toMatchObject({ inserted: 1 });
+      const checked = await readiness(db, live.id);
+      expect(checked).toMatchObject({ checked: true });
+      expect(checked.codes).not.toContain('not_checked');
+      expect(checked.codes).toHaveLength(1);
+      expect(checked.ready).toBe(checked.blocking_findings === 0);
     } finally {
       await db.destroy();
     }
