@@ -142,6 +142,9 @@ async function collectRunSeen(trx: Tx, runId: string): Promise<void> {
     select distinct p.scope <> ${OWN_PLOTS_SCOPE}, p.scope, u.id
     from sync_pages p cross join lateral unnest(p.ids) as u(id)
     where p.run_id = ${runId}::uuid and p.entity = 'plots'`.execute(trx);
+  // The plans need row counts and rough distinct counts, not fine histograms: a sample of 3,000 rows
+  // (target 10) instead of 30,000 costs a few ms instead of 27 at 20,000 plots, 57 at 100,000.
+  await sql`set local default_statistics_target = 10`.execute(trx);
   await sql`analyze run_seen`.execute(trx);
 }
 
