@@ -10,11 +10,13 @@ import { loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { rowVersions } from '../test/support/warehouse-facts.ts';
 import { postmasterPid, procStatusMb, resetPeakRss, sampleRss, treeCpuSeconds } from './support/children.ts';
+import { measureCeiling } from './support/ceiling.ts';
 import { measureCopyOnly, type CopyResult } from './support/copy-baseline.ts';
 import { measureFetchOnly, type FetchOnlyResult, type WalkApi } from './support/plot-walk.ts';
 import { type RefreshArgs, runRefresh, startWorker, type RefreshRun } from './support/refresh-runs.ts';
-import { formatReport, type RefreshBenchResult, type StatementCost } from './support/report.ts';
+import { type CeilingFigures, formatReport, type RefreshBenchResult, type StatementCost } from './support/report.ts';
 import { sql } from 'kysely';
+import { availableParallelism } from 'node:os';
 import {
   buildProduction,
   phase,
@@ -44,6 +46,7 @@ interface Options {
   pageWindow?: number;
   pageActivities?: 'local' | 'task-queue';
   timeline: boolean;
+  ceiling: boolean;
   pgSettings: string[];
 }
 
@@ -71,6 +74,7 @@ function parseOptions(argv: string[]): Options {
       [] as string[],
     )
     .option('--timeline', "print where the no-change refresh's wall time went (from Temporal's histories)")
+    .option('--ceiling', 'also measure the most any full refresh could reach here (read, map, COPY into bare tables)')
     .parse(argv, { from: 'user' })
     .opts<{
       plots: number;
@@ -82,6 +86,7 @@ function parseOptions(argv: string[]): Options {
       pageWindow?: number;
       taskQueuePages?: boolean;
       timeline?: boolean;
+      ceiling?: boolean;
       pgSetting: string[];
     }>();
   const workerNodeFlags =
@@ -94,6 +99,7 @@ function parseOptions(argv: string[]): Options {
     pgStats: o.pgStats ?? false,
     workers: o.workers,
     timeline: o.timeline ?? false,
+    ceiling: o.ceiling ?? false,
     pgSettings: o.pgSetting,
     ...(o.pageWindow !== undefined ? { pageWindow: o.pageWindow } : {}),
     ...(o.taskQueuePages ? { pageActivities: 'task-queue' as const } : {}),
@@ -215,6 +221,7 @@ function toResult(
   copied: CopyResult & { benchRssMb: number },
   refreshes: RefreshPhases,
   phaseSeconds: Record<string, number>,
+  ceiling: CeilingFigures | undefined,
 ): RefreshBenchResult {
   const { full, noChange } = refreshes;
   const fetchOnlyPlotsPerSec = fetched.plots / fetched.seconds;
@@ -259,6 +266,7 @@ function toResult(
     phaseSeconds,
     workerNodeFlags: options.workerNodeFlags,
     workers: options.workers,
+    ...(ceiling ? { ceiling } : {}),
     ...(refreshes.fullStatements ? { fullStatements: refreshes.fullStatements } : {}),
     ...(refreshes.noChangeStatements ? { noChangeStatements: refreshes.noChangeStatements } : {}),
   };
@@ -293,6 +301,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     )),
     benchRssMb: benchRss.stop(),
   };
+  const ceiling = options.ceiling ? await measureCeilingPhase(api, stack, fetched, seconds) : undefined;
   const db = openWarehouse(stack.postgres.urlFor(database), 2, 'ddsync-bench');
   teardown.add('warehouse pool', () => db.destroy());
   const refreshes = await measureRefreshes(
@@ -312,7 +321,34 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     },
     options.timeline,
   );
-  return toResult(options, { ...fetched, cpu: fetchOnlyCpu }, copied, refreshes, seconds);
+  return toResult(options, { ...fetched, cpu: fetchOnlyCpu }, copied, refreshes, seconds, ceiling);
+}
+
+/** The ceiling (bench/support/ceiling.ts), with the CPU each process spent on it. */
+async function measureCeilingPhase(
+  api: WalkApi,
+  stack: Stack,
+  fetched: FetchOnlyResult,
+  seconds: Record<string, number>,
+): Promise<CeilingFigures> {
+  const meter = cpuMeter({ postgres: postmasterPid(stack.postgres.dataDir), simulator: stack.simulator.pid });
+  const before = process.cpuUsage();
+  const result = await phase(progress, seconds, 'ceiling (read, map, COPY every row)', () =>
+    measureCeiling(api, stack.postgres, SUPPLIER_CONCURRENCY),
+  );
+  const used = process.cpuUsage(before);
+  const cpu = { bench: (used.user + used.system) / 1e6, ...meter() };
+  const fetchRate = fetched.plots / fetched.seconds;
+  const plotsPerSec = result.plots / result.seconds;
+  // Its CPU seconds spread over every core with none idle: no schedule of that work can be faster.
+  const cpuBoundSeconds = Object.values(cpu).reduce((a, b) => a + b, 0) / availableParallelism();
+  return {
+    ...result,
+    plotsPerSec,
+    toFetchRatio: plotsPerSec / fetchRate,
+    cpuBoundToFetchRatio: result.plots / cpuBoundSeconds / fetchRate,
+    cpu,
+  };
 }
 
 await runBenchmark({

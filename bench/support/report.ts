@@ -53,10 +53,25 @@ export interface RefreshBenchResult {
   phaseSeconds: Record<string, number>;
   /** CPU seconds per process during each phase (fetch-only: the benchmark's client and the simulator). */
   cpuSeconds: Record<'fetchOnly' | 'full' | 'noChange', Record<string, number>>;
+  /** With --ceiling: the most a full refresh could do here (bench/support/ceiling.ts). */
+  ceiling?: CeilingFigures;
   /** With --pg-stats: the full refresh's costliest statements (pg_stat_statements). */
   fullStatements?: StatementCost[];
   /** With --pg-stats: the no-change refresh's. */
   noChangeStatements?: StatementCost[];
+}
+
+export interface CeilingFigures {
+  seconds: number;
+  plots: number;
+  rows: number;
+  plotsPerSec: number;
+  /** Its plots/s ÷ fetch-only's: an upper bound for fullToFetchRatio on this machine. */
+  toFetchRatio: number;
+  /** The same if its CPU seconds (all processes) had kept every core busy the whole time: a firmer bound. */
+  cpuBoundToFetchRatio: number;
+  /** CPU seconds of the benchmark process (read, map, encode), Postgres and the simulator. */
+  cpu: Record<string, number>;
 }
 
 export interface StatementCost {
@@ -78,11 +93,21 @@ export function formatReport(r: RefreshBenchResult): string {
     '',
     `fetch-only      ${n2(r.fetchOnlySeconds).padStart(8)} s  ${n0(r.fetchOnlyPlotsPerSec).padStart(8)} plots/s   (${n0(r.fetchOnlyPlots)} plots incl. shared duplicates, ${n0(r.fetchOnlyPages)} pages/batches)`,
     `COPY-only       ${n2(r.copyOnlySeconds).padStart(8)} s  ${n0(r.copyOnlyRowsPerSec).padStart(8)} rows/s    (${n0(r.copyOnlyRows)} distinct plot rows, ${n2(r.copyOnlyMegabytes)} MB of COPY text, ${r.copyOnlyStatements} COPY statement(s))`,
+    ...(r.ceiling
+      ? [
+          `ceiling         ${n2(r.ceiling.seconds).padStart(8)} s  ${n0(r.ceiling.plotsPerSec).padStart(8)} plots/s   (read, map, COPY every row into bare unlogged tables: no index, upsert, history or ledger; ${n0(r.ceiling.rows)} rows)`,
+        ]
+      : []),
     `full refresh    ${n2(r.fullSeconds).padStart(8)} s  ${n0(r.fullPlotsPerSec).padStart(8)} plots/s   (${n0(r.fullPlotsSeen)} plots seen, ${n0(r.fullPages)} pages, ${n0(r.fullRowsWritten)} rows written, ${r.fullStatus})`,
     `no-change       ${n2(r.noChangeSeconds).padStart(8)} s  ${n0(r.noChangePlotsSeen / r.noChangeSeconds).padStart(8)} plots/s   (${n0(r.noChangePlotsSeen)} plots seen, ${r.noChangeStatus})`,
     `  of which finishRefresh (sweep, totals): full ${seconds(r.fullFinishSeconds)}, no-change ${seconds(r.noChangeFinishSeconds)}`,
     '',
     `full / fetch-only (rate)   ${n2(r.fullToFetchRatio).padStart(6)}   target >= 0.7    ${mark(r.fullToFetchRatio >= 0.7)}`,
+    ...(r.ceiling
+      ? [
+          `ceiling / fetch-only       ${n2(r.ceiling.toFetchRatio).padStart(6)}   the most any full refresh that maps and stores these rows reaches here (${n2(r.ceiling.cpuBoundToFetchRatio)} with every core busy all the time)`,
+        ]
+      : []),
     `full / COPY-only           ${n2(r.fullToCopyRatio).padStart(6)}   (ceiling set by fetch-only / COPY-only: ${n2(r.fetchOnlyToCopyRatio)})`,
     `no-change / fetch-only     ${n2(r.noChangeToFetchRatio).padStart(6)}   target <= 1.2    ${mark(r.noChangeToFetchRatio <= 1.2)}`,
     `no-change rows written     ${String(r.noChangeRowsWritten).padStart(6)}   must be 0        ${rowsOk ? 'ok' : `NOT 0 (tables touched: ${r.noChangeTablesTouched.join(', ') || 'none'})`}`,
@@ -99,6 +124,12 @@ export function formatReport(r: RefreshBenchResult): string {
       )
       .join('; ')}`,
   ];
+  if (r.ceiling)
+    lines.push(
+      `  CPU seconds, ceiling: ${Object.entries(r.ceiling.cpu)
+        .map(([p, v]) => `${p} ${n2(v)}`)
+        .join(' + ')}`,
+    );
   if (r.fetchOnlyPlots !== r.fullPlotsSeen || r.fullPlotsSeen !== r.noChangePlotsSeen) {
     lines.push(
       `  note: plots read differ between fetch-only (${r.fetchOnlyPlots}), full (${r.fullPlotsSeen}) and no-change (${r.noChangePlotsSeen})`,

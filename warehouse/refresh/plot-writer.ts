@@ -188,8 +188,9 @@ const FINDINGS: RecordsetColumns<FindingRow> = {
  * session can lose them between two pages (a pooler's DISCARD, transaction pooling handing over
  * another server session), so no connection is trusted to still have them. A warehouse role that may
  * not create temporary tables gets the same statements over one JSON parameter per table instead.
+ * (bench:refresh's --ceiling COPYs the same columns.)
  */
-const STAGED = {
+export const STAGED = {
   plots: PLOTS.columns,
   analyses: ANALYSES.columns,
   plot_species: SPECIES,
