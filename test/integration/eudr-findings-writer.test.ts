@@ -170,4 +170,39 @@ describe('EUDR findings in the page writer', () => {
       await db.destroy();
     }
   });
+  it('0019 has the plots whose production dates were refused checked again, and reads their pages again', async () => {
+    const db = openWarehouse(await createTestDatabase('findings0019'), 2);
+    const dir = scratchDir('migrations');
+    for (const f of (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql') && f < '0019'))
+      await copyFile(join(MIGRATIONS_DIR, f), join(dir, f));
+    try {
+      await migrateToLatest(db, dir);
+      await beginRun(db, RUN, null);
+      // Stored and checked before 0019: a plot whose padded start date was refused (stored null, with
+      // an issue) on page 1, an ordinary plot on page 2.
+      const [padded, plain] = pageOf([samplePlot(1), samplePlot(2)], 1).rows.map((r) => r.plot);
+      await sql`
+        insert into plots (id, geometry_valid, content_hash, history_hash) values
+          (${padded!.id}, true, 'fingerprint-1', 'h'), (${plain!.id}, true, 'fingerprint-2', 'h')`.execute(db);
+      await sql`
+        insert into sync_issues (run_id, scope, entity, record_id, location, field, rule, action)
+        values (${RUN}::uuid, 'supplier-e', 'plots', ${padded!.id}, 'page 1 #0', 'productionDateStart',
+                'expected a date (YYYY-MM-DD)', 'nulled')`.execute(db);
+      await sql`
+        insert into source_pages (scope, page, content_hash, ids, received) values
+          ('supplier-e', 1, 'page-1', ${[padded!.id]}::text[], 1), ('supplier-e', 2, 'page-2', ${[plain!.id]}::text[], 1)`.execute(
+        db,
+      );
+      await migrateToLatest(db);
+      const plots = await sql<{ id: string; content_hash: string }>`select id, content_hash from plots`.execute(db);
+      expect(Object.fromEntries(plots.rows.map((r) => [r.id, r.content_hash]))).toEqual({
+        [padded!.id]: '',
+        [plain!.id]: 'fingerprint-2',
+      });
+      const pages = await sql<{ page: number }>`select page from source_pages order by page`.execute(db);
+      expect(pages.rows.map((r) => r.page)).toEqual([2]);
+    } finally {
+      await db.destroy();
+    }
+  });
 });

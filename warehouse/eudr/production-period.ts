@@ -1,3 +1,4 @@
+import { calendarDay } from '../refresh/values.ts';
 import { finding, type Finding } from './finding.ts';
 
 /**
@@ -8,8 +9,6 @@ import { finding, type Finding } from './finding.ts';
  * state at the cut-off, so it needs an explanation: a warning. One date is enough (a date or a range).
  */
 export const CUTOFF_DATE = '2020-12-31';
-
-const DATE = /^(\d{4})-(\d{2})-(\d{2})/;
 
 export function productionPeriodFindings(start: string | null | undefined, end: string | null | undefined): Finding[] {
   const from = present(start);
@@ -55,15 +54,15 @@ export function productionPeriodFindings(start: string | null | undefined, end: 
   return found;
 }
 
+/** The text as sent when it holds anything but blanks (blank: no date given). */
 function present(value: string | null | undefined): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : null;
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
 }
 
-/** YYYY-MM-DD of a date or date-time text, or null when it is not a real calendar date. */
+/**
+ * As the warehouse reads it (values.ts, calendarDay), so a finding never contradicts the stored
+ * column: " 2021-01-01" is stored as null with a value issue, so it is not a date here either.
+ */
 function day(text: string): string | null {
-  const m = DATE.exec(text);
-  if (!m) return null;
-  const [, y, mo, d] = m;
-  const date = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-  return date.getUTCMonth() === Number(mo) - 1 && date.getUTCDate() === Number(d) ? `${y}-${mo}-${d}` : null;
+  return calendarDay(text);
 }

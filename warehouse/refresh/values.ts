@@ -49,11 +49,20 @@ const DATE_PREFIX = /^(\d{4})-(\d{2})-(\d{2})/;
 /** The calendar date (YYYY-MM-DD) of a date or date-time text, or null (reported) when it is not one. */
 export function dateOrNull(value: string | null | undefined, field: string, issues: ValueIssue[]): string | null {
   if (value === null || value === undefined || value === '') return null;
-  const m = DATE_PREFIX.exec(value);
-  // Refuses 2024-02-30 and the like, which Date would silently roll over.
-  if (m && isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3]))) return `${m[1]}-${m[2]}-${m[3]}`;
+  const day = calendarDay(value);
+  if (day !== null) return day;
   issues.push({ field, rule: 'expected a date (YYYY-MM-DD)' });
   return null;
+}
+
+/**
+ * The YYYY-MM-DD a date or date-time text starts with, or null when it does not start with a real
+ * calendar day (2024-02-30 and the like, which Date would silently roll over, are refused; so is
+ * padding). What the warehouse stores for a date, so the EUDR checks read dates the same way.
+ */
+export function calendarDay(value: string): string | null {
+  const m = DATE_PREFIX.exec(value);
+  return m && isCalendarDay(Number(m[1]), Number(m[2]), Number(m[3])) ? `${m[1]}-${m[2]}-${m[3]}` : null;
 }
 
 export function textOrNull(value: string | null | undefined): string | null {

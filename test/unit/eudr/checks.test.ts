@@ -6,6 +6,7 @@ import { polygonValidityFindings } from '../../../warehouse/eudr/polygon-validit
 import { productionPeriodFindings } from '../../../warehouse/eudr/production-period.ts';
 import { surfaceAreaFindings } from '../../../warehouse/eudr/surface-area.ts';
 import { assessGeometry } from '../../../warehouse/refresh/geometry-quality.ts';
+import { dateOrNull, type ValueIssue } from '../../../warehouse/refresh/values.ts';
 import { square } from './shapes.ts';
 
 const codes = (found: Array<{ code: string }>) => found.map((f) => f.code);
@@ -153,6 +154,18 @@ describe('production period', () => {
     const both = productionPeriodFindings('2022-02-30', 'soon');
     expect(codes(both)).toEqual(['production_date_invalid']);
     expect(both[0]!.details).toEqual({ productionDateStart: '2022-02-30', productionDateEnd: 'soon' });
+  });
+
+  it('reads a date as the warehouse stores it, so a finding never contradicts the stored column', () => {
+    for (const text of [' 2022-01-01', '2022-1-1', '01/02/2022', '2022-02-29', '2022-13-01']) {
+      const issues: ValueIssue[] = [];
+      expect(dateOrNull(text, 'productionDateStart', issues), text).toBeNull();
+      expect(codes(productionPeriodFindings(text, '2022-06-30')), text).toEqual(['production_date_invalid']);
+    }
+    for (const text of ['2022-01-01', '2024-02-29', '2022-01-01T00:00:00Z']) {
+      expect(dateOrNull(text, 'productionDateStart', []), text).toBe(text.slice(0, 10));
+      expect(productionPeriodFindings(text, '2024-06-30'), text).toEqual([]);
+    }
   });
 });
 
