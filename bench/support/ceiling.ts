@@ -11,8 +11,7 @@ import { copyRows } from '../../warehouse/refresh/copy-text.ts';
 import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
 import { STAGED } from '../../warehouse/refresh/plot-writer.ts';
 import type { PlotRows } from '../../warehouse/refresh/rows.ts';
-import { openWarehouse } from '../../warehouse/database.ts';
-import { migrateToLatest } from '../../warehouse/migrate.ts';
+import { migratedDatabase } from './copy-baseline.ts';
 import type { RunningPostgres } from '../../infra/embedded-postgres.ts';
 import { listSupplierIds, walkOwnPlots, walkSupplierPages, type PlotBatch, type WalkApi } from './plot-walk.ts';
 
@@ -29,15 +28,8 @@ const bare = (table: Table) => `bare_${table}`;
 
 /** A database of its own, migrated (for the column types), with an unlogged bare copy of each table. */
 async function prepareDatabase(postgres: RunningPostgres): Promise<string> {
-  const name = `ceiling_${Date.now()}`;
-  await postgres.createDatabase(name);
-  const db = openWarehouse(postgres.urlFor(name), 1, 'ddsync-bench');
-  try {
-    await migrateToLatest(db);
-  } finally {
-    await db.destroy();
-  }
-  const client = new pg.Client({ connectionString: postgres.urlFor(name), application_name: 'ddsync-bench' });
+  const url = await migratedDatabase(postgres, 'ceiling');
+  const client = new pg.Client({ connectionString: url, application_name: 'ddsync-bench' });
   await client.connect();
   try {
     for (const [table, columns] of Object.entries(STAGED))
@@ -47,7 +39,7 @@ async function prepareDatabase(postgres: RunningPostgres): Promise<string> {
   } finally {
     await client.end();
   }
-  return postgres.urlFor(name);
+  return url;
 }
 
 /** The rows of one page, per table, as the page writer sends them. */

@@ -32,9 +32,9 @@ export interface CopyResult {
   megabytes: number;
 }
 
-/** A database of its own, migrated, with the bare copy of `plots`; returns a connected client. */
-async function prepareDatabase(postgres: RunningPostgres): Promise<pg.Client> {
-  const name = `copy_baseline_${Date.now()}`;
+/** A new database on the benchmark's cluster, migrated (the warehouse's tables give the column types); its URL. */
+export async function migratedDatabase(postgres: RunningPostgres, prefix: string): Promise<string> {
+  const name = `${prefix}_${Date.now()}`;
   await postgres.createDatabase(name);
   const db = openWarehouse(postgres.urlFor(name), 1, 'ddsync-bench');
   try {
@@ -42,7 +42,15 @@ async function prepareDatabase(postgres: RunningPostgres): Promise<pg.Client> {
   } finally {
     await db.destroy();
   }
-  const client = new pg.Client({ connectionString: postgres.urlFor(name), application_name: 'ddsync-bench' });
+  return postgres.urlFor(name);
+}
+
+/** A database of its own, migrated, with the bare copy of `plots`; returns a connected client. */
+async function prepareDatabase(postgres: RunningPostgres): Promise<pg.Client> {
+  const client = new pg.Client({
+    connectionString: await migratedDatabase(postgres, 'copy_baseline'),
+    application_name: 'ddsync-bench',
+  });
   await client.connect();
   // CREATE TABLE AS copies names and types only: no keys, indexes, NOT NULLs or defaults.
   await client.query(`create table ${BARE_TABLE} as select * from plots with no data`);

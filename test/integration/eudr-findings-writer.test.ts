@@ -33,6 +33,14 @@ function pageOf(raw: unknown[], pageNo: number): PlotBatch {
   };
 }
 
+/** Migrates `db` as a release before migration `number` left it (the migrations below it only). */
+async function migrateBefore(db: Warehouse, number: string): Promise<void> {
+  const dir = scratchDir('migrations');
+  for (const f of (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql') && f < number))
+    await copyFile(join(MIGRATIONS_DIR, f), join(dir, f));
+  await migrateToLatest(db, dir);
+}
+
 /** A plot's row of bi_eudr_plot_readiness, with its findings' codes. */
 async function readiness(db: Warehouse, plotId: string) {
   const { rows } = await sql<{
@@ -122,11 +130,8 @@ describe('EUDR findings in the page writer', () => {
 
   it('0015 makes the next refresh rewrite every live plot once, so plots stored before it get their findings', async () => {
     const db = openWarehouse(await createTestDatabase('findings0015'), 2);
-    const dir = scratchDir('migrations');
-    for (const f of (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql') && f < '0015'))
-      await copyFile(join(MIGRATIONS_DIR, f), join(dir, f));
     try {
-      await migrateToLatest(db, dir);
+      await migrateBefore(db, '0015');
       await beginRun(db, RUN, null);
       // As a release before 0015 stored them (it wrote no findings): a live plot with its history, a
       // soft-deleted one, and the page that holds them.
@@ -172,11 +177,8 @@ describe('EUDR findings in the page writer', () => {
   });
   it('0019 has the plots whose production dates were refused checked again, and reads their pages again', async () => {
     const db = openWarehouse(await createTestDatabase('findings0019'), 2);
-    const dir = scratchDir('migrations');
-    for (const f of (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql') && f < '0019'))
-      await copyFile(join(MIGRATIONS_DIR, f), join(dir, f));
     try {
-      await migrateToLatest(db, dir);
+      await migrateBefore(db, '0019');
       await beginRun(db, RUN, null);
       // Stored and checked before 0019: a plot whose padded start date was refused (stored null, with
       // an issue) on page 1, an ordinary plot on page 2.
