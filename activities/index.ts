@@ -9,6 +9,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import { mapFailures } from './failures.ts';
 import { keepAlive } from './keep-alive.ts';
+import { waitOutWarehouse, type WarehouseOutageDeps } from './warehouse-outages.ts';
 
 export interface ActivityDeps {
   db: Warehouse;
@@ -35,7 +36,11 @@ export type Activities = ReturnType<typeof createActivities>;
 
 /**
  * What every activity of the worker gets, local ones included, without its factory wrapping it:
- * its errors mapped (failures.ts) and heartbeats when it has a heartbeat timeout (keep-alive.ts).
- * The first is the outermost: a failure is mapped after everything inside has seen it.
+ * its errors mapped (failures.ts), heartbeats when it has a heartbeat timeout (keep-alive.ts), and a
+ * warehouse outage waited out inside the attempt (warehouse-outages.ts). The first is the outermost:
+ * a failure is mapped after everything inside has seen it, and heartbeats go on while an activity
+ * waits for the warehouse.
  */
-export const activityInterceptors: ActivityInterceptorsFactory[] = [mapFailures, keepAlive];
+export function activityInterceptors(warehouse: WarehouseOutageDeps): ActivityInterceptorsFactory[] {
+  return [mapFailures, keepAlive, waitOutWarehouse(warehouse)];
+}

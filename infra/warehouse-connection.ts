@@ -1,5 +1,4 @@
-import pg from 'pg';
-import { openWarehouse, type Warehouse } from '../warehouse/database.ts';
+import { newClient, openWarehouse, type Warehouse } from '../warehouse/database.ts';
 import { ConnectionFailedError, networkReason, warehouseEndpoint } from './connection-failure.ts';
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -9,12 +8,11 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * it would wait for the operating system's TCP timeout (minutes) at the first query.
  */
 export async function checkWarehouse(url: string, applicationName = 'ddsync'): Promise<void> {
-  const client = new pg.Client({
+  const client = newClient({
     connectionString: url,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     application_name: applicationName,
   });
-  client.on('error', () => undefined);
   try {
     await client.connect();
     await client.query('select 1');

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import type { NativeConnection } from '@temporalio/worker';
 import { activityInterceptors, createActivities, type ActivityDeps } from '../activities/index.ts';
+import { Outage } from '../platform/outage.ts';
 
 export const WORKFLOWS_PATH = packagePath('workflows', 'index.ts');
 
@@ -11,6 +12,10 @@ export interface DdsyncWorkerOptions {
   namespace: string;
   taskQueue: string;
   deps: ActivityDeps;
+  /** The process's record of warehouse outages (one log line each); a new one by default. */
+  warehouseOutage?: Outage;
+  /** Called once when the warehouse cannot be used at all (credentials, schema): the caller stops the worker. */
+  onWarehouseFatal?: (reason: string) => void;
   maxConcurrentActivities?: number;
   /** Workflows kept in memory between their steps (default 1000). */
   cachedWorkflows?: number;
@@ -35,7 +40,13 @@ export async function createDdsyncWorker(options: DdsyncWorkerOptions): Promise<
     ...bundle,
     activities: createActivities(options.deps),
     // Registered here once, so every activity (a new one too) gets them, not only those a factory wraps.
-    interceptors: { activity: activityInterceptors },
+    interceptors: {
+      activity: activityInterceptors({
+        db: options.deps.db,
+        outage: options.warehouseOutage ?? new Outage({ name: 'the warehouse', log: options.deps.log }),
+        ...(options.onWarehouseFatal ? { onFatal: options.onWarehouseFatal } : {}),
+      }),
+    },
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 16,
     ...(options.taskQueueActivitiesPerSecond
       ? { maxTaskQueueActivitiesPerSecond: options.taskQueueActivitiesPerSecond }

@@ -9,10 +9,44 @@ export type Warehouse = Kysely<Database>;
 
 const pools = new WeakMap<Warehouse, pg.Pool>();
 
+const guarded = new WeakSet<pg.ClientBase>();
+
+/**
+ * The one rule for every pg client ddsync makes, pooled or not: it has an 'error' listener from its
+ * first moment. The server ends connections (a restart, a failover, `pg_terminate_backend`, a COPY cut
+ * short); node-postgres then emits 'error' on the client as well as failing the statement in flight, and
+ * an 'error' event nobody listens to ends the Node process. The pool listens only while a client is idle:
+ * one checked out (every Kysely statement, every page transaction) had none, which is how a warehouse
+ * restart killed the worker. Nothing is lost by ignoring the event here: the statement in flight, or the
+ * next one, fails with the error, reaches its caller and is retried there; the pool drops the client.
+ */
+export function guardClient<C extends pg.ClientBase>(client: C): C {
+  if (!guarded.has(client)) {
+    guarded.add(client);
+    client.on('error', () => undefined);
+  }
+  return client;
+}
+
+/** A single connection, outside any pool, guarded like every other (guardClient). */
+export function newClient(config: string | pg.ClientConfig): pg.Client {
+  return guardClient(new pg.Client(config));
+}
+
 /** One pool per process, shared by every activity. */
 export function openWarehouse(url: string, poolSize: number, applicationName = 'ddsync'): Warehouse {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, application_name: applicationName });
-  // An idle client that loses its connection must not crash the worker; the next query reconnects.
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    application_name: applicationName,
+    // A warehouse that drops packets (a failover moving its address) fails a connect within this, not
+    // after the operating system's TCP timeout; keep-alives find a dead connection the same way.
+    connectionTimeoutMillis: 10_000,
+    keepAlive: true,
+  });
+  // Every client the pool makes is guarded before anyone can check it out.
+  pool.on('connect', (client) => guardClient(client));
+  // An idle client that loses its connection: the pool drops it and emits this; the next query reconnects.
   pool.on('error', () => undefined);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   pools.set(db, pool);

@@ -12,6 +12,9 @@ import type { Logger } from '../../platform/logger.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
 import { CredentialsRefusedError, UpstreamError, type UpstreamClient } from '../../upstream/index.ts';
 
+/** How long a worker that met a fatal warehouse error goes on, so its workflows can record it. */
+const FATAL_GRACE_MS = 10_000;
+
 /** DDSYNC_RECEIVER_IN_WORKER: the webhook receiver in this process (its own Temporal client to signal). */
 async function startReceiverInWorker(
   config: Config,
@@ -67,10 +70,21 @@ export async function run(o: { bundle?: string }): Promise<number> {
   await checkUpstream(api, log);
   const temporal = config.temporal!;
   const connection = await connectWorker(temporal);
+  // A warehouse no wait can mend (credentials refused, its schema broken by another tool): the worker
+  // stops, loudly, rather than fail every activity for ever. It keeps running a little first, so the
+  // workflows whose activity failed record the reason on their run (sync_runs, the batch).
+  let fatal: string | undefined;
+  const onWarehouseFatal = (reason: string) => {
+    if (fatal) return;
+    fatal = reason;
+    log.error({ reason }, `the warehouse cannot be used: ${reason}; the worker stops in ${FATAL_GRACE_MS / 1000} s`);
+    setTimeout(() => worker.shutdown(), FATAL_GRACE_MS).unref();
+  };
   const worker = await createDdsyncWorker({
     connection,
     namespace: temporal.namespace,
     taskQueue: temporal.taskQueue,
+    onWarehouseFatal,
     deps: { db, api, log, pdfArchiveDir: config.pdfs!.archiveDir },
     maxConcurrentActivities: config.worker!.maxConcurrentActivities,
     cachedWorkflows: config.worker!.cachedWorkflows,
@@ -92,6 +106,10 @@ export async function run(o: { bundle?: string }): Promise<number> {
   await receiver?.close();
   await connection.close();
   await db.destroy();
+  if (fatal) {
+    process.stderr.write(`ddsync worker: the warehouse cannot be used: ${fatal}\n`);
+    return 1;
+  }
   log.info('worker stopped');
   return 0;
 }

@@ -3,14 +3,22 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { activityInterceptors } from '../../../activities/index.ts';
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../../../upstream/index.ts';
+import { Outage } from '../../../platform/outage.ts';
+import type { Logger } from '../../../platform/logger.ts';
+import type { Warehouse } from '../../../warehouse/database.ts';
 
 /**
  * The worker's activity interceptors, on plain functions no factory wrapped: what the worker
  * (infra/worker.ts) does to every activity. test/integration/worker.test.ts shows the worker does it.
  */
 const silent = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+const unusedWarehouse = {
+  db: {} as Warehouse,
+  outage: new Outage({ name: 'the warehouse', log: silent as unknown as Logger }),
+  waitForWarehouse: () => Promise.reject(new Error('no warehouse in this test')),
+};
 const environment = (info: ConstructorParameters<typeof MockActivityEnvironment>[0] = {}) =>
-  new MockActivityEnvironment(info, { interceptors: activityInterceptors, logger: silent });
+  new MockActivityEnvironment(info, { interceptors: activityInterceptors(unusedWarehouse), logger: silent });
 const failureOf = (promise: Promise<unknown>) =>
   promise.then(
     () => new Error('succeeded'),
@@ -51,7 +59,8 @@ describe('the activity interceptors', () => {
         }),
       ),
     ).toBe(token);
-    const database = new Error('connection terminated');
+    // A database error that says nothing of the warehouse's state (a value too long) follows the retry policy.
+    const database = Object.assign(new Error('value too long for type character varying(10)'), { code: '22001' });
     expect(
       await failureOf(
         environment().run(async () => {

@@ -1,0 +1,81 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ActivityInterceptorsFactory } from '@temporalio/worker';
+import type { Outage } from '../platform/outage.ts';
+import { waitForWarehouse } from '../warehouse/availability.ts';
+import { classifyWarehouseError } from '../warehouse/connection-errors.ts';
+import type { Warehouse } from '../warehouse/database.ts';
+
+export interface WarehouseOutageDeps {
+  db: Warehouse;
+  /** The worker's one record of warehouse outages: a line when one begins, one when it ends. */
+  outage: Outage;
+  /** Told once per fatal trouble (credentials refused, schema broken): the worker stops, loudly. */
+  onFatal?: (reason: string) => void;
+  /** How to wait for an unavailable warehouse (waitForWarehouse by default; tests pass their own). */
+  waitForWarehouse?: (signal: AbortSignal) => Promise<void>;
+  /** The first back-off after a lost lock or statement timeout (default 1 s, doubling to 30 s). */
+  contendedBackoffMs?: number;
+}
+
+/** The failure type of an activity stopped by a warehouse no wait can mend. */
+export const WAREHOUSE_FATAL = 'WarehouseFatal';
+
+/**
+ * The worker's activity interceptor for the warehouse going away. An activity whose statement fails
+ * because the warehouse is unavailable (restart, failover, read-only, connections cut or exhausted)
+ * waits, inside the same attempt, until the warehouse answers a probe again (waitForWarehouse), then
+ * runs again from its start; one that lost a lock or statement timeout backs off and runs again.
+ * Every activity is idempotent, so running it again is what a Temporal retry would do, except that it
+ * spends none of the activity's bounded attempts (which exist for the service's outages), waits
+ * exactly as long as the outage lasts, and is logged once per outage by `outage`, not once per attempt.
+ * It waits for as long as the activity may run: its start-to-close timeout or a cancellation ends the
+ * wait with the warehouse's error, and Temporal's retry policy takes over.
+ *
+ * Trouble no wait mends (wrong credentials, a missing table or column) fails the activity at once,
+ * non-retryable, with a sentence saying what to do; the workflow records it on its run.
+ */
+export function waitOutWarehouse(deps: WarehouseOutageDeps): ActivityInterceptorsFactory {
+  const waitUntilBack = deps.waitForWarehouse ?? ((signal: AbortSignal) => waitForWarehouse(deps.db, signal));
+  const base = deps.contendedBackoffMs ?? 1_000;
+  return (context) => ({
+    inbound: {
+      async execute(input, next) {
+        let contended = 0;
+        for (;;) {
+          try {
+            const result = await next(input);
+            deps.outage.recovered();
+            return result;
+          } catch (error) {
+            const trouble = classifyWarehouseError(error);
+            if (!trouble) throw error;
+            if (trouble.kind === 'fatal') {
+              deps.onFatal?.(trouble.reason);
+              throw ApplicationFailure.create({
+                message: `the warehouse cannot be used: ${trouble.reason}`,
+                type: WAREHOUSE_FATAL,
+                nonRetryable: true,
+                cause: error instanceof Error ? error : undefined,
+              });
+            }
+            deps.outage.failed(trouble.reason, 'activities wait for it and run again');
+            const signal = context.cancellationSignal;
+            try {
+              if (trouble.kind === 'unavailable') await waitUntilBack(signal);
+              else {
+                contended++;
+                // 1, 2, 4 … 30 s, jittered: sessions that lost the same lock do not come back together.
+                const ceiling = Math.min(30 * base, base * 2 ** Math.min(contended - 1, 5));
+                await delay(ceiling / 2 + Math.random() * (ceiling / 2), undefined, { signal });
+              }
+            } catch {
+              // Cancelled or timed out while waiting: the warehouse's error is the activity's.
+              throw error;
+            }
+          }
+        }
+      },
+    },
+  });
+}
