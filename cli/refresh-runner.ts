@@ -5,6 +5,7 @@ import { readProgress } from '../warehouse/refresh/run-ledger.ts';
 import type { RunSummary } from '../warehouse/refresh/sweep.ts';
 import { refreshWarehouse, refreshWorkflowId, type RefreshInput } from '../workflows/refresh-warehouse.ts';
 import { progressPrinter, refreshProgress } from './progress.ts';
+import { resultThroughOutages } from './follow-through-outages.ts';
 
 /** Starting a refresh and following it to the end: shared by `ddsync refresh` and `ddsync demo`. */
 
@@ -46,7 +47,11 @@ export async function followRefresh(
 ): Promise<RunSummary> {
   const printer = stream ? progressPrinter(stream) : undefined;
   let finished = false;
-  const result = started.handle.result().finally(() => {
+  const result = resultThroughOutages<RunSummary>(started.handle, {
+    what: `refresh ${started.runId}`,
+    again: 'ddsync refresh --wait',
+    note: (line) => (printer ? printer.note(line) : process.stderr.write(`${line}\n`)),
+  }).finally(() => {
     finished = true;
   });
   if (printer) {

@@ -3,6 +3,7 @@ import type { Warehouse } from '../warehouse/database.ts';
 import { batchReport, type BatchReport } from '../warehouse/submission/batch-report.ts';
 import { progressPrinter } from './progress.ts';
 import { batchProgress } from './submission-summary.ts';
+import { resultThroughOutages } from './follow-through-outages.ts';
 
 /** Follows a bulk submission to its end, drawing progress from the warehouse on `stream`. */
 export async function followBatch(
@@ -13,7 +14,11 @@ export async function followBatch(
 ): Promise<BatchReport> {
   const printer = stream ? progressPrinter(stream) : undefined;
   let finished = false;
-  const result = handle.result().finally(() => {
+  const result = resultThroughOutages(handle, {
+    what: `batch ${batchId}`,
+    again: `ddsync submissions status ${batchId}`,
+    note: (line) => (printer ? printer.note(line) : process.stderr.write(`${line}\n`)),
+  }).finally(() => {
     finished = true;
   });
   // Each error a step keeps retrying (failed twice in a row: not a blip) is told once, as it appears.

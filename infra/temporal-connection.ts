@@ -5,6 +5,7 @@ import { Connection, Client } from '@temporalio/client';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { ConnectionFailedError, networkReason, temporalEndpoint, type Endpoint } from './connection-failure.ts';
+import { isConnectivityNoise, TemporalOutage } from './temporal-outages.ts';
 
 type TemporalConfig = NonNullable<Config['temporal']>;
 
@@ -88,12 +89,22 @@ let installed = false;
 /**
  * Routes the SDK's own logs (worker, workflow `log`, activity `log`, and the native core's warnings
  * such as TMPRL1104) into our pino logger. Runtime.install may run once per process, so later calls are no-ops.
+ * Given the server's `address` (a worker), the core's lines that only repeat that the server cannot be
+ * reached (every failed poll and completion while it is away) become one line per outage
+ * (TemporalOutage); at debug level they are still written.
  */
-export function installTemporalRuntime(log: Logger): void {
+export function installTemporalRuntime(log: Logger, address?: string): void {
   if (installed) return;
   installed = true;
+  const outage = address ? new TemporalOutage(log, address) : undefined;
   const logger = new DefaultLogger('INFO', (entry) => {
     const { error, ...meta }: LogMetadata = entry.meta ?? {};
+    const unreachable = outage && isConnectivityNoise(entry.message, entry.meta);
+    if (unreachable || (outage?.down && entry.message.includes('TMPRL1104'))) {
+      if (unreachable) outage!.failed(unreachable);
+      log.debug({ ...meta, component: 'temporal' }, entry.message);
+      return;
+    }
     // pino writes an Error's type, message and stack only under `err`: under the SDK's `error` ("Activity failed") they were lost.
     log[LEVELS[entry.level]](
       { ...meta, ...(error !== undefined ? { err: error } : {}), component: 'temporal' },

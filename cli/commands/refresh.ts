@@ -33,9 +33,10 @@ export async function run(values: { wait?: boolean; json?: boolean }): Promise<n
         result = await followRefresh(db, started, values.json ? null : process.stderr);
       } catch (error) {
         // The workflow failed; the warehouse holds the run's outcome and reason (if it got that far).
-        result = await readSummary(db, started.runId).catch(() => {
-          throw error;
-        });
+        // A run still `running` there is no outcome: the error says what happened (Temporal lost, …).
+        const recorded = await readSummary(db, started.runId).catch(() => undefined);
+        if (!recorded || recorded.status === 'running') throw error;
+        result = recorded;
       }
       process.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${formatRunSummary(result)}\n`);
       return result.status === 'succeeded' ? 0 : 1;

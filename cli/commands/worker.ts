@@ -60,7 +60,7 @@ async function checkUpstream(api: UpstreamClient, log: Logger): Promise<void> {
 export async function run(o: { bundle?: string }): Promise<number> {
   const config = loadConfig(['upstream', 'database', 'temporal', 'worker', 'webhooks', 'pdfs', 'logging']);
   const log = createLogger({ level: config.logging!.level, format: config.logging!.format });
-  installTemporalRuntime(log);
+  installTemporalRuntime(log, config.temporal!.address);
 
   const db = await connectWarehouse(config.database!.url, config.database!.poolSize, 'ddsync-worker');
   // Every worker migrates on start; the migrator's advisory lock makes concurrent starts safe.
