@@ -1,9 +1,14 @@
 import type { BatchReport } from '../warehouse/submission/batch-report.ts';
 import { ENDED_STATES } from '../warehouse/submission/batch-report.ts';
 import type { IntakeSummary } from '../warehouse/submission/intake.ts';
+import { printable } from '../warehouse/submission/printable.ts';
 import { fmt, type Progress } from './progress.ts';
 
-/** What people read about a submission: the file's rows, then where its transactions stand. */
+/**
+ * What people read about a submission: the file's rows, then where its transactions stand. Text that
+ * came from a file (keys, fields, the file's name) is printed through `printable`: the intake already
+ * escaped what it kept of refused rows, and an accepted key may still hold bidirectional controls.
+ */
 
 export function formatIntake(s: IntakeSummary): string {
   const lines = [
@@ -11,10 +16,12 @@ export function formatIntake(s: IntakeSummary): string {
   ];
   for (const r of s.samples) {
     lines.push(
-      `  line ${r.line}${r.key ? ` (${r.key})` : ''}: ${r.errors.map((e) => `${e.field}: ${e.rule}`).join('; ')}`,
+      printable(
+        `  line ${r.line}${r.key ? ` (${r.key})` : ''}: ${r.errors.map((e) => `${e.field}: ${e.rule}`).join('; ')}`,
+      ),
     );
   }
-  if (s.reportPath) lines.push(`  every row not sent, with its errors: ${s.reportPath}`);
+  if (s.reportPath) lines.push(`  every row not sent, with its errors: ${printable(s.reportPath)}`);
   return lines.join('\n');
 }
 
@@ -56,7 +63,7 @@ export function retryingLines(r: BatchReport): string[] {
   const at = (d: Date) => d.toISOString().replace(/\.\d+Z$/, 'Z');
   const lines = r.retrying.map(
     (p) =>
-      `retrying: ${fmt(p.transactions)} × ${p.reason} (e.g. ${p.keys.join(', ')}; ${fmt(p.attempts)} failed attempt${p.attempts === 1 ? '' : 's'} in a row, the last at ${at(p.lastFailedAt)})`,
+      `retrying: ${fmt(p.transactions)} × ${printable(p.reason)} (e.g. ${printable(p.keys.join(', '))}; ${fmt(p.attempts)} failed attempt${p.attempts === 1 ? '' : 's'} in a row, the last at ${at(p.lastFailedAt)})`,
   );
   if (r.batchRetrying)
     lines.push(
@@ -71,12 +78,12 @@ export function retryingLines(r: BatchReport): string[] {
 
 export function formatBatch(r: BatchReport): string {
   const lines = [
-    `batch ${r.batchId} (${r.source}) ${r.status}${r.finishedAt ? ` at ${r.finishedAt.toISOString()}` : ''}`,
+    `batch ${r.batchId} (${printable(r.source)}) ${r.status}${r.finishedAt ? ` at ${r.finishedAt.toISOString()}` : ''}`,
     `  rows ${fmt(r.rows)}: ${fmt(r.accepted)} accepted, ${fmt(r.invalid)} invalid, ${fmt(r.duplicates)} already submitted earlier`,
     r.accepted === 0 ? `  ${nothingToSend(r)}` : `  ${batchProgress(r).text}`,
   ];
   for (const p of r.problems)
-    lines.push(`  ${p.state}: ${fmt(p.transactions)} × ${p.reason} (e.g. ${p.keys.join(', ')})`);
+    lines.push(`  ${p.state}: ${fmt(p.transactions)} × ${printable(p.reason)} (e.g. ${printable(p.keys.join(', '))})`);
   for (const line of retryingLines(r)) lines.push(`  ${line}`);
   return lines.join('\n');
 }

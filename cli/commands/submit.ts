@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { sql } from 'kysely';
 import { loadConfig } from '../../platform/config.ts';
@@ -7,7 +8,8 @@ import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { takeInShipments, type IntakeSummary } from '../../warehouse/submission/intake.ts';
-import { FileFormatError } from '../../warehouse/submission/shipment-file.ts';
+import { ShipmentFileError } from '../../warehouse/submission/shipment-file.ts';
+import { printable } from '../../warehouse/submission/printable.ts';
 import { submitBatch, submitBatchWorkflowId } from '../../workflows/submit-batch.ts';
 import { followBatch } from '../submission-runner.ts';
 import { batchExitCode, formatBatch, formatIntake, nothingToSend } from '../submission-summary.ts';
@@ -22,6 +24,22 @@ async function unfinishedEarlierBatches(db: Warehouse, batchId: string): Promise
   return rows.map((r) => r.id);
 }
 
+/**
+ * Where the rows not sent are reported: `--report`, else beside the file; for a named pipe or another
+ * file that is no regular file (`ddsync submit <(…)`, /dev/stdin), where nothing can be written beside
+ * it, in the current directory under the batch's id.
+ */
+function reportPathFor(file: string, report: string | undefined): string | ((batchId: string) => string) {
+  if (report !== undefined) return resolve(report);
+  let regular = true;
+  try {
+    regular = statSync(file).isFile();
+  } catch {
+    // Missing or unreadable: the intake says so, naming the file.
+  }
+  return regular ? `${file}.report.ndjson` : (batchId) => resolve(`ddsync-submit-${batchId}.report.ndjson`);
+}
+
 export async function run(path: string, values: { wait?: boolean; json?: boolean; report?: string }): Promise<number> {
   const file = resolve(path);
   const config = loadConfig(['database', 'temporal', 'submission']);
@@ -30,10 +48,11 @@ export async function run(path: string, values: { wait?: boolean; json?: boolean
     await migrateToLatest(db);
     let intake: IntakeSummary;
     try {
-      intake = await takeInShipments(db, file, resolve(values.report ?? `${file}.report.ndjson`));
+      intake = await takeInShipments(db, file, reportPathFor(file, values.report));
     } catch (error) {
-      if (error instanceof FileFormatError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
-        process.stderr.write(`ddsync submit: ${(error as Error).message}\nnothing was sent.\n`);
+      // The file (or the report) is named in the message, printable: a name may hold control characters.
+      if (error instanceof ShipmentFileError) {
+        process.stderr.write(`ddsync submit: ${printable(error.message)}\nnothing was sent.\n`);
         return 1;
       }
       throw error;

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { basename } from 'node:path';
+import { finished } from 'node:stream/promises';
 import { sql } from 'kysely';
+import type { CreateTransactionInput } from '../../schema/upstream.ts';
 import type { Warehouse } from '../database.ts';
 import { toJsonRecordset } from '../refresh/json-recordset.ts';
-import { readShipmentFile } from './shipment-file.ts';
+import { printable, printableExcerpt } from './printable.ts';
+import { FileFormatError, type FileRow, readShipmentFile, ShipmentFileError } from './shipment-file.ts';
 import { checkShipmentRow, type RowError } from './shipment-rules.ts';
 
 /**
@@ -13,6 +16,10 @@ import { checkShipmentRow, type RowError } from './shipment-rules.ts';
  * the rows that will not be sent is written. Nothing is sent to the service here: the caller starts
  * the bulk submission only once the whole file was read. A key accepted in an earlier batch is
  * recorded as a duplicate and not sent again. A batch without an accepted row is closed (done) here.
+ * A file without a single row is a FileFormatError (nothing to send is not a success), as is one that
+ * cannot be read: no batch is kept for them. Whatever of the file is kept to be shown (a refused row's
+ * key, fields, rules; the file's name) is made printable first (printable.ts): the report, the
+ * warehouse and the terminal never get a control character from a file.
  */
 
 export interface IntakeSummary {
@@ -42,10 +49,47 @@ interface Candidate {
 
 const CHUNK = 1000;
 const SAMPLES = 10;
+/** Errors kept per refused row: a row of a million unknown fields gets the first ones and a count. */
+const ERRORS_PER_ROW = 20;
 
-export async function takeInShipments(db: Warehouse, path: string, reportPath: string): Promise<IntakeSummary> {
+/** The cannot-write of the report: the file's rows are not kept either (nothing is sent). */
+export class ReportWriteError extends ShipmentFileError {
+  override name = 'ReportWriteError';
+}
+
+/** A refused row's errors as they are kept and shown: printable, bounded in length and number. */
+function shownErrors(errors: readonly RowError[]): RowError[] {
+  const shown = errors
+    .slice(0, ERRORS_PER_ROW)
+    .map((e) => ({ field: printableExcerpt(e.field, 200), rule: printableExcerpt(e.rule, 600) }));
+  if (errors.length > ERRORS_PER_ROW)
+    shown.push({ field: '(row)', rule: `and ${errors.length - ERRORS_PER_ROW} more problems not listed` });
+  return shown;
+}
+
+/**
+ * A row of the file → accepted (its create body) or refused, with every reason (the file's first),
+ * made printable. Pure: the intake below records what it says.
+ */
+export function checkFileRow(
+  row: FileRow,
+): { ok: true; key: string; body: CreateTransactionInput } | { ok: false; key: string | null; errors: RowError[] } {
+  const result = row.value === undefined && row.errors ? undefined : checkShipmentRow(row.value);
+  const errors = [...(row.errors ?? []), ...(result && !result.ok ? result.errors : [])];
+  if (result?.ok && errors.length === 0) return result;
+  const key = result?.key ?? null;
+  return { ok: false as const, key: key === null ? null : printableExcerpt(key, 255), errors: shownErrors(errors) };
+}
+
+export async function takeInShipments(
+  db: Warehouse,
+  path: string,
+  /** Where the rows not sent are written (only if there are any); a function of the batch id, or a path. */
+  reportPath: string | ((batchId: string) => string),
+): Promise<IntakeSummary> {
   const batchId = randomUUID();
-  await sql`insert into submission_batches (id, source) values (${batchId}::uuid, ${basename(path)})`.execute(db);
+  const source = printableExcerpt(basename(path), 200);
+  await sql`insert into submission_batches (id, source) values (${batchId}::uuid, ${source})`.execute(db);
   const summary: IntakeSummary = {
     batchId,
     rows: 0,
@@ -56,10 +100,12 @@ export async function takeInShipments(db: Warehouse, path: string, reportPath: s
     reportPath: null,
   };
   let report: WriteStream | undefined;
+  let reportError: Error | undefined;
   const note = (line: ReportLine) => {
     if (!report) {
-      report = createWriteStream(reportPath, { encoding: 'utf8' });
-      summary.reportPath = reportPath;
+      summary.reportPath = typeof reportPath === 'string' ? reportPath : reportPath(batchId);
+      report = createWriteStream(summary.reportPath, { encoding: 'utf8' });
+      report.on('error', (error) => (reportError ??= error));
     }
     report.write(`${JSON.stringify(line)}\n`);
     if (summary.samples.length < SAMPLES) summary.samples.push(line);
@@ -76,42 +122,41 @@ export async function takeInShipments(db: Warehouse, path: string, reportPath: s
     for (const line of [...invalid, ...duplicates].sort((a, b) => a.line - b.line)) note(line);
     candidates = [];
     invalid = [];
+    if (reportError) throw cannotWriteReport(summary.reportPath!, reportError);
   };
   try {
     for await (const row of readShipmentFile(path)) {
       summary.rows++;
-      if (row.parseError !== undefined) {
+      const result = checkFileRow(row);
+      const firstLine = result.ok ? keysInFile.get(result.key) : undefined;
+      if (!result.ok) invalid.push({ line: row.line, key: result.key, status: 'invalid', errors: result.errors });
+      else if (firstLine !== undefined)
         invalid.push({
           line: row.line,
-          key: null,
+          key: printable(result.key),
           status: 'invalid',
-          errors: [{ field: '(row)', rule: row.parseError }],
+          errors: [{ field: 'key', rule: `duplicate of line ${firstLine} of this file: a key names one shipment` }],
         });
-      } else {
-        const result = checkShipmentRow(row.value);
-        const firstLine = result.key === null ? undefined : keysInFile.get(result.key);
-        if (!result.ok) invalid.push({ line: row.line, key: result.key, status: 'invalid', errors: result.errors });
-        else if (firstLine !== undefined)
-          invalid.push({
-            line: row.line,
-            key: result.key,
-            status: 'invalid',
-            errors: [{ field: 'key', rule: `duplicate of line ${firstLine} of this file: a key names one shipment` }],
-          });
-        else {
-          keysInFile.set(result.key, row.line);
-          candidates.push({ line: row.line, key: result.key, payload: result.body });
-        }
+      else {
+        keysInFile.set(result.key, row.line);
+        candidates.push({ line: row.line, key: result.key, payload: result.body });
       }
       if (candidates.length + invalid.length >= CHUNK) await flush();
     }
     await flush();
+    if (summary.rows === 0)
+      throw new FileFormatError(path, 'has no rows (it is empty, or only blank lines or []): nothing to send');
+    if (report) {
+      report.end();
+      await finished(report).catch((error: Error) => {
+        throw cannotWriteReport(summary.reportPath!, error);
+      });
+    }
   } catch (error) {
     // A broken file is not what its author meant: none of it is kept, none of it will be sent.
+    report?.destroy();
     await sql`delete from submission_batches where id = ${batchId}::uuid`.execute(db);
     throw error;
-  } finally {
-    if (report) await new Promise<void>((resolve) => report!.end(resolve));
   }
   // A batch with nothing to send ends here: no workflow will run for it, and none would close it.
   const nothingToSend = summary.accepted === 0;
@@ -120,6 +165,14 @@ export async function takeInShipments(db: Warehouse, path: string, reportPath: s
       status = case when ${nothingToSend} then 'done' else status end, finished_at = case when ${nothingToSend} then now() else finished_at end
     where id = ${batchId}::uuid`.execute(db);
   return summary;
+}
+
+function cannotWriteReport(reportPath: string, error: Error): ReportWriteError {
+  const code = (error as NodeJS.ErrnoException).code;
+  return new ReportWriteError(
+    reportPath,
+    `the report of the rows not sent cannot be written (${code ?? error.message}); give another with --report PATH`,
+  );
 }
 
 /** One chunk in one transaction: accepted rows (unless their key was accepted before), then the rest. */

@@ -2,6 +2,7 @@ import type { ComponentInput, CreateTransactionInput } from '../../schema/upstre
 import { checkCustomData } from '../../schema/upstream/custom-data.ts';
 import { describeValue as describe, type RuleIssue } from '../../schema/upstream/rule-issue.ts';
 import * as serviceFacts from '../../schema/upstream/service-facts.ts';
+import { printableExcerpt } from './printable.ts';
 import {
   componentKindIssues,
   countryOfActivityIssues,
@@ -18,7 +19,10 @@ import {
  * an internal-supplier component (`supplierBusinessId` or `supplierBusinessIds`, optional `plotIds`)
  * or a DDS-reference component (`ddsReferences: [{id, verificationNumber}]`), with `hsn`, `quantity`,
  * `unit` and optional `description`, `namePairs`, `dateOfProduction`, `endDateOfProduction`.
- * Unknown fields are refused: a misspelt optional field would otherwise vanish silently.
+ * Unknown fields are refused, at every level (a name pair and a DDS reference too): a misspelt
+ * optional field would otherwise vanish silently, or be sent unchecked. So is a customData key the
+ * service owns (starting with _ or $): it would be dropped, not stored. What is accepted is sent as
+ * it was read, member for member; how the file's bytes became these values is shipment-file.ts's.
  */
 
 export interface RowError {
@@ -30,8 +34,15 @@ export type RowResult =
   | { ok: true; key: string; body: CreateTransactionInput }
   | { ok: false; key: string | null; errors: RowError[] };
 
-const { ACTIVITY_TYPES, COMPONENT_UNITS, DDS_REFERENCE_FORMAT, VERIFICATION_NUMBER_FORMAT, CUSTOM_ID_MAX_LENGTH } =
-  serviceFacts;
+const {
+  ACTIVITY_TYPES,
+  COMPONENT_UNITS,
+  DDS_REFERENCE_FORMAT,
+  VERIFICATION_NUMBER_FORMAT,
+  CUSTOM_ID_MAX_LENGTH,
+  FORBIDDEN_CUSTOM_DATA_KEYS,
+  RESERVED_CUSTOM_DATA_KEY,
+} = serviceFacts;
 
 const ROW_FIELDS = [
   'key',
@@ -55,14 +66,16 @@ const COMPONENT_FIELDS = [
   'plotIds',
   'ddsReferences',
 ];
+const NAME_PAIR_FIELDS = ['commonName', 'scientificName'];
+const DDS_REFERENCE_FIELDS = ['id', 'verificationNumber'];
 /** Many components in one transaction are fine; thousands are a mistake (and a huge request). */
 const MAX_COMPONENTS = 1000;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const nonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
-// eslint-disable-next-line no-control-regex -- a key is an identifier: control characters are refused
-const CONTROL = /[\u0000-\u001f\u007f]/;
+/** A key is an identifier: control characters (C0, DEL, C1) are refused. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 function calendarDate(v: string): boolean {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
@@ -79,7 +92,10 @@ function report(issues: readonly RuleIssue[], errors: RowError[]): void {
 function unknownFields(o: Obj, known: readonly string[], at: string, errors: RowError[]): void {
   for (const k of Object.keys(o)) {
     if (!known.includes(k))
-      errors.push({ field: `${at}${k}`, rule: `unknown field (expected one of ${known.join(', ')})` });
+      errors.push({
+        field: `${at}${printableExcerpt(k)}`,
+        rule: `unknown field (expected one of ${known.join(', ')})`,
+      });
   }
 }
 
@@ -126,6 +142,14 @@ export function checkShipmentRow(row: unknown): RowResult {
     const checked = checkCustomData(row['customData']);
     report(checked.issues, errors);
     customData = checked.data;
+    if (isObj(row['customData']))
+      for (const k of Object.keys(row['customData'])) {
+        if (RESERVED_CUSTOM_DATA_KEY.test(k) && !FORBIDDEN_CUSTOM_DATA_KEYS.has(k))
+          errors.push({
+            field: `customData.${printableExcerpt(k)}`,
+            rule: 'a key starting with _ or $ is one the service keeps for itself (customData rule 6): it would be dropped, not stored; rename it',
+          });
+      }
   }
 
   const components: ComponentInput[] = [];
@@ -157,7 +181,7 @@ export function checkShipmentRow(row: unknown): RowResult {
     ...(row['isGeoLocationConfidential'] !== undefined
       ? { isGeoLocationConfidential: row['isGeoLocationConfidential'] as boolean }
       : {}),
-    ...(customData !== undefined && Object.keys(customData).length > 0 ? { customData } : {}),
+    ...(customData !== undefined ? { customData } : {}),
   };
   return { ok: true, key: key as string, body };
 }
@@ -196,6 +220,7 @@ function checkNamePairs(v: unknown, at: string, errors: RowError[]): void {
     if (!isObj(p) || !nonEmptyString(p['commonName']) || !nonEmptyString(p['scientificName'])) {
       errors.push({ field: `${at}[${i}]`, rule: 'must be {commonName, scientificName}, both non-empty strings' });
     }
+    if (isObj(p)) unknownFields(p, NAME_PAIR_FIELDS, `${at}[${i}].`, errors);
   });
 }
 
@@ -248,6 +273,7 @@ function checkKind(c: Obj, at: string, errors: RowError[]): void {
       errors.push({ field: f, rule: 'must be {id, verificationNumber}' });
       return;
     }
+    unknownFields(r, DDS_REFERENCE_FIELDS, `${f}.`, errors);
     if (typeof r['id'] !== 'string' || !DDS_REFERENCE_FORMAT.test(r['id'])) {
       errors.push({
         field: `${f}.id`,

@@ -125,4 +125,46 @@ describe('shipment rows', () => {
     expect(errorsOf(row({ customData: tooMany }))[0]!.field).toBe('customData');
     expect(errorsOf(row({ customData: { nested: { a: 1 } } }))[0]).toMatchObject({ field: 'customData.nested' });
   });
+
+  it('refuses unknown members of a name pair and of a DDS reference: nothing unchecked is sent', () => {
+    expect(
+      errorsOf(
+        row({
+          components: [
+            {
+              ...supplierComponent,
+              namePairs: [{ commonName: 'cocoa', scientificName: 'Theobroma cacao', x: [[[]]] }],
+            },
+            { ...ddsComponent, ddsReferences: [{ ...ddsComponent.ddsReferences[0], note: 'hi' }] },
+          ],
+        }),
+      ),
+    ).toEqual([
+      { field: 'components[0].namePairs[0].x', rule: 'unknown field (expected one of commonName, scientificName)' },
+      { field: 'components[1].ddsReferences[0].note', rule: 'unknown field (expected one of id, verificationNumber)' },
+    ]);
+  });
+
+  it('refuses a customData key the service keeps for itself, instead of dropping it', () => {
+    expect(errorsOf(row({ customData: { po: 'PO-1', _internal: 'x', $ref: 1 } }))).toEqual([
+      {
+        field: 'customData._internal',
+        rule: 'a key starting with _ or $ is one the service keeps for itself (customData rule 6): it would be dropped, not stored; rename it',
+      },
+      {
+        field: 'customData.$ref',
+        rule: 'a key starting with _ or $ is one the service keeps for itself (customData rule 6): it would be dropped, not stored; rename it',
+      },
+    ]);
+    // Given empty, it is sent empty: what the row says.
+    const empty = checkShipmentRow(row({ customData: {} }));
+    expect(empty.ok && empty.body.customData).toEqual({});
+  });
+
+  it('refuses C1 control characters in a key, and shows unknown member names escaped', () => {
+    expect(errorsOf(row({ key: 'A\u009b2J' }))).toEqual([
+      { field: 'key', rule: 'must not contain control characters' },
+    ]);
+    expect(errorsOf(row({ 'evil\u001b[2J': 1 }))[0]!.field).toBe('evil\\u001b[2J');
+  });
 });
