@@ -1,8 +1,12 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import {
+  DDSYNC_BIN,
   ddsyncEnv,
   runDdsync,
   startWorkerProcess,
@@ -10,6 +14,7 @@ import {
   type RunningCommand,
   lastJsonLine,
 } from '../support/processes.ts';
+import { scratchDir } from '../support/scratch.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
 import { openWarehouse } from '../../warehouse/database.ts';
@@ -239,6 +244,190 @@ describe('ddsync submit and submissions', () => {
     expect(await submit.exited).toBe(1);
     expect(submit.output()).toMatch(/the JSON array breaks off after item 0/);
     expect(submit.output()).toContain('nothing was sent');
+  });
+
+  it('sends every byte of a hostile file as written or refuses the row with its line, field and rule, escaped', async () => {
+    const supplier = sim.control.suppliers()[0]!.id;
+    const a = `cli-h-a-${run}`;
+    const b = `cli-h-b-${run}`;
+    // Text that must arrive as written: escapes, U+FFFD and an emoji in the bytes, separators, bidi.
+    const odd = 'cocoa \u001b[31m beans \uFFFD 😀 \u2028 \u202e end';
+    const rowA = shipmentRow(a, supplier, {
+      customData: { po: odd, n: 1.5 },
+      components: [
+        {
+          hsn: '18010000',
+          quantity: 1250.25,
+          unit: 'KGM',
+          description: odd,
+          supplierBusinessId: supplier,
+          namePairs: [{ commonName: 'cocoa', scientificName: 'Theobroma cacao' }],
+        },
+      ],
+    });
+    const line = (row: Record<string, unknown>) => Buffer.from(`${JSON.stringify(row)}\n`);
+    const component = (extra: Record<string, unknown>) => [
+      { hsn: '18010000', quantity: 1, unit: 'KGM', supplierBusinessId: supplier, ...extra },
+    ];
+    const nested = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    const file = Buffer.concat([
+      line(rowA),
+      // 2: bytes that are not UTF-8 in the key
+      Buffer.from(`{"key":"cli-h-u8-${run}-`),
+      Buffer.from([0xff, 0xfe, 0xfd]),
+      Buffer.from(
+        `","activityType":"IMPORT","countryOfActivity":"NL","components":${JSON.stringify(component({}))}}\n`,
+      ),
+      // 3, 4: unknown members in a name pair and a DDS reference
+      line(
+        shipmentRow(`cli-h-np-${run}`, supplier, {
+          components: component({ namePairs: [{ commonName: 'c', scientificName: 's', x: 1 }] }),
+        }),
+      ),
+      line(
+        shipmentRow(`cli-h-dds-${run}`, supplier, {
+          components: [
+            {
+              hsn: '1801',
+              quantity: 3,
+              unit: 'TNE',
+              ddsReferences: [{ id: '24DKYIGLPU3439', verificationNumber: '4NAB3QYM', note: 'x' }],
+            },
+          ],
+        }),
+      ),
+      // 5: 10,000 levels inside a name pair
+      Buffer.from(
+        `${JSON.stringify(shipmentRow(`cli-h-deep-${run}`, supplier, { components: component({ namePairs: [{ commonName: 'c', scientificName: 's', x: '#' }] }) })).replace('"#"', nested)}\n`,
+      ),
+      // 6: NUL in a text
+      line(shipmentRow(`cli-h-nul-${run}`, supplier, { components: component({ description: 'a\u0000b' }) })),
+      // 7: terminal controls in a refused row (C0 escaped in the JSON, C1 raw)
+      line(shipmentRow(`cli-h-\u009b2J-${run}`, supplier, { activityType: 'BUY\u001b]0;pwned\u0007' })),
+      // 8: a member given twice
+      Buffer.from(`{"key":"cli-h-dup-${run}",${JSON.stringify(shipmentRow(`cli-h-dup2-${run}`, supplier)).slice(1)}\n`),
+      line(shipmentRow(b, supplier)),
+    ]);
+    const dir = scratchDir('hostile');
+    const path = join(dir, 'hostile.ndjson');
+    writeFileSync(path, file);
+
+    const submit = runDdsync(['submit', path, '--wait'], env);
+    expect(await submit.exited).toBe(1);
+    const out = submit.output();
+    expect(out).toContain('9 rows read: 2 accepted, 7 invalid, 0 already submitted earlier (not sent again)');
+    expect(out).toContain(
+      '  line 2: key: bytes that are not UTF-8 (0xFF 0xFE 0xFD at byte 27 of the line): a shipments file must be UTF-8 text',
+    );
+    expect(out).toContain(
+      `  line 3 (cli-h-np-${run}): components[0].namePairs[0].x: unknown field (expected one of commonName, scientificName)`,
+    );
+    expect(out).toContain(
+      `  line 4 (cli-h-dds-${run}): components[0].ddsReferences[0].note: unknown field (expected one of id, verificationNumber)`,
+    );
+    expect(out).toContain(
+      `  line 5 (cli-h-deep-${run}): components[0].namePairs[0].x: nested deeper than 64 levels (a shipment row needs 5); components[0].namePairs[0].x: unknown field`,
+    );
+    expect(out).toContain(
+      `  line 6 (cli-h-nul-${run}): components[0].description: holds \\u0000 (NUL): a text cannot hold it`,
+    );
+    expect(out).toContain(
+      `  line 7 (cli-h-\\u009b2J-${run}): key: must not contain control characters; activityType: one of IMPORT, EXPORT, TRADE, DOMESTIC, got "BUY\\u001b]0;pwned\\u0007"`,
+    );
+    expect(out).toContain(
+      `  line 8 (cli-h-dup2-${run}): key: given twice in one object: only one could be sent; keep one`,
+    );
+    // Nothing of the file reaches the terminal raw: no control character but the line ends.
+    expect(out).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e\u2028]/);
+    expect(out).toMatch(/ done at .*\n.*\n {2}2\/2 ended .* available 2 /);
+
+    // What the service got is what the file says, for the two rows sent, and nothing else of the file.
+    const sent = sim.control.transactions().filter((t) => t.customId.startsWith(`cli-h-`) && t.customId.endsWith(run));
+    expect(sent.map((t) => t.customId).sort()).toEqual([a, b]);
+    const txA = sent.find((t) => t.customId === a)!;
+    expect(txA.customData).toEqual({ po: odd, n: 1.5 });
+    expect(txA.components).toHaveLength(1);
+    // The service keeps a supplierBusinessId as supplierBusinessIds: the rest is as written.
+    const { supplierBusinessId, ...written } = (rowA['components'] as Array<Record<string, unknown>>)[0]!;
+    expect(txA.components[0]).toMatchObject({ ...written, supplierBusinessIds: [supplierBusinessId] });
+    expect(sim.control.transactions().some((t) => t.customId.includes('\uFFFD'))).toBe(false);
+
+    // The report: every refused row by line, escaped (JSON leaves C1 controls raw: they must not be there).
+    const report = readFileSync(`${path}.report.ndjson`, 'utf8');
+    expect(report).not.toMatch(/[\u007f-\u009f\u202e\u2028]/);
+    expect(
+      report
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { line: number }).line),
+    ).toEqual([2, 3, 4, 5, 6, 7, 8]);
+  }, 120_000);
+
+  it('reads a named pipe once (ddsync submit <(…)) and reports its refused rows in the current directory', async () => {
+    const supplier = sim.control.suppliers()[0]!.id;
+    const dir = scratchDir('pipe');
+    const child = spawn(
+      'bash',
+      ['-c', `exec "${process.execPath}" "${DDSYNC_BIN}" submit <(printf '%s\\n' "$ROW1" '{"key": broken' "$ROW2")`],
+      {
+        cwd: dir,
+        env: {
+          ...env,
+          ROW1: JSON.stringify(shipmentRow(`cli-pipe-1-${run}`, supplier)),
+          ROW2: JSON.stringify(shipmentRow(`cli-pipe-2-${run}`, supplier)),
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(out).toContain('3 rows read: 2 accepted, 1 invalid');
+    expect(out).toContain('  line 2: (row): not valid JSON: a value at column 9, found "b"');
+    const batchId = /^batch ([0-9a-f-]{36}) started/m.exec(out)?.[1];
+    expect(batchId).toBeDefined();
+    const report = join(dir, `ddsync-submit-${batchId}.report.ndjson`);
+    expect(out).toContain(`every row not sent, with its errors: ${report}`);
+    expect(readdirSync(dir)).toEqual([`ddsync-submit-${batchId}.report.ndjson`]);
+    expect(JSON.parse(readFileSync(report, 'utf8'))).toMatchObject({ line: 2, status: 'invalid' });
+  }, 60_000);
+
+  it('refuses a directory, an empty file and a report it cannot write, naming the path; nothing is kept', async () => {
+    const dir = scratchDir('refused');
+    const folder = join(dir, `folder-${run}`);
+    mkdirSync(folder);
+    const empty = join(dir, `empty-${run}.ndjson`);
+    writeFileSync(empty, '\n  \n');
+    const onlyBad = join(dir, `bad-${run}.ndjson`);
+    writeFileSync(onlyBad, '{"key": "x"}\n');
+    const cases: Array<[string[], string]> = [
+      [['submit', folder], `ddsync submit: ${folder}: is a directory, not a file of shipments\nnothing was sent.\n`],
+      [
+        ['submit', empty],
+        `ddsync submit: ${empty}: has no rows (it is empty, or holds only blank lines or []): nothing to send\nnothing was sent.\n`,
+      ],
+      [
+        ['submit', onlyBad, '--report', join(dir, 'no-such-dir', 'r.ndjson')],
+        `ddsync submit: ${join(dir, 'no-such-dir', 'r.ndjson')}: the report of the rows not sent cannot be written (ENOENT); give another with --report PATH\nnothing was sent.\n`,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const submit = runDdsync(args, env);
+      expect(await submit.exited).toBe(1);
+      expect(submit.output()).toBe(message);
+    }
+    const db = openWarehouse(env.DATABASE_URL!, 1);
+    try {
+      const { rows } = await sql<{ n: number }>`
+        select count(*)::int as n from submission_batches where source in (${`empty-${run}.ndjson`}, ${`bad-${run}.ndjson`}, ${`folder-${run}`})`.execute(
+        db,
+      );
+      expect(rows[0]!.n).toBe(0);
+    } finally {
+      await db.destroy();
+    }
   });
 
   it('refuses a missing file and bad arguments clearly', async () => {

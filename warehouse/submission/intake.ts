@@ -145,7 +145,7 @@ export async function takeInShipments(
     }
     await flush();
     if (summary.rows === 0)
-      throw new FileFormatError(path, 'has no rows (it is empty, or only blank lines or []): nothing to send');
+      throw new FileFormatError(path, 'has no rows (it is empty, or holds only blank lines or []): nothing to send');
     if (report) {
       report.end();
       await finished(report).catch((error: Error) => {

@@ -17,7 +17,7 @@ import type { RowError } from './shipment-rules.ts';
 export const MAX_ROW_DEPTH = 64;
 
 export interface ParsedRow {
-  /** The row's value; absent when its text is not JSON or nests too deep. */
+  /** The row's value; absent when its text is not JSON (past the depth limit, containers are left empty). */
   value?: unknown;
   /** Why the row cannot be sent as written (empty when it can). */
   errors: RowError[];
@@ -198,8 +198,9 @@ export function parseRowText(text: string, locate?: number): ParsedRow {
     if (stack.length >= MAX_ROW_DEPTH) {
       if (!tooDeep) {
         tooDeep = true;
+        // Named by the member it is in: a path of 60 list positions ([0][0]…) says less.
         errors.push({
-          field: fieldOf(valuePath()),
+          field: fieldOf(valuePath().replace(/(\[\d+\])+$/, '')),
           rule: `nested deeper than ${MAX_ROW_DEPTH} levels (a shipment row needs 5)`,
         });
       }
@@ -247,7 +248,7 @@ export function parseRowText(text: string, locate?: number): ParsedRow {
           skipWs();
           if (pos < text.length) fail('the end of the row after its value');
           return {
-            ...(tooDeep ? {} : { value }),
+            value,
             errors,
             syntax: false,
             ...(located === undefined ? {} : { located }),

@@ -62,11 +62,14 @@ describe('a row as JSON text', () => {
     for (const depth of [MAX_ROW_DEPTH + 1, 10_000, 1_000_000]) {
       const text = `{"components":[{"namePairs":[{"x":${'['.repeat(depth)}${']'.repeat(depth)}}]}]}`;
       const parsed = parseRowText(text);
-      expect(parsed.value).toBeUndefined();
+      // What is kept stops at the limit: the row can still be named by its key, never crash what reads it.
+      expect(JSON.stringify(parsed.value)).toBe(
+        `{"components":[{"namePairs":[{"x":${'['.repeat(MAX_ROW_DEPTH - 4)}${']'.repeat(MAX_ROW_DEPTH - 4)}}]}]}`,
+      );
       expect(parsed.syntax).toBe(false);
       expect(parsed.errors).toHaveLength(1);
       expect(parsed.errors[0]!.rule).toBe(`nested deeper than ${MAX_ROW_DEPTH} levels (a shipment row needs 5)`);
-      expect(parsed.errors[0]!.field).toMatch(/^components\[0\]\.namePairs\[0\]\.x(\[0\])+$/);
+      expect(parsed.errors[0]!.field).toBe('components[0].namePairs[0].x');
     }
     expect(parseRowText(`${'['.repeat(MAX_ROW_DEPTH)}${']'.repeat(MAX_ROW_DEPTH)}`).errors).toEqual([]);
     // Broken as well as deep: broken wins, and still no stack.
