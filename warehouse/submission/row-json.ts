@@ -30,8 +30,8 @@ export interface ParsedRow {
 interface Frame {
   array: boolean;
   value: Record<string, unknown> | unknown[];
-  /** The container's own path ('' for the row). */
-  path: string;
+  /** How its container reaches it: a member name or a position ('' for the row). */
+  at: string | number;
   /** The member whose value is being read (objects). */
   key: string;
 }
@@ -41,8 +41,13 @@ const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
 const PLAIN = /[^"\\\u0000-\u001f\ud800-\udfff]*/y;
 
 const fieldOf = (path: string) => (path === '' ? '(row)' : path);
-const memberPath = (parent: string, key: string) =>
-  parent === '' ? printableExcerpt(key) : `${parent}.${printableExcerpt(key)}`;
+/** The path of a child of `parent` (a path), reached by `at` in an array or an object. */
+const childPath = (parent: string, inArray: boolean, at: string | number) =>
+  inArray
+    ? `${parent}[${at}]`
+    : parent === ''
+      ? printableExcerpt(at as string)
+      : `${parent}.${printableExcerpt(at as string)}`;
 
 /** The character at pos as a message names it: "x" when it is plain ASCII, else U+XXXX. */
 function describeChar(text: string, pos: number): string {
@@ -54,33 +59,145 @@ function describeChar(text: string, pos: number): string {
 class SyntaxFailure extends Error {}
 
 export function parseRowText(text: string, locate?: number): ParsedRow {
-  const errors: RowError[] = [];
-  let located: ParsedRow['located'] = locate === undefined ? undefined : null;
-  let tooDeep = false;
-  let pos = 0;
-  const stack: Frame[] = [];
+  return new RowParser(text, locate).parse();
+}
 
-  const fail = (expected: string): never => {
-    throw new SyntaxFailure(`not valid JSON: ${expected} at column ${pos + 1}, found ${describeChar(text, pos)}`);
-  };
-  const skipWs = () => {
+/** One row's parse: its state on an instance (no closures per row: each costs where tsx keeps names). */
+class RowParser {
+  private readonly errors: RowError[] = [];
+  private located: ParsedRow['located'];
+  private tooDeep = false;
+  private pos = 0;
+  private readonly stack: Frame[] = [];
+  // Past the limit the row is refused: containers there are only checked for syntax, each one of
+  // these two frames, which keep nothing (a 16 MiB row of brackets must not become 8 million arrays).
+  private readonly deepArray: Frame = { array: true, value: [], at: '', key: '' };
+  private readonly deepObject: Frame = { array: false, value: {}, at: '', key: '' };
+
+  constructor(
+    private readonly text: string,
+    private readonly locate: number | undefined,
+  ) {
+    this.located = locate === undefined ? undefined : null;
+  }
+
+  parse(): ParsedRow {
+    const { text, stack } = this;
+    let value: unknown;
+    try {
+      // Each turn reads one value at pos, then closes every container it completes.
+      for (;;) {
+        this.skipWs();
+        const c = text.charCodeAt(this.pos);
+        let complete = true;
+        if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+          const array = c === 0x5b;
+          const frame = this.open(array);
+          this.pos++;
+          this.skipWs();
+          if (text.charCodeAt(this.pos) === (array ? 0x5d : 0x7d)) {
+            this.pos++;
+            stack.pop();
+            value = frame.value;
+          } else {
+            if (!array) this.readMemberName(frame);
+            complete = false;
+          }
+        } else if (c === 0x22) value = this.readString(false);
+        else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) value = this.readNumber();
+        else if (text.startsWith('true', this.pos)) (value = true), (this.pos += 4);
+        else if (text.startsWith('false', this.pos)) (value = false), (this.pos += 5);
+        else if (text.startsWith('null', this.pos)) (value = null), (this.pos += 4);
+        else this.fail('a value');
+        if (!complete) continue;
+        // A value is complete: put it in its container, then see what follows.
+        let next = false;
+        while (!next) {
+          const top = stack[stack.length - 1];
+          if (!top) {
+            this.skipWs();
+            if (this.pos < text.length) this.fail('the end of the row after its value');
+            return this.result({ value, errors: this.errors, syntax: false });
+          }
+          if (this.isDeep(top)) {
+            // nothing is kept past the depth limit
+          } else if (top.array) (top.value as unknown[]).push(value);
+          else if (top.key === '__proto__')
+            Object.defineProperty(top.value, top.key, { value, writable: true, enumerable: true, configurable: true });
+          else (top.value as Record<string, unknown>)[top.key] = value;
+          this.skipWs();
+          const d = text.charCodeAt(this.pos);
+          if (d === 0x2c /* , */) {
+            this.pos++;
+            if (!top.array) this.readMemberName(top);
+            next = true;
+          } else if (d === (top.array ? 0x5d : 0x7d)) {
+            this.pos++;
+            stack.pop();
+            value = top.value;
+          } else this.fail(top.array ? '"," or "]" after an item' : '"," or "}" after a member');
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof SyntaxFailure)) throw error;
+      return this.result({ errors: [{ field: '(row)', rule: error.message }], syntax: true });
+    }
+  }
+
+  private result(row: ParsedRow): ParsedRow {
+    return this.located === undefined ? row : { ...row, located: this.located };
+  }
+
+  private fail(expected: string): never {
+    throw new SyntaxFailure(
+      `not valid JSON: ${expected} at column ${this.pos + 1}, found ${describeChar(this.text, this.pos)}`,
+    );
+  }
+
+  private skipWs(): void {
+    const { text } = this;
     for (;;) {
-      const c = text.charCodeAt(pos);
-      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) pos++;
+      const c = text.charCodeAt(this.pos);
+      if (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) this.pos++;
       else return;
     }
-  };
+  }
+
+  // Paths are made only for a message: the stack is the chain of containers from the row down.
+  /** The path of the container at this depth of the stack (past the depth limit: of the last one kept). */
+  private containerPath(depth: number): string {
+    const { stack } = this;
+    let path = '';
+    for (let j = 1; j <= Math.min(depth, MAX_ROW_DEPTH - 1); j++)
+      path = childPath(path, stack[j - 1]!.array, stack[j]!.at);
+    return path;
+  }
+
   /** The path of the value about to be read. */
-  const valuePath = (): string => {
+  private valuePath(): string {
+    const { stack } = this;
     const top = stack[stack.length - 1];
     if (!top) return '';
-    return top.array ? `${top.path}[${(top.value as unknown[]).length}]` : memberPath(top.path, top.key);
-  };
+    if (stack.length > MAX_ROW_DEPTH) return this.containerPath(MAX_ROW_DEPTH - 1);
+    return childPath(
+      this.containerPath(stack.length - 1),
+      top.array,
+      top.array ? (top.value as unknown[]).length : top.key,
+    );
+  }
 
-  /** A string at pos (on its opening quote); `path` names it in errors. */
-  const readString = (path: () => string, memberName: boolean): string => {
-    const start = pos;
-    pos++;
+  private refuse(memberName: boolean, rule: string): void {
+    this.errors.push({
+      field: fieldOf(memberName ? this.containerPath(this.stack.length - 1) : this.valuePath()),
+      rule,
+    });
+  }
+
+  /** A string at pos (on its opening quote): a member name of the innermost container, or a value. */
+  private readString(memberName: boolean): string {
+    const { text } = this;
+    const start = this.pos;
+    let pos = start + 1;
     let out = '';
     for (;;) {
       PLAIN.lastIndex = pos;
@@ -90,9 +207,10 @@ export function parseRowText(text: string, locate?: number): ParsedRow {
         pos = PLAIN.lastIndex;
       }
       const c = text.charCodeAt(pos);
-      if (Number.isNaN(c)) fail('a string that ends with "');
+      this.pos = pos;
+      if (Number.isNaN(c)) this.fail('a string that ends with "');
       if (c === 0x22) break;
-      if (c < 0x20) fail('a control character written as an escape (e.g. \\n) inside a string');
+      if (c < 0x20) this.fail('a control character written as an escape (e.g. \\n) inside a string');
       if (c >= 0xd800 && c <= 0xdfff) {
         // Raw surrogates: only from a JavaScript string, never from UTF-8 text.
         const next = text.charCodeAt(pos + 1);
@@ -100,7 +218,7 @@ export function parseRowText(text: string, locate?: number): ParsedRow {
           out += text.slice(pos, pos + 2);
           pos += 2;
         } else {
-          errors.push({ field: fieldOf(path()), rule: 'holds half of a surrogate pair: not a character' });
+          this.refuse(memberName, 'holds half of a surrogate pair: not a character');
           out += text[pos];
           pos++;
         }
@@ -109,10 +227,10 @@ export function parseRowText(text: string, locate?: number): ParsedRow {
       // A backslash.
       const e = text[pos + 1];
       if (e === 'u') {
-        const unit = readHex(pos + 2);
+        const unit = this.readHex(pos + 2);
         pos += 6;
         if (unit >= 0xd800 && unit <= 0xdbff && text.startsWith('\\u', pos)) {
-          const low = readHex(pos + 2);
+          const low = this.readHex(pos + 2);
           if (low >= 0xdc00 && low <= 0xdfff) {
             out += String.fromCharCode(unit, low);
             pos += 6;
@@ -120,166 +238,107 @@ export function parseRowText(text: string, locate?: number): ParsedRow {
           }
         }
         if (unit >= 0xd800 && unit <= 0xdfff) {
-          errors.push({
-            field: fieldOf(path()),
-            rule: `holds \\u${unit.toString(16).padStart(4, '0')}, half of a surrogate pair without its other half: not a character (it could only be sent as U+FFFD)`,
-          });
+          this.refuse(
+            memberName,
+            `holds \\u${unit.toString(16).padStart(4, '0')}, half of a surrogate pair without its other half: not a character (it could only be sent as U+FFFD)`,
+          );
         } else if (unit === 0) {
-          errors.push({
-            field: fieldOf(path()),
-            rule: 'holds \\u0000 (NUL): a text cannot hold it (PostgreSQL refuses it, so it could not be sent as written); remove it',
-          });
+          this.refuse(
+            memberName,
+            'holds \\u0000 (NUL): a text cannot hold it (PostgreSQL refuses it, so it could not be sent as written); remove it',
+          );
         }
         out += String.fromCharCode(unit);
         continue;
       }
       const simple = e === undefined ? undefined : ESCAPES[e];
-      pos++;
-      if (simple === undefined) fail('an escape of ", \\, /, b, f, n, r, t or uXXXX after a backslash');
+      this.pos = pos + 1;
+      if (simple === undefined) this.fail('an escape of ", \\, /, b, f, n, r, t or uXXXX after a backslash');
       out += simple;
-      pos++;
+      pos += 2;
     }
-    pos++;
-    if (locate !== undefined && located === null && locate >= start && locate < pos) {
-      located = { field: fieldOf(path()), memberName };
+    this.pos = pos + 1;
+    const { locate } = this;
+    if (locate !== undefined && this.located === null && locate >= start && locate < this.pos) {
+      this.located = {
+        field: fieldOf(memberName ? this.containerPath(this.stack.length - 1) : this.valuePath()),
+        memberName,
+      };
     }
     return out;
-  };
-  const readHex = (at: number): number => {
-    const hex = text.slice(at, at + 4);
+  }
+
+  private readHex(at: number): number {
+    const hex = this.text.slice(at, at + 4);
     if (!/^[0-9a-fA-F]{4}$/.test(hex)) {
-      pos = at;
-      fail('4 hexadecimal digits after \\u');
+      this.pos = at;
+      this.fail('4 hexadecimal digits after \\u');
     }
     return Number.parseInt(hex, 16);
-  };
-  const readNumber = (path: () => string): number => {
-    NUMBER.lastIndex = pos;
-    const m = NUMBER.exec(text);
-    if (!m) return fail('a value');
-    pos = NUMBER.lastIndex;
+  }
+
+  private readNumber(): number {
+    NUMBER.lastIndex = this.pos;
+    const m = NUMBER.exec(this.text);
+    if (!m) return this.fail('a value');
+    this.pos = NUMBER.lastIndex;
     const written = m[0];
     const n = Number(written);
     if (!Number.isFinite(n)) {
-      errors.push({
-        field: fieldOf(path()),
-        rule: `${printableExcerpt(written)} is beyond the range of a number (about ±1.8e308): it cannot be sent as written`,
-      });
-    } else if (!sameDecimal(written, String(n))) {
-      errors.push({
-        field: fieldOf(path()),
-        rule: `${printableExcerpt(written)} has more digits than a number holds (about 15 significant): it would be sent as ${n}; write it with fewer digits`,
-      });
+      this.refuse(
+        false,
+        `${printableExcerpt(written)} is beyond the range of a number (about ±1.8e308): it cannot be sent as written`,
+      );
+    } else if (String(n) !== written && !sameDecimal(written, String(n))) {
+      this.refuse(
+        false,
+        `${printableExcerpt(written)} has more digits than a number holds (about 15 significant): it would be sent as ${n}; write it with fewer digits`,
+      );
     }
     return n;
-  };
+  }
+
   /** Reads the member name after `{` or `,` and its colon. */
-  const readMemberName = (frame: Frame) => {
-    skipWs();
-    if (text.charCodeAt(pos) !== 0x22) fail('a member name in double quotes');
-    const key = readString(() => frame.path, true);
-    if (!isDeep(frame) && Object.hasOwn(frame.value, key)) {
-      errors.push({
-        field: fieldOf(memberPath(frame.path, key)),
+  private readMemberName(frame: Frame): void {
+    this.skipWs();
+    if (this.text.charCodeAt(this.pos) !== 0x22) this.fail('a member name in double quotes');
+    const key = this.readString(true);
+    if (!this.isDeep(frame) && Object.hasOwn(frame.value, key)) {
+      this.errors.push({
+        field: fieldOf(childPath(this.containerPath(this.stack.length - 1), false, key)),
         rule: 'given twice in one object: only one could be sent; keep one',
       });
     }
-    skipWs();
-    if (text.charCodeAt(pos) !== 0x3a) fail('":" after a member name');
-    pos++;
+    this.skipWs();
+    if (this.text.charCodeAt(this.pos) !== 0x3a) this.fail('":" after a member name');
+    this.pos++;
     frame.key = key;
-  };
-  // Past the limit the row is refused: containers there are only checked for syntax, each one of
-  // these two frames, which keep nothing (a 16 MiB row of brackets must not become 8 million arrays).
-  const deepArray: Frame = { array: true, value: [], path: '', key: '' };
-  const deepObject: Frame = { array: false, value: {}, path: '', key: '' };
-  const isDeep = (frame: Frame) => frame === deepArray || frame === deepObject;
-  const open = (array: boolean): Frame => {
+  }
+
+  private isDeep(frame: Frame): boolean {
+    return frame === this.deepArray || frame === this.deepObject;
+  }
+
+  private open(array: boolean): Frame {
+    const { stack } = this;
     if (stack.length >= MAX_ROW_DEPTH) {
-      if (!tooDeep) {
-        tooDeep = true;
+      if (!this.tooDeep) {
+        this.tooDeep = true;
         // Named by the member it is in: a path of 60 list positions ([0][0]…) says less.
-        errors.push({
-          field: fieldOf(valuePath().replace(/(\[\d+\])+$/, '')),
+        this.errors.push({
+          field: fieldOf(this.valuePath().replace(/(\[\d+\])+$/, '')),
           rule: `nested deeper than ${MAX_ROW_DEPTH} levels (a shipment row needs 5)`,
         });
       }
-      const frame = array ? deepArray : deepObject;
+      const frame = array ? this.deepArray : this.deepObject;
       stack.push(frame);
       return frame;
     }
-    const frame: Frame = { array, value: array ? [] : {}, path: valuePath(), key: '' };
+    const top = stack[stack.length - 1];
+    const at = top === undefined ? '' : top.array ? (top.value as unknown[]).length : top.key;
+    const frame: Frame = { array, value: array ? [] : {}, at, key: '' };
     stack.push(frame);
     return frame;
-  };
-
-  let value: unknown;
-  try {
-    // Each turn reads one value at pos, then closes every container it completes.
-    for (;;) {
-      skipWs();
-      const c = text.charCodeAt(pos);
-      let complete = true;
-      if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
-        const array = c === 0x5b;
-        const frame = open(array);
-        pos++;
-        skipWs();
-        if (text.charCodeAt(pos) === (array ? 0x5d : 0x7d)) {
-          pos++;
-          stack.pop();
-          value = frame.value;
-        } else {
-          if (!array) readMemberName(frame);
-          complete = false;
-        }
-      } else if (c === 0x22) value = readString(valuePath, false);
-      else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) value = readNumber(valuePath);
-      else if (text.startsWith('true', pos)) (value = true), (pos += 4);
-      else if (text.startsWith('false', pos)) (value = false), (pos += 5);
-      else if (text.startsWith('null', pos)) (value = null), (pos += 4);
-      else fail('a value');
-      if (!complete) continue;
-      // A value is complete: put it in its container, then see what follows.
-      let next = false;
-      while (!next) {
-        const top = stack[stack.length - 1];
-        if (!top) {
-          skipWs();
-          if (pos < text.length) fail('the end of the row after its value');
-          return {
-            value,
-            errors,
-            syntax: false,
-            ...(located === undefined ? {} : { located }),
-          };
-        }
-        if (isDeep(top)) {
-          // nothing is kept past the depth limit
-        } else if (top.array) (top.value as unknown[]).push(value);
-        else if (top.key === '__proto__')
-          Object.defineProperty(top.value, top.key, { value, writable: true, enumerable: true, configurable: true });
-        else (top.value as Record<string, unknown>)[top.key] = value;
-        skipWs();
-        const d = text.charCodeAt(pos);
-        if (d === 0x2c /* , */) {
-          pos++;
-          if (!top.array) readMemberName(top);
-          next = true;
-        } else if (d === (top.array ? 0x5d : 0x7d)) {
-          pos++;
-          stack.pop();
-          value = top.value;
-        } else fail(top.array ? '"," or "]" after an item' : '"," or "}" after a member');
-      }
-    }
-  } catch (error) {
-    if (!(error instanceof SyntaxFailure)) throw error;
-    return {
-      errors: [{ field: '(row)', rule: error.message }],
-      syntax: true,
-      ...(located === undefined ? {} : { located }),
-    };
   }
 }
 
