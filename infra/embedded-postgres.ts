@@ -9,14 +9,18 @@ import { stopOnExit } from './exit-hooks.ts';
 
 /**
  * Server settings of a throwaway local cluster (the embedded default, the test suites' clusters):
- * loopback only, no socket file, and durability traded for speed, since its data can be made again.
+ * loopback only, no socket file, and durability against a machine crash traded for speed, since its
+ * data can be made again. Not durability against the server's own crash: a commit is written to the
+ * kernel before it is acknowledged (synchronous_commit on; with fsync off that is one write(), not a
+ * flush). With synchronous_commit off, an immediate stop (`pg_ctl stop -m immediate`, a crash) lost
+ * commits the server had acknowledged, so a refresh that outlived it was told its pages were stored
+ * and ended `succeeded` with plots missing (test/integration/outages.test.ts found it).
  */
 export const LOCAL_SERVER_SETTINGS = [
   'listen_addresses=127.0.0.1',
   'unix_socket_directories=',
   'max_connections=200',
   'fsync=off',
-  'synchronous_commit=off',
   'full_page_writes=off',
 ] as const;
 
@@ -41,6 +45,14 @@ export interface RunningPostgres {
   dataDir: string;
   createDatabase(name: string): Promise<void>;
   stop(): Promise<void>;
+  /**
+   * Stops the server and keeps its data, as a restart, a failover or a minor upgrade does: `fast`
+   * (`pg_ctl stop -m fast`: sessions are ended) or `immediate` (no clean shutdown; recovery at the next
+   * start). For tests of what outlives the warehouse.
+   */
+  halt(mode?: 'fast' | 'immediate'): Promise<void>;
+  /** Starts a halted server again, on the same port and data. */
+  resume(): Promise<void>;
 }
 
 const USER = 'postgres';
@@ -118,25 +130,40 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   // The package keeps its child private. Its own stop() waits for an 'exit' event registered only
   // then, so it hangs when the server already ended (Ctrl-C in a terminal signals the whole process
   // group, the server included): the exit is awaited from the start instead.
-  const child = (server as unknown as { process?: ChildProcess }).process;
-  const exited =
-    child && child.exitCode === null && child.signalCode === null
-      ? new Promise<void>((r) => child.once('exit', () => r()))
-      : Promise.resolve();
-  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
+  const holder = server as unknown as { process?: ChildProcess };
+  const watch = () => {
+    const child = holder.process;
+    const exited =
+      child && child.exitCode === null && child.signalCode === null
+        ? new Promise<void>((r) => child.once('exit', () => r()))
+        : Promise.resolve();
+    return { child, exited };
+  };
+  let current = watch();
+  const running = () =>
+    current.child !== undefined && current.child.exitCode === null && current.child.signalCode === null;
+  const halt = async (mode: 'fast' | 'immediate' = 'fast') => {
+    // PostgreSQL's shutdown modes by signal: SIGINT is `pg_ctl stop -m fast`, SIGQUIT `-m immediate`.
+    if (running()) current.child!.kill(mode === 'fast' ? 'SIGINT' : 'SIGQUIT');
+    await current.exited;
+  };
+  const resume = async () => {
+    if (running()) return;
+    await server.start();
+    current = watch();
+  };
   let stopped: Promise<void> | undefined;
   const stop = () =>
     (stopped ??= (async () => {
-      if (running()) child!.kill('SIGINT');
-      await exited;
-      (server as unknown as { process?: ChildProcess }).process = undefined;
+      await halt('fast');
+      holder.process = undefined;
       // A throwaway cluster leaves nothing behind.
       if (!persistent) await rm(dataDir, { recursive: true, force: true });
     })().finally(() => unregister()));
   // On a plain exit nothing asynchronous can run: signal the server synchronously.
   const kill = () => {
-    if (running()) child!.kill('SIGINT');
+    if (running()) current.child!.kill('SIGINT');
   };
   const unregister = stopOnExit({ stop, kill });
-  return { url: urlFor(database), urlFor, port, dataDir, createDatabase, stop };
+  return { url: urlFor(database), urlFor, port, dataDir, createDatabase, stop, halt, resume };
 }

@@ -16,6 +16,8 @@ import {
 import { NotFoundError } from '../upstream/errors.ts';
 import { managedWebhookId, storeEvent } from '../warehouse/webhooks/ledger.ts';
 import { dispatchEvent, dispatchPending } from './webhook-dispatch.ts';
+import { Outage } from '../platform/outage.ts';
+import { classifyWarehouseError } from '../warehouse/connection-errors.ts';
 
 /**
  * The webhook receiver: `POST /hooks/<name>` for each webhook ddsync manages (the name of
@@ -43,11 +45,15 @@ export interface RunningReceiver {
 }
 
 const NAME_CACHE_MS = 30_000;
+/** What a delivery refused while the warehouse is away asks the sender to wait. */
+const RETRY_AFTER_SECONDS = 5;
 const SWEEP_EVERY_MS = 30_000;
 
 type Env = { Bindings: HttpBindings };
 
 export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver> {
+  const warehouseOutage = new Outage({ name: 'the warehouse', log: o.log });
+  const temporalOutage = new Outage({ name: 'Temporal', log: o.log });
   const verifier = new DeliveryVerifier(
     o.api,
     o.secretRefetchMinIntervalMs !== undefined ? { refetchAtMostEveryMs: o.secretRefetchMinIntervalMs } : {},
@@ -121,6 +127,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
       sentAt: Number.isFinite(timestamp) ? new Date(timestamp * 1000) : null,
       transactionId,
     });
+    warehouseOutage.recovered();
     if (first) {
       // Not awaited: the answer goes out at once; the service only needs to know it arrived.
       void dispatchEvent(
@@ -128,6 +135,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
         o.temporal,
         { msg_id: msgId, event_type: eventType, transaction_id: transactionId, payload },
         o.log,
+        temporalOutage,
       ).catch(() => undefined);
     }
     return c.json({ received: true, duplicate: !first });
@@ -137,6 +145,16 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     c.json({ error: `no such endpoint: ${c.req.path} (deliveries go to /hooks/<webhook name>)` }, 404),
   );
   app.onError((error, c) => {
+    // The warehouse away (restart, failover, read-only, connections exhausted): the delivery is not
+    // stored, so it is refused with 503 and the service delivers it again later (Svix retries for
+    // days); one log line per outage, not one per delivery.
+    const trouble = classifyWarehouseError(error);
+    if (trouble && trouble.kind !== 'fatal') {
+      warehouseOutage.failed(trouble.reason, 'deliveries are refused with 503 and the service sends them again');
+      return c.json({ error: 'the warehouse is unavailable; deliver again later' }, 503, {
+        'retry-after': String(RETRY_AFTER_SECONDS),
+      });
+    }
     o.log.error({ err: error }, 'webhook receiver failed on a request');
     return c.json({ error: 'internal error' }, 500);
   });
@@ -155,7 +173,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
   let sweep: NodeJS.Timeout | undefined;
   let stopped = false;
   const pass = (): void => {
-    void dispatchPending(o.db, o.temporal, o.log)
+    void dispatchPending(o.db, o.temporal, o.log, temporalOutage)
       .catch(() => undefined)
       .finally(() => {
         if (stopped) return;

@@ -2,6 +2,8 @@ import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Warehouse } from '../warehouse/database.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { Outage } from '../platform/outage.ts';
+import { temporalUnreachable } from './temporal-outages.ts';
 import { transactionUpdatedSignal, transactionWorkflowId } from '../workflows/submit-transaction.ts';
 import { submitBatchWorkflowId, transactionsUpdatedSignal } from '../workflows/submit-batch.ts';
 import { markHandled, noteDispatchFailure, pendingEvents } from '../warehouse/webhooks/ledger.ts';
@@ -28,7 +30,14 @@ function statusOf(payload: unknown): string | undefined {
   return typeof data?.status === 'string' ? data.status : undefined;
 }
 
-export async function dispatchEvent(db: Warehouse, temporal: Client, event: StoredEvent, log: Logger): Promise<string> {
+export async function dispatchEvent(
+  db: Warehouse,
+  temporal: Client,
+  event: StoredEvent,
+  log: Logger,
+  /** The receiver's record of Temporal outages: one line per outage instead of one per event. */
+  temporalOutage?: Outage,
+): Promise<string> {
   if (event.event_type !== TRANSACTION_UPDATED) {
     await markHandled(db, event.msg_id, 'ignored');
     return 'ignored';
@@ -48,6 +57,7 @@ export async function dispatchEvent(db: Warehouse, temporal: Client, event: Stor
       await temporal.workflow
         .getHandle(transactionWorkflowId(found.key))
         .signal(transactionUpdatedSignal, status ? { status } : {});
+    temporalOutage?.recovered();
     await markHandled(db, event.msg_id, 'signalled');
     return 'signalled';
   } catch (error) {
@@ -55,7 +65,10 @@ export async function dispatchEvent(db: Warehouse, temporal: Client, event: Stor
       await markHandled(db, event.msg_id, 'workflow_closed');
       return 'workflow_closed';
     }
-    log.warn({ msgId: event.msg_id, err: error }, 'could not signal the transaction workflow; will retry');
+    const unreachable = temporalOutage && temporalUnreachable(error);
+    if (unreachable)
+      temporalOutage.failed(unreachable, 'events are kept and their workflows signalled when it answers');
+    else log.warn({ msgId: event.msg_id, err: error }, 'could not signal the transaction workflow; will retry');
     await noteDispatchFailure(db, event.msg_id, error instanceof Error ? error.message : String(error)).catch(
       () => undefined,
     );
@@ -64,10 +77,15 @@ export async function dispatchEvent(db: Warehouse, temporal: Client, event: Stor
 }
 
 /** Events accepted but not yet dispatched (the receiver stopped in between): dispatched now. */
-export async function dispatchPending(db: Warehouse, temporal: Client, log: Logger): Promise<number> {
+export async function dispatchPending(
+  db: Warehouse,
+  temporal: Client,
+  log: Logger,
+  temporalOutage?: Outage,
+): Promise<number> {
   let n = 0;
   for (const event of await pendingEvents(db)) {
-    await dispatchEvent(db, temporal, event, log).then(
+    await dispatchEvent(db, temporal, event, log, temporalOutage).then(
       () => n++,
       () => undefined,
     );

@@ -150,6 +150,17 @@ async function appliedMismatches(db: Kysely<unknown>, files: readonly MigrationF
     );
 }
 
+/** Migrations this warehouse applied that are not among the files: a newer ddsync migrated it. */
+async function unknownApplied(db: Kysely<unknown>, files: readonly MigrationFile[]): Promise<string[]> {
+  const {
+    rows: [table],
+  } = await sql<{ present: boolean }>`select to_regclass('kysely_migration') is not null as present`.execute(db);
+  if (!table?.present) return [];
+  const { rows } = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
+  const known = new Set(files.map((f) => f.name));
+  return rows.map((r) => r.name).filter((name) => !known.has(name));
+}
+
 export interface MigrationOutcome {
   applied: string[];
   current: string | undefined;
@@ -174,6 +185,12 @@ export async function migrateToLatest(db: Kysely<any>, dir = MIGRATIONS_DIR): Pr
   if (edited.length > 0) {
     throw new MigrationError(
       `${edited.join(' ')} ${NEVER_EDIT} To go on, put the file back as it was released (git log -- ${shown(dir, '')}).`,
+    );
+  }
+  const newer = await unknownApplied(db, files);
+  if (newer.length > 0) {
+    throw new MigrationError(
+      `the warehouse was migrated by a newer ddsync: it has applied ${newer.join(', ')}, which this ddsync does not have (its last is ${files.at(-1)?.name ?? 'none'}). Run the ddsync release that migrated it, or a newer one; never an older one against it.`,
     );
   }
   const drifted = await appliedMismatches(db, files, dir);

@@ -8,6 +8,9 @@ import { createUpstreamFromConfig } from '../upstream.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { startReceiver, type RunningReceiver } from '../../infra/receiver.ts';
 import type { Config } from '../../platform/config.ts';
+import { Client } from '@temporalio/client';
+import { closeAbandonedRuns } from '../../infra/abandoned-runs.ts';
+import { failRunningRuns } from '../../warehouse/refresh/run-ledger.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
 import { CredentialsRefusedError, UpstreamError, type UpstreamClient } from '../../upstream/index.ts';
@@ -78,7 +81,12 @@ export async function run(o: { bundle?: string }): Promise<number> {
     if (fatal) return;
     fatal = reason;
     log.error({ reason }, `the warehouse cannot be used: ${reason}; the worker stops in ${FATAL_GRACE_MS / 1000} s`);
-    setTimeout(() => worker.shutdown(), FATAL_GRACE_MS).unref();
+    setTimeout(() => {
+      // What the workflows could not record themselves meanwhile: no run stays `running` behind a dead worker.
+      void failRunningRuns(db, `the worker stopped: the warehouse cannot be used: ${reason}`)
+        .catch(() => undefined)
+        .finally(() => worker.shutdown());
+    }, FATAL_GRACE_MS).unref();
   };
   const worker = await createDdsyncWorker({
     connection,
@@ -100,6 +108,10 @@ export async function run(o: { bundle?: string }): Promise<number> {
       receiver: receiver?.url,
     },
     'worker ready',
+  );
+  // Runs left `running` by a worker that died or a workflow that ended without closing them.
+  void closeAbandonedRuns(db, new Client({ connection, namespace: temporal.namespace }), log).catch((error: unknown) =>
+    log.warn({ err: error }, 'could not check for refresh runs left running; the next worker start does'),
   );
   // Worker.run resolves after SIGINT/SIGTERM once in-flight tasks are done (the SDK's shutdown signals).
   await worker.run();

@@ -150,3 +150,31 @@ export async function readProgress(db: Kysely<Database>, runId: string): Promise
     error: r.error,
   };
 }
+
+/** Runs the warehouse still calls running, with the workflow that runs each (when recorded). */
+export async function runningRuns(db: Kysely<Database>): Promise<Array<{ id: string; workflowId: string | null }>> {
+  const rows = await db.selectFrom('sync_runs').select(['id', 'workflow_id']).where('status', '=', 'running').execute();
+  return rows.map((r) => ({ id: r.id, workflowId: r.workflow_id }));
+}
+
+/**
+ * Ends runs still `running` as failed, with `reason`: a run no workflow will end (its workflow is
+ * gone), or every run when the worker stops on a warehouse it cannot use. Only runs still running are
+ * touched, so a run that ended meanwhile keeps its outcome. A workflow that later reaches the end of
+ * one of these finds it ended and leaves it so (finishRun): nothing is swept on its word, and the next
+ * refresh does what it would have. Returns the ids ended.
+ */
+export async function failRunningRuns(
+  db: Kysely<Database>,
+  reason: string,
+  runIds?: readonly string[],
+): Promise<string[]> {
+  if (runIds && runIds.length === 0) return [];
+  let update = db
+    .updateTable('sync_runs')
+    .set({ status: 'failed', finished_at: sql`now()`, error: reason })
+    .where('status', '=', 'running');
+  if (runIds) update = update.where('id', 'in', [...runIds]);
+  const rows = await update.returning('id').execute();
+  return rows.map((r) => r.id);
+}
