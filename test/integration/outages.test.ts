@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { sql } from 'kysely';
 import { Client, Connection } from '@temporalio/client';
 import pg from 'pg';
+import { Webhook } from 'svix';
 import { startEmbeddedPostgres, type RunningPostgres } from '../../infra/embedded-postgres.ts';
 import { startTemporalDevServer, type RunningDevServer } from '../../infra/temporal-dev-server.ts';
 import { freePort } from '../../infra/ports.ts';
@@ -128,6 +129,7 @@ describe('a worker that outlives the warehouse and Temporal going away', () => {
       DDSYNC_LOG_FORMAT: 'json',
       DDSYNC_PG_POOL_SIZE: '6',
       DDSYNC_WORKER_ACTIVITIES: '6',
+      DDSYNC_PDF_ARCHIVE_DIR: resolve(dir, 'archive'),
       ...FAST_SUBMISSION,
     };
     worker = runDdsync(['worker'], env);
@@ -309,6 +311,111 @@ describe('a worker that outlives the warehouse and Temporal going away', () => {
     await expectTrueWarehouse(summary);
     expect(said('Temporal is unavailable')).toHaveLength(1);
   }, 240_000);
+
+  it('stores every valid delivery once while the receiver is killed and restarted and the warehouse restarts under a burst', async () => {
+    const receiverPort = await freePort();
+    const receiverEnv = {
+      ...env,
+      DDSYNC_WEBHOOKS: JSON.stringify([{ name: 'main', url: 'https://hooks.ddsync.test/hooks/main' }]),
+      DDSYNC_RECEIVER_PORT: String(receiverPort),
+    };
+    const reconcile = runDdsync(['webhooks', 'reconcile'], receiverEnv);
+    expect(await reconcile.exited, reconcile.output()).toBe(0);
+    const secret = sim.control.webhooks().find((w) => w['url'] === 'https://hooks.ddsync.test/hooks/main')!.secret;
+    const startReceiver = async () => {
+      const receiver = runDdsync(['receiver'], receiverEnv);
+      await receiver.waitFor(/webhook receiver listening/, 60_000);
+      return receiver;
+    };
+    let receiver = await startReceiver();
+    const receivers = [receiver];
+
+    // The service's side: each message delivered until it is answered 2xx, as Svix retries.
+    const svix = new Webhook(secret);
+    const ids = Array.from({ length: 200 }, (_, i) => `msg_outage_${taskQueue}_${i}`);
+    const answers: number[] = [];
+    let accepted = 0;
+    const deliver = async (msgId: string) => {
+      const body = JSON.stringify({ event: 'transaction.updated', data: { id: `tx-${msgId}`, status: 'SUBMITTED' } });
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const when = new Date();
+        const headers = {
+          'content-type': 'application/json',
+          'svix-id': msgId,
+          'svix-timestamp': String(Math.floor(when.getTime() / 1000)),
+          'svix-signature': svix.sign(msgId, when, body),
+        };
+        const status = await fetch(`http://127.0.0.1:${receiverPort}/hooks/main`, {
+          method: 'POST',
+          body,
+          headers,
+        }).then(
+          (r) => r.status,
+          () => 0,
+        );
+        answers.push(status);
+        if (status >= 200 && status < 300) {
+          accepted++;
+          return;
+        }
+        if (Date.now() > deadline) throw new Error(`${msgId} never accepted (last answer ${status})`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    let next = 0;
+    const senders = Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (next < ids.length) await deliver(ids[next++]!);
+      }),
+    );
+    // Killed mid-burst, as a machine dies, and started again on the same port.
+    await waitUntil('50 deliveries accepted', () => accepted >= 50, 60_000, 10);
+    receiver.child.kill('SIGKILL');
+    await receiver.exited;
+    receiver = await startReceiver();
+    receivers.push(receiver);
+    // The warehouse restarts while deliveries keep coming.
+    await waitUntil('120 deliveries accepted', () => accepted >= 120, 60_000, 10);
+    await postgres.halt('fast');
+    await new Promise((r) => setTimeout(r, 2_000));
+    await postgres.resume();
+    await senders;
+
+    expect(receiver.child.exitCode).toBeNull();
+    const { rows } = await sql<{ msg_id: string; deliveries: number }>`
+      select msg_id, deliveries from webhook_events where msg_id like ${`msg_outage_${taskQueue}_%`}`.execute(db);
+    expect(rows.map((r) => r.msg_id).sort()).toEqual([...ids].sort());
+    // While the warehouse was away the receiver refused with 503 (the sender delivers again), and said so once.
+    expect(answers).toContain(503);
+    const lines = receiver
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('the warehouse is unavailable'));
+    expect(lines).toHaveLength(1);
+    receiver.child.kill('SIGTERM');
+    expect(await receiver.exited).toBe(0);
+  }, 240_000);
+
+  it('archives every completed survey PDF through a warehouse restart, each once', async () => {
+    const completed = sim.control
+      .surveyResponses()
+      .filter((r) => r.status === 'COMPLETED')
+      .map((r) => r.id);
+    expect(completed.length).toBeGreaterThan(0);
+    const add = runDdsync(['pdfs', 'add', ...completed], env);
+    expect(await add.exited, add.output()).toBe(0);
+    const archive = runDdsync(['pdfs', 'archive', '--wait', '--json'], env);
+    await archive.waitFor(/archive|started|\{/, 30_000).catch(() => undefined);
+    await postgres.halt('fast');
+    await new Promise((r) => setTimeout(r, 2_000));
+    await postgres.resume();
+    expect(await archive.exited, archive.output()).toBe(0);
+    expect(workerAlive()).toBe(true);
+    const { rows } = await sql<{ state: string; n: number }>`
+      select state, count(*)::int as n from survey_response_pdfs group by state`.execute(db);
+    expect(Object.fromEntries(rows.map((r) => [r.state, r.n]))).toEqual({ archived: completed.length });
+  }, 180_000);
 
   // Last: it ends the worker.
   it('dies loudly on a schema another tool broke: one sentence, exit 1, and the run it was doing marked failed', async () => {
