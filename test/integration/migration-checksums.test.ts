@@ -63,6 +63,17 @@ describe('the migrator and what migrations were', () => {
     });
   });
 
+  it('refuses, in one sentence and before touching anything, a warehouse migrated by a newer ddsync', async () => {
+    // This ddsync knows migrations up to 0014; the warehouse has every one there is.
+    const older = await copyOfMigrations((f) => f < '0015');
+    await withWarehouse('newer', async (db) => {
+      await migrateToLatest(db);
+      await expect(migrateToLatest(db, older)).rejects.toThrow(
+        /^the warehouse was migrated by a newer ddsync: it has applied 0015_eudr_readiness, 0016_postgis, .*which this ddsync does not have \(its last is 0014_submission_in_bulk\)\. Run the ddsync release that migrated it, or a newer one; never an older one against it\.$/,
+      );
+    });
+  });
+
   it('knows no checksum of a migration applied before it recorded them, and compares only what it knows', async () => {
     const before = await copyOfMigrations((f) => f < '0012');
     await withWarehouse('older', async (db) => {
