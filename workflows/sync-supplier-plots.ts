@@ -68,7 +68,13 @@ export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<
     });
     for (;;) {
       for (const page of pagesToStart({ first, launch, collect, inFlight: inFlight.size, ended }, limits())) {
-        inFlight.set(page, loadPlotPage({ runId, supplierId, page }));
+        const load = loadPlotPage({ runId, supplierId, page });
+        // A page read ahead can fail after an earlier page has already ended the supplier (both ran out
+        // of retries in one outage of the service). Unhandled, that rejection failed every workflow task
+        // of the supplier, replay after replay: it never ended and its refresh hung. Handled here, it is
+        // simply not awaited. (No command changes: histories replay as before.)
+        load.catch(() => undefined);
+        inFlight.set(page, load);
         launch = page + 1;
       }
       const pending = inFlight.get(collect);
