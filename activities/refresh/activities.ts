@@ -22,6 +22,7 @@ import { reuseUnchangedPage } from '../../warehouse/refresh/plot-writer.ts';
 import {
   beginRun,
   finishScope,
+  noteScopeError,
   markScopeRunning,
   openScopes,
   OWN_PLOTS_SCOPE,
@@ -103,6 +104,16 @@ function isFinal(error: unknown): error is UpstreamError {
   return error instanceof UpstreamError && !error.retryable;
 }
 
+/**
+ * A retryable failure of a part (the service away, the warehouse for a moment) is noted on its scope
+ * before the attempt fails: if the last retry fails too, the run says why the part failed, not only
+ * that it "did not finish". A part that later succeeds clears it. Returns the error to rethrow.
+ */
+async function withReasonNoted(db: RefreshDeps['db'], runId: string, scope: string, error: unknown): Promise<unknown> {
+  if (error instanceof UpstreamError) await noteScopeError(db, runId, scope, error.message).catch(() => undefined);
+  return error;
+}
+
 export function createRefreshActivities({ db, api, log }: RefreshDeps) {
   return {
     async beginRefresh(input: { runId: string }): Promise<void> {
@@ -152,7 +163,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
         const { rows, issues } = toInvitationRows(invitations);
         await writeInvitations(db, runId, rows, issues, requestCounts(stats));
       } catch (error) {
-        if (!isFinal(error)) throw error;
+        if (!isFinal(error)) throw await withReasonNoted(db, runId, INVITATIONS_SCOPE, error);
         await finishScope(db, runId, INVITATIONS_SCOPE, 'failed', error.message);
         return { completed: false, error: error.message };
       }
@@ -247,7 +258,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
         }
         if (batch.length + invalid.length > 0 || pages === 0) await flush();
       } catch (error) {
-        if (!isFinal(error)) throw error;
+        if (!isFinal(error)) throw await withReasonNoted(db, runId, OWN_PLOTS_SCOPE, error);
         await finishScope(db, runId, OWN_PLOTS_SCOPE, 'failed', error.message);
         return { completed: false, pages, plots, error: error.message };
       }

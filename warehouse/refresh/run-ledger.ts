@@ -151,6 +151,17 @@ export async function readProgress(db: Kysely<Database>, runId: string): Promise
   };
 }
 
+/** The reason a part's last attempt failed, kept while it retries (its finishScope replaces it). */
+export async function noteScopeError(db: Kysely<Database>, runId: string, scope: string, error: string): Promise<void> {
+  await db
+    .updateTable('sync_run_scopes')
+    .set({ error })
+    .where('run_id', '=', runId)
+    .where('scope', '=', scope)
+    .where('status', 'in', ['pending', 'running'])
+    .execute();
+}
+
 /** Runs the warehouse still calls running, with the workflow that runs each (when recorded). */
 export async function runningRuns(db: Kysely<Database>): Promise<Array<{ id: string; workflowId: string | null }>> {
   const rows = await db.selectFrom('sync_runs').select(['id', 'workflow_id']).where('status', '=', 'running').execute();
