@@ -4,6 +4,7 @@ import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Outage } from '../platform/outage.ts';
 import { waitForWarehouse } from '../warehouse/availability.ts';
 import { classifyWarehouseError } from '../warehouse/connection-errors.ts';
+import { WAREHOUSE_FATAL } from '../platform/run-problem.ts';
 import type { Warehouse } from '../warehouse/database.ts';
 
 export interface WarehouseOutageDeps {
@@ -18,8 +19,7 @@ export interface WarehouseOutageDeps {
   contendedBackoffMs?: number;
 }
 
-/** The failure type of an activity stopped by a warehouse no wait can mend. */
-export const WAREHOUSE_FATAL = 'WarehouseFatal';
+export { WAREHOUSE_FATAL };
 
 /**
  * The worker's activity interceptor for the warehouse going away. An activity whose statement fails
@@ -56,7 +56,8 @@ export function waitOutWarehouse(deps: WarehouseOutageDeps): ActivityInterceptor
                 message: `the warehouse cannot be used: ${trouble.reason}`,
                 type: WAREHOUSE_FATAL,
                 nonRetryable: true,
-                cause: error instanceof Error ? error : undefined,
+                // No cause: the sentence already quotes the server's words, and a run records the
+                // innermost message of a failure (failureMessage), which would be the server's alone.
               });
             }
             deps.outage.failed(trouble.reason, 'activities wait for it and run again');

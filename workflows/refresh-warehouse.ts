@@ -12,6 +12,7 @@ import {
 import type { RunSummary } from '../warehouse/refresh/sweep.ts';
 import type { SupplierToRead } from '../activities/refresh/activities.ts';
 import { failureMessage } from './failure-message.ts';
+import { isWarehouseFatal } from '../platform/run-problem.ts';
 import { refreshActivities, type PageActivityMode, type RefreshTimeouts } from './refresh-activities.ts';
 import { supplierPlotsWorkflowId, syncSupplierPlots } from './sync-supplier-plots.ts';
 import { forEachInWindow } from './scheduling/sliding-window.ts';
@@ -144,8 +145,10 @@ async function readSuppliers(
         () => {
           progress.suppliersDone++;
         },
-        // A failed supplier is recorded by its own workflow; the run goes on without it (and ends partial).
-        () => {
+        // A failed supplier is recorded by its own workflow; the run goes on without it (and ends partial),
+        // unless the warehouse itself cannot be used: then the run ends failed with that reason.
+        (error: unknown) => {
+          if (isWarehouseFatal(error)) throw error;
           failed++;
           progress.suppliersFailed++;
         },

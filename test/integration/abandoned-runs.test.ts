@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { openWarehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
-import { beginRun } from '../../warehouse/refresh/run-ledger.ts';
+import { beginRun, markScopeRunning, openScopes } from '../../warehouse/refresh/run-ledger.ts';
 import { closeAbandonedRuns } from '../../infra/abandoned-runs.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { refreshWarehouse, refreshWorkflowId } from '../../workflows/refresh-warehouse.ts';
@@ -31,6 +31,8 @@ describe('closeAbandonedRuns', () => {
       };
       const terminated = await start();
       const open = await start();
+      await openScopes(db, terminated.runId, [{ scope: 'own-plots', kind: 'own_plots' }]);
+      await markScopeRunning(db, terminated.runId, 'own-plots');
       await temporal.client.workflow.getHandle(terminated.workflowId).terminate('an operator ended it');
       const unknown = randomUUID();
       await beginRun(db, unknown, refreshWorkflowId(unknown));
@@ -49,6 +51,10 @@ describe('closeAbandonedRuns', () => {
           /ended \(terminated\) without recording how the run ended: .*an operator ended it/,
         ),
       });
+      // Nothing of the run stays running: its open parts end with it.
+      const scopes = await sql<{ status: string; error: string }>`
+        select status, error from sync_run_scopes where run_id = ${terminated.runId}::uuid`.execute(db);
+      expect(scopes.rows).toEqual([{ status: 'failed', error: expect.stringMatching(/ended \(terminated\)/) }]);
       expect(byId[unknown]).toMatchObject({ status: 'failed', error: expect.stringMatching(/is not in Temporal/) });
       expect(byId[open.runId]).toMatchObject({ status: 'running', error: null });
       expect(byId[unrecorded]).toMatchObject({ status: 'running' });

@@ -442,6 +442,6 @@ describe('a worker that outlives the warehouse and Temporal going away', () => {
     const { rows } = await sql<{ status: string; error: string | null }>`
       select status, error from sync_runs where id = ${started.runId}::uuid`.execute(db);
     expect(rows[0]!.status).toBe('failed');
-    expect(rows[0]!.error).toMatch(/another tool changed the warehouse's schema/);
+    expect(rows[0]!.error).toMatch(/the warehouse cannot be used: .*another tool changed the warehouse's schema/);
   }, 120_000);
 });

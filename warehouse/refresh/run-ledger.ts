@@ -181,11 +181,21 @@ export async function failRunningRuns(
   runIds?: readonly string[],
 ): Promise<string[]> {
   if (runIds && runIds.length === 0) return [];
-  let update = db
-    .updateTable('sync_runs')
-    .set({ status: 'failed', finished_at: sql`now()`, error: reason })
-    .where('status', '=', 'running');
-  if (runIds) update = update.where('id', 'in', [...runIds]);
-  const rows = await update.returning('id').execute();
-  return rows.map((r) => r.id);
+  return db.transaction().execute(async (trx) => {
+    let update = trx
+      .updateTable('sync_runs')
+      .set({ status: 'failed', finished_at: sql`now()`, error: reason })
+      .where('status', '=', 'running');
+    if (runIds) update = update.where('id', 'in', [...runIds]);
+    const ended = (await update.returning('id').execute()).map((r) => r.id);
+    // Its parts still open end with it (their own last error kept), so nothing of the run stays running.
+    if (ended.length > 0)
+      await trx
+        .updateTable('sync_run_scopes')
+        .set({ status: 'failed', finished_at: sql`now()`, error: sql`coalesce(error, ${reason})` })
+        .where('run_id', 'in', ended)
+        .where('status', 'in', ['pending', 'running'])
+        .execute();
+    return ended;
+  });
 }
