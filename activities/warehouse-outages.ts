@@ -42,10 +42,12 @@ export function waitOutWarehouse(deps: WarehouseOutageDeps): ActivityInterceptor
     inbound: {
       async execute(input, next) {
         let contended = 0;
+        let waited = false;
         for (;;) {
           try {
             const result = await next(input);
-            deps.outage.recovered();
+            // Only an activity that met the outage proves it over (another may not touch the warehouse).
+            if (waited) deps.outage.recovered();
             return result;
           } catch (error) {
             const trouble = classifyWarehouseError(error);
@@ -61,6 +63,7 @@ export function waitOutWarehouse(deps: WarehouseOutageDeps): ActivityInterceptor
               });
             }
             deps.outage.failed(trouble.reason, 'activities wait for it and run again');
+            waited = true;
             const signal = context.cancellationSignal;
             try {
               if (trouble.kind === 'unavailable') await waitUntilBack(signal);
