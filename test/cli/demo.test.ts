@@ -23,6 +23,8 @@ describe('ddsync demo', () => {
     const code = await run.exited;
     const out = run.output();
     expect(code, out).toBe(0);
+    // A healthy run shows no runtime warning (it printed MaxListenersExceededWarning twice while submitting).
+    expect(out).not.toMatch(/\(node:\d+\) \w*Warning/);
     const result = lastJsonLine(out);
     expect(result).toMatchObject({
       plots: 800,

@@ -1,5 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { Context } from '@temporalio/activity';
+import { getMaxListeners } from 'node:events';
 import { ApplicationFailure } from '@temporalio/common';
 import { activityInterceptors } from '../../../activities/index.ts';
 import { ForbiddenError, RateLimitedError, UnauthorizedError } from '../../../upstream/index.ts';
@@ -68,6 +70,11 @@ describe('the activity interceptors', () => {
         }),
       ),
     ).toBe(database);
+  });
+
+  it("let an activity's requests all listen on its cancellation signal without Node warning of a leak", async () => {
+    const limit = await environment().run(async () => getMaxListeners(Context.current().cancellationSignal));
+    expect(limit).toBeGreaterThanOrEqual(1_000);
   });
 
   it('heartbeat an activity given a heartbeat timeout for as long as it runs, and not one without', async () => {
