@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { sql } from 'kysely';
 import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
+import { ConnectionFailedError } from '../../infra/connection-failure.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
@@ -104,7 +105,17 @@ export async function run(path: string, values: { wait?: boolean; json?: boolean
       }
       return intake.invalid > 0 ? 1 : 0;
     }
-    const client = await connectClient(config.temporal!);
+    let client: Client;
+    try {
+      client = await connectClient(config.temporal!);
+    } catch (error) {
+      if (!(error instanceof ConnectionFailedError)) throw error;
+      // The rows are in the warehouse and nothing was sent: the same command finishes the job later.
+      process.stderr.write(
+        `ddsync submit: ${error.message}\nbatch ${intake.batchId} is kept with its ${intake.accepted} row(s) and nothing was sent: run the same command again once Temporal answers (the rows are recognised and this batch is started then).\n`,
+      );
+      return 1;
+    }
     try {
       const { handle, workflowId } = await startBatch(client, intake.batchId);
       if (!values.json)

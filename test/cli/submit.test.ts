@@ -101,6 +101,33 @@ describe('ddsync submit and submissions', () => {
     expect(keys.map((k) => counts[k])).toEqual([1, 1]);
   }, 120_000);
 
+  it('keeps a file taken in when Temporal cannot be reached, says what to do, and the same command then finishes it', async () => {
+    const supplier = sim.control.suppliers()[0]!.id;
+    const keys = [`cli-t1-${run}`, `cli-t2-${run}`];
+    const path = writeShipments(keys.map((key) => shipmentRow(key, supplier)));
+    // Nothing listens on port 9 of the loopback.
+    const away = runDdsync(['submit', path], { ...env, TEMPORAL_ADDRESS: '127.0.0.1:9' });
+    expect(await away.exited).toBe(1);
+    const said = away.output();
+    expect(said).toMatch(/cannot reach Temporal at 127\.0\.0\.1:9/);
+    const kept =
+      /batch ([0-9a-f-]{36}) is kept with its 2 row\(s\) and nothing was sent: run the same command again once Temporal answers/.exec(
+        said,
+      );
+    expect(kept, said).not.toBeNull();
+    expect(keys.map((k) => sim.control.transactionCountsByCustomId()[k] ?? 0)).toEqual([0, 0]);
+
+    const again = runDdsync(['submit', path, '--json'], env);
+    expect(await again.exited).toBe(0);
+    expect(lastJsonLine(again.output())).toMatchObject({ accepted: 0, duplicates: 2, resumed: [kept![1]] });
+    await waitUntil(
+      'the kept batch to end',
+      () => keys.every((k) => sim.control.transactionCountsByCustomId()[k] === 1),
+      60_000,
+      250,
+    );
+  }, 120_000);
+
   it('submit --wait says at once which step keeps failing, and finishes once its cause is gone', async () => {
     const key = `cli-fault-${run}`;
     const path = writeShipments([shipmentRow(key, sim.control.suppliers()[0]!.id)]);
