@@ -11,8 +11,11 @@ export interface WarehouseOutageDeps {
   db: Warehouse;
   /** The worker's one record of warehouse outages: a line when one begins, one when it ends. */
   outage: Outage;
-  /** Told once per fatal trouble (credentials refused, schema broken): the worker stops, loudly. */
-  onFatal?: (reason: string) => void;
+  /**
+   * Told of each fatal trouble (credentials refused, schema broken), with the refresh run the activity
+   * worked for when its input names one: the worker stops, loudly, and ends those runs as failed.
+   */
+  onFatal?: (reason: string, runId: string | undefined) => void;
   /** How to wait for an unavailable warehouse (waitForWarehouse by default; tests pass their own). */
   waitForWarehouse?: (signal: AbortSignal) => Promise<void>;
   /** The first back-off after a lost lock or statement timeout (default 1 s, doubling to 30 s). */
@@ -53,7 +56,7 @@ export function waitOutWarehouse(deps: WarehouseOutageDeps): ActivityInterceptor
             const trouble = classifyWarehouseError(error);
             if (!trouble) throw error;
             if (trouble.kind === 'fatal') {
-              deps.onFatal?.(trouble.reason);
+              deps.onFatal?.(trouble.reason, runIdOf(input.args));
               throw ApplicationFailure.create({
                 message: `the warehouse cannot be used: ${trouble.reason}`,
                 type: WAREHOUSE_FATAL,
@@ -82,4 +85,10 @@ export function waitOutWarehouse(deps: WarehouseOutageDeps): ActivityInterceptor
       },
     },
   });
+}
+
+/** The refresh run an activity works for: refresh activities take `{ runId, … }`. */
+function runIdOf(args: readonly unknown[]): string | undefined {
+  const runId = (args[0] as { runId?: unknown } | null | undefined)?.runId;
+  return typeof runId === 'string' ? runId : undefined;
 }

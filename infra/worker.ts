@@ -15,7 +15,7 @@ export interface DdsyncWorkerOptions {
   /** The process's record of warehouse outages (one log line each); a new one by default. */
   warehouseOutage?: Outage;
   /** Called once when the warehouse cannot be used at all (credentials, schema): the caller stops the worker. */
-  onWarehouseFatal?: (reason: string) => void;
+  onWarehouseFatal?: (reason: string, runId: string | undefined) => void;
   maxConcurrentActivities?: number;
   /** Workflows kept in memory between their steps (default 1000). */
   cachedWorkflows?: number;

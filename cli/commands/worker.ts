@@ -77,13 +77,16 @@ export async function run(o: { bundle?: string }): Promise<number> {
   // stops, loudly, rather than fail every activity for ever. It keeps running a little first, so the
   // workflows whose activity failed record the reason on their run (sync_runs, the batch).
   let fatal: string | undefined;
-  const onWarehouseFatal = (reason: string) => {
+  // Only the runs this worker was working for: others may be in healthy workers' hands.
+  const runsHit = new Set<string>();
+  const onWarehouseFatal = (reason: string, runId: string | undefined) => {
+    if (runId) runsHit.add(runId);
     if (fatal) return;
     fatal = reason;
     log.error({ reason }, `the warehouse cannot be used: ${reason}; the worker stops in ${FATAL_GRACE_MS / 1000} s`);
     setTimeout(() => {
       // What the workflows could not record themselves meanwhile: no run stays `running` behind a dead worker.
-      void failRunningRuns(db, `the worker stopped: the warehouse cannot be used: ${reason}`)
+      void failRunningRuns(db, `the worker stopped: the warehouse cannot be used: ${reason}`, [...runsHit])
         .catch(() => undefined)
         .finally(() => worker.shutdown());
     }, FATAL_GRACE_MS).unref();

@@ -34,8 +34,12 @@ describe('closeAbandonedRuns', () => {
       await openScopes(db, terminated.runId, [{ scope: 'own-plots', kind: 'own_plots' }]);
       await markScopeRunning(db, terminated.runId, 'own-plots');
       await temporal.client.workflow.getHandle(terminated.workflowId).terminate('an operator ended it');
+      // Unknown to this namespace: a week-old run is ended, a recent one (maybe another namespace's) is not.
       const unknown = randomUUID();
       await beginRun(db, unknown, refreshWorkflowId(unknown));
+      await sql`update sync_runs set started_at = now() - interval '8 days' where id = ${unknown}::uuid`.execute(db);
+      const recentUnknown = randomUUID();
+      await beginRun(db, recentUnknown, refreshWorkflowId(recentUnknown));
       const unrecorded = randomUUID();
       await beginRun(db, unrecorded, null);
 
@@ -55,9 +59,13 @@ describe('closeAbandonedRuns', () => {
       const scopes = await sql<{ status: string; error: string }>`
         select status, error from sync_run_scopes where run_id = ${terminated.runId}::uuid`.execute(db);
       expect(scopes.rows).toEqual([{ status: 'failed', error: expect.stringMatching(/ended \(terminated\)/) }]);
-      expect(byId[unknown]).toMatchObject({ status: 'failed', error: expect.stringMatching(/is not in Temporal/) });
+      expect(byId[unknown]).toMatchObject({
+        status: 'failed',
+        error: expect.stringMatching(/is not in Temporal and the run started over 7 days ago/),
+      });
       expect(byId[open.runId]).toMatchObject({ status: 'running', error: null });
       expect(byId[unrecorded]).toMatchObject({ status: 'running' });
+      expect(byId[recentUnknown]).toMatchObject({ status: 'running' });
       // Again: nothing more to close.
       expect(await closeAbandonedRuns(db, temporal.client, createLogger({ level: 'silent' }))).toEqual([]);
       await temporal.client.workflow.getHandle(open.workflowId).terminate('test over');

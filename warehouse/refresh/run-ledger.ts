@@ -163,9 +163,15 @@ export async function noteScopeError(db: Kysely<Database>, runId: string, scope:
 }
 
 /** Runs the warehouse still calls running, with the workflow that runs each (when recorded). */
-export async function runningRuns(db: Kysely<Database>): Promise<Array<{ id: string; workflowId: string | null }>> {
-  const rows = await db.selectFrom('sync_runs').select(['id', 'workflow_id']).where('status', '=', 'running').execute();
-  return rows.map((r) => ({ id: r.id, workflowId: r.workflow_id }));
+export async function runningRuns(
+  db: Kysely<Database>,
+): Promise<Array<{ id: string; workflowId: string | null; startedAt: Date }>> {
+  const rows = await db
+    .selectFrom('sync_runs')
+    .select(['id', 'workflow_id', 'started_at'])
+    .where('status', '=', 'running')
+    .execute();
+  return rows.map((r) => ({ id: r.id, workflowId: r.workflow_id, startedAt: r.started_at }));
 }
 
 /**

@@ -25,11 +25,11 @@ const pgError = (code: string, message = `error ${code}`) => Object.assign(new E
 
 function harness(options: { waitForWarehouse?: (signal: AbortSignal) => Promise<void> } = {}) {
   const { lines, log } = memoryLog();
-  const fatal: string[] = [];
+  const fatal: Array<[string, string | undefined]> = [];
   const interceptors = activityInterceptors({
     db: {} as Warehouse,
     outage: new Outage({ name: 'the warehouse', log }),
-    onFatal: (reason) => fatal.push(reason),
+    onFatal: (reason, runId) => fatal.push([reason, runId]),
     contendedBackoffMs: 5,
     waitForWarehouse: options.waitForWarehouse ?? (() => Promise.resolve()),
   });
@@ -94,13 +94,16 @@ describe('a warehouse outage met by an activity', () => {
     await expect(result).rejects.toBe(lost);
   });
 
-  it('fails at once, non-retryable, with what to do, when no wait can mend it; the worker is told once', async () => {
+  it('fails at once, non-retryable, with what to do, when no wait can mend it; the worker is told, with the run', async () => {
     const { environment, fatal } = harness();
     for (let i = 0; i < 2; i++) {
       const failure = await environment
-        .run(async () => {
-          throw pgError('42703', 'column "area_ha" of relation "plots" does not exist');
-        })
+        .run(
+          async (_input: { runId: string }) => {
+            throw pgError('42703', 'column "area_ha" of relation "plots" does not exist');
+          },
+          { runId: `run-${i}` },
+        )
         .then(
           () => undefined,
           (error: unknown) => error,
@@ -109,7 +112,8 @@ describe('a warehouse outage met by an activity', () => {
       expect(failure).toMatchObject({ type: WAREHOUSE_FATAL, nonRetryable: true });
       expect((failure as Error).message).toMatch(/another tool changed the warehouse's schema.*area_ha/);
     }
-    expect(fatal).toHaveLength(2);
+    // With the run each activity worked for: the worker ends those runs, and only those.
+    expect(fatal.map(([, runId]) => runId)).toEqual(['run-0', 'run-1']);
   });
 
   it('leaves other errors to the retry policy', async () => {
