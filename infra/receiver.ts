@@ -36,6 +36,11 @@ export interface ReceiverOptions {
   maxBodyBytes: number;
   /** At most one re-fetch of a webhook's secret per this many ms (default a minute; tests: 0). */
   secretRefetchMinIntervalMs?: number;
+  /**
+   * Told when the warehouse cannot be used at all (credentials refused, its schema broken): deliveries
+   * are answered 503 meanwhile (the service sends them again), and the process should stop, loudly.
+   */
+  onWarehouseFatal?: (reason: string) => void;
 }
 
 export interface RunningReceiver {
@@ -149,7 +154,12 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     // stored, so it is refused with 503 and the service delivers it again later (Svix retries for
     // days); one log line per outage, not one per delivery.
     const trouble = classifyWarehouseError(error);
-    if (trouble && trouble.kind !== 'fatal') {
+    if (trouble?.kind === 'fatal') {
+      o.log.error({ reason: trouble.reason }, `the warehouse cannot be used: ${trouble.reason}`);
+      o.onWarehouseFatal?.(trouble.reason);
+      return c.json({ error: 'the warehouse cannot be used; deliver again later' }, 503);
+    }
+    if (trouble) {
       warehouseOutage.failed(trouble.reason, 'deliveries are refused with 503 and the service sends them again');
       return c.json({ error: 'the warehouse is unavailable; deliver again later' }, 503, {
         'retry-after': String(RETRY_AFTER_SECONDS),

@@ -14,17 +14,40 @@ export async function run(): Promise<number> {
   const temporal = await connectClient(config.temporal!);
   const api = createUpstreamFromConfig(config.upstream!, log);
   const { host, port, maxBodyBytes } = config.webhooks!.receiver;
-  const receiver = await startReceiver({ db, api, temporal, log, host, port, maxBodyBytes });
-  process.stdout.write(
-    `webhook receiver listening on ${receiver.url} (deliveries to ${receiver.url}/hooks/<webhook name>)\n`,
-  );
-  await new Promise<void>((resolve) => {
+  // A warehouse no wait can mend stops the receiver, loudly (deliveries meanwhile get 503, never lost).
+  let fatal: string | undefined;
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  const receiver = await startReceiver({
+    db,
+    api,
+    temporal,
+    log,
+    host,
+    port,
+    maxBodyBytes,
+    onWarehouseFatal: (reason) => {
+      if (fatal) return;
+      fatal = reason;
+      // A moment for the answers under way (503) to go out before the connections close.
+      setTimeout(stop, 1_000).unref();
+    },
+  });
+  process.stdout.write(
+    `webhook receiver listening on ${receiver.url} (deliveries to ${receiver.url}/hooks/<webhook name>)\n`,
+  );
+  await stopped;
   await receiver.close();
   await temporal.connection.close();
   await db.destroy();
+  if (fatal) {
+    process.stderr.write(`ddsync receiver: the warehouse cannot be used: ${fatal}\n`);
+    return 1;
+  }
   log.info('webhook receiver stopped');
   return 0;
 }

@@ -24,10 +24,20 @@ async function startReceiverInWorker(
   db: Warehouse,
   api: UpstreamClient,
   log: Logger,
+  onWarehouseFatal: (reason: string) => void,
 ): Promise<RunningReceiver & { close(): Promise<void> }> {
   const client = await connectClient(config.temporal!);
   const { host, port, maxBodyBytes } = config.webhooks!.receiver;
-  const receiver = await startReceiver({ db, api, temporal: client, log, host, port, maxBodyBytes });
+  const receiver = await startReceiver({
+    db,
+    api,
+    temporal: client,
+    log,
+    host,
+    port,
+    maxBodyBytes,
+    onWarehouseFatal,
+  });
   return {
     ...receiver,
     close: async () => {
@@ -102,7 +112,9 @@ export async function run(o: { bundle?: string }): Promise<number> {
     taskQueueActivitiesPerSecond: config.worker!.taskQueueActivitiesPerSecond,
     workflowBundlePath: o.bundle,
   });
-  const receiver = config.webhooks!.receiver.inWorker ? await startReceiverInWorker(config, db, api, log) : undefined;
+  const receiver = config.webhooks!.receiver.inWorker
+    ? await startReceiverInWorker(config, db, api, log, (reason) => onWarehouseFatal(reason, undefined))
+    : undefined;
   log.info(
     {
       taskQueue: temporal.taskQueue,

@@ -417,6 +417,46 @@ describe('a worker that outlives the warehouse and Temporal going away', () => {
     expect(Object.fromEntries(rows.map((r) => [r.state, r.n]))).toEqual({ archived: completed.length });
   }, 180_000);
 
+  it('stops the receiver loudly when the warehouse cannot be used, answering 503 meanwhile', async () => {
+    const receiverPort = await freePort();
+    const receiverEnv = {
+      ...env,
+      DDSYNC_WEBHOOKS: JSON.stringify([{ name: 'main', url: 'https://hooks.ddsync.test/hooks/main' }]),
+      DDSYNC_RECEIVER_PORT: String(receiverPort),
+    };
+    const reconcile = runDdsync(['webhooks', 'reconcile'], receiverEnv);
+    expect(await reconcile.exited, reconcile.output()).toBe(0);
+    const receiver = runDdsync(['receiver'], receiverEnv);
+    await receiver.waitFor(/webhook receiver listening/, 60_000);
+    const secret = sim.control.webhooks().find((w) => w['url'] === 'https://hooks.ddsync.test/hooks/main')!.secret;
+    const otherTool = new pg.Client({ connectionString: postgres.url });
+    await otherTool.connect();
+    await otherTool.query('alter table webhook_events rename to webhook_events_moved');
+    try {
+      const msgId = `msg_fatal_${taskQueue}`;
+      const body = JSON.stringify({ event: 'transaction.updated', data: { id: 'tx-fatal', status: 'SUBMITTED' } });
+      const when = new Date();
+      const answer = await fetch(`http://127.0.0.1:${receiverPort}/hooks/main`, {
+        method: 'POST',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          'svix-id': msgId,
+          'svix-timestamp': String(Math.floor(when.getTime() / 1000)),
+          'svix-signature': new Webhook(secret).sign(msgId, when, body),
+        },
+      });
+      expect(answer.status).toBe(503);
+      expect(await receiver.exited).toBe(1);
+      expect(receiver.output()).toMatch(
+        /ddsync receiver: the warehouse cannot be used: a table ddsync's migrations made is missing: another tool changed the warehouse's schema/,
+      );
+    } finally {
+      await otherTool.query('alter table webhook_events_moved rename to webhook_events');
+      await otherTool.end();
+    }
+  }, 120_000);
+
   // Last: it ends the worker.
   it('dies loudly on a schema another tool broke: one sentence, exit 1, and the run it was doing marked failed', async () => {
     sim.control.setFaults({ latency: 1, latencyMs: [700_000, 700_000] });
