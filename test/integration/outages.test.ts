@@ -149,6 +149,26 @@ describe('a worker that outlives the warehouse and Temporal going away', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  /** The webhook `main` made at the service and in the warehouse, and a `ddsync receiver` for it on a port of its own. */
+  async function receiverSetup() {
+    const url = 'https://hooks.ddsync.test/hooks/main';
+    const receiverPort = await freePort();
+    const receiverEnv = {
+      ...env,
+      DDSYNC_WEBHOOKS: JSON.stringify([{ name: 'main', url }]),
+      DDSYNC_RECEIVER_PORT: String(receiverPort),
+    };
+    const reconcile = runDdsync(['webhooks', 'reconcile'], receiverEnv);
+    expect(await reconcile.exited, reconcile.output()).toBe(0);
+    const secret = sim.control.webhooks().find((w) => w['url'] === url)!.secret;
+    const startReceiver = async () => {
+      const receiver = runDdsync(['receiver'], receiverEnv);
+      await receiver.waitFor(/webhook receiver listening/, 60_000);
+      return receiver;
+    };
+    return { receiverPort, secret, startReceiver };
+  }
+
   /** Each plot once, one current history row each, and the warehouse equal to the service. */
   async function expectTrueWarehouse(summary: RunSummary) {
     // On failure: the parts that did not succeed, and what the worker warned of.
@@ -313,20 +333,7 @@ describe('a worker that outlives the warehouse and Temporal going away', () => {
   }, 240_000);
 
   it('stores every valid delivery once while the receiver is killed and restarted and the warehouse restarts under a burst', async () => {
-    const receiverPort = await freePort();
-    const receiverEnv = {
-      ...env,
-      DDSYNC_WEBHOOKS: JSON.stringify([{ name: 'main', url: 'https://hooks.ddsync.test/hooks/main' }]),
-      DDSYNC_RECEIVER_PORT: String(receiverPort),
-    };
-    const reconcile = runDdsync(['webhooks', 'reconcile'], receiverEnv);
-    expect(await reconcile.exited, reconcile.output()).toBe(0);
-    const secret = sim.control.webhooks().find((w) => w['url'] === 'https://hooks.ddsync.test/hooks/main')!.secret;
-    const startReceiver = async () => {
-      const receiver = runDdsync(['receiver'], receiverEnv);
-      await receiver.waitFor(/webhook receiver listening/, 60_000);
-      return receiver;
-    };
+    const { receiverPort, secret, startReceiver } = await receiverSetup();
     let receiver = await startReceiver();
     const receivers = [receiver];
 
@@ -418,17 +425,8 @@ describe('a worker that outlives the warehouse and Temporal going away', () => {
   }, 180_000);
 
   it('stops the receiver loudly when the warehouse cannot be used, answering 503 meanwhile', async () => {
-    const receiverPort = await freePort();
-    const receiverEnv = {
-      ...env,
-      DDSYNC_WEBHOOKS: JSON.stringify([{ name: 'main', url: 'https://hooks.ddsync.test/hooks/main' }]),
-      DDSYNC_RECEIVER_PORT: String(receiverPort),
-    };
-    const reconcile = runDdsync(['webhooks', 'reconcile'], receiverEnv);
-    expect(await reconcile.exited, reconcile.output()).toBe(0);
-    const receiver = runDdsync(['receiver'], receiverEnv);
-    await receiver.waitFor(/webhook receiver listening/, 60_000);
-    const secret = sim.control.webhooks().find((w) => w['url'] === 'https://hooks.ddsync.test/hooks/main')!.secret;
+    const { receiverPort, secret, startReceiver } = await receiverSetup();
+    const receiver = await startReceiver();
     const otherTool = new pg.Client({ connectionString: postgres.url });
     await otherTool.connect();
     await otherTool.query('alter table webhook_events rename to webhook_events_moved');
