@@ -5,6 +5,7 @@ import type { Outage } from '../platform/outage.ts';
 import { waitForWarehouse } from '../warehouse/availability.ts';
 import { classifyWarehouseError } from '../warehouse/connection-errors.ts';
 import { WAREHOUSE_FATAL } from '../platform/run-problem.ts';
+import { backoffDelay } from '../platform/backoff.ts';
 import type { Warehouse } from '../warehouse/database.ts';
 
 export interface WarehouseOutageDeps {
@@ -72,9 +73,8 @@ export function waitOutWarehouse(deps: WarehouseOutageDeps): ActivityInterceptor
               if (trouble.kind === 'unavailable') await waitUntilBack(signal);
               else {
                 contended++;
-                // 1, 2, 4 … 30 s, jittered: sessions that lost the same lock do not come back together.
-                const ceiling = Math.min(30 * base, base * 2 ** Math.min(contended - 1, 5));
-                await delay(ceiling / 2 + Math.random() * (ceiling / 2), undefined, { signal });
+                // Up to 1, 2, 4 … 30 s, jittered: sessions that lost the same lock do not come back together.
+                await delay(backoffDelay(contended, { baseMs: base, maxMs: 30 * base }), undefined, { signal });
               }
             } catch {
               // Cancelled or timed out while waiting: the warehouse's error is the activity's.

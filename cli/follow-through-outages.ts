@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { WorkflowHandle } from '@temporalio/client';
 import { temporalUnreachable } from '../infra/temporal-outages.ts';
+import { backoffCeiling } from '../platform/backoff.ts';
 
 /** A command that follows a workflow gave up waiting for Temporal; the work itself goes on. */
 export class TemporalLostError extends Error {
@@ -47,7 +48,7 @@ export async function resultThroughOutages<T>(handle: WorkflowHandle, options: F
           `Temporal has not answered for ${Math.round((now - lostAt) / 60_000)} min (${reason}): the ${options.what} goes on in the workers without this command; follow it again with \`${options.again}\` once Temporal answers`,
         );
       }
-      await delay(Math.min(5_000, 250 * 2 ** Math.min(attempt, 5)));
+      await delay(backoffCeiling(attempt + 1, { baseMs: 250, maxMs: 5_000 }));
       // Asked again below; said when the answer comes (result() resolves or fails for the workflow's reason).
       if (lostAt !== undefined) {
         const answered = await handle.describe().then(

@@ -1,3 +1,5 @@
+import { NETWORK_WORDS } from '../platform/network-words.ts';
+
 /**
  * One message for every system ddsync connects to (Temporal, the warehouse, the service): what it
  * tried to reach, why that failed, and what to do next. Never a password or user: `where` is built
@@ -71,16 +73,6 @@ export function upstreamEndpoint(baseUrl: string): Endpoint {
     start: '`ddsync simulator` starts a local stand-in and prints its URL',
   };
 }
-
-const NETWORK_WORDS: Record<string, string> = {
-  ECONNREFUSED: 'connection refused (nothing listens there)',
-  ENOTFOUND: 'no such host',
-  EAI_AGAIN: 'the host name cannot be resolved now',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  ETIMEDOUT: 'no answer (timed out)',
-  ECONNRESET: 'the connection was reset',
-};
 
 /**
  * The words for the operating system's network error code found on the error or its causes (fetch

@@ -41,6 +41,8 @@ export interface ReceiverOptions {
    * are answered 503 meanwhile (the service sends them again), and the process should stop, loudly.
    */
   onWarehouseFatal?: (reason: string) => void;
+  /** The process's record of warehouse outages (a worker's, when the receiver runs in it); its own otherwise. */
+  warehouseOutage?: Outage;
 }
 
 export interface RunningReceiver {
@@ -57,7 +59,7 @@ const SWEEP_EVERY_MS = 30_000;
 type Env = { Bindings: HttpBindings };
 
 export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver> {
-  const warehouseOutage = new Outage({ name: 'the warehouse', log: o.log });
+  const warehouseOutage = o.warehouseOutage ?? new Outage({ name: 'the warehouse', log: o.log });
   const temporalOutage = new Outage({ name: 'Temporal', log: o.log });
   const verifier = new DeliveryVerifier(
     o.api,

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { Runtime, NativeConnection, DefaultLogger, type LogLevel, type LogMetadata } from '@temporalio/worker';
 import { Connection, Client } from '@temporalio/client';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { ConnectionFailedError, networkReason, temporalEndpoint, type Endpoint } from './connection-failure.ts';
 import { isConnectivityNoise, TemporalOutage } from './temporal-outages.ts';
+import { tcpConnect } from './tcp-connect.ts';
 
 type TemporalConfig = NonNullable<Config['temporal']>;
 
@@ -30,17 +30,8 @@ const CONNECT_TIMEOUT_MS = 10_000;
 async function probe(address: string, endpoint: Endpoint): Promise<void> {
   if (['grpc_proxy', 'https_proxy', 'http_proxy'].some((name) => process.env[name] ?? process.env[name.toUpperCase()]))
     return;
-  const at = address.lastIndexOf(':');
-  await new Promise<void>((resolve, reject) => {
-    const socket = connect({ host: address.slice(0, at), port: Number(address.slice(at + 1)) });
-    socket.setTimeout(CONNECT_TIMEOUT_MS, () =>
-      socket.destroy(Object.assign(new Error('timed out'), { code: 'ETIMEDOUT' })),
-    );
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve();
-    });
-    socket.once('error', (error) => reject(new ConnectionFailedError(endpoint, networkReason(error), false, error)));
+  await tcpConnect(address, CONNECT_TIMEOUT_MS).catch((error: unknown) => {
+    throw new ConnectionFailedError(endpoint, networkReason(error), false, error);
   });
 }
 

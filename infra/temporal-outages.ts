@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { tcpConnect } from './tcp-connect.ts';
 import type { Logger } from '../platform/logger.ts';
 import { Outage } from '../platform/outage.ts';
 
@@ -62,28 +62,14 @@ export class TemporalOutage {
     if (this.probing) return;
     this.probing = true;
     const probe = () => {
-      reachable(this.address).then((up) => {
-        if (up) {
+      tcpConnect(this.address, 2_000).then(
+        () => {
           this.probing = false;
           this.outage.recovered();
-        } else setTimeout(probe, this.probeEveryMs).unref();
-      });
+        },
+        () => setTimeout(probe, this.probeEveryMs).unref(),
+      );
     };
     setTimeout(probe, this.probeEveryMs).unref();
   }
-}
-
-/** A TCP connect to host:port within 2 s. */
-function reachable(address: string): Promise<boolean> {
-  const at = address.lastIndexOf(':');
-  return new Promise((resolve) => {
-    const socket = connect({ host: address.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(address.slice(at + 1)) });
-    socket.setTimeout(2_000, () => socket.destroy());
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('close', () => resolve(false));
-  });
 }

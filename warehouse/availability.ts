@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Warehouse } from './database.ts';
 import { classifyWarehouseError } from './connection-errors.ts';
+import { backoffCeiling } from '../platform/backoff.ts';
 
 /**
  * Whether the warehouse takes work now: it answers and it is writable (not a standby after a failover,
@@ -33,7 +34,7 @@ export function waitForWarehouse(db: Warehouse, signal?: AbortSignal, maxDelayMs
   if (!shared) {
     shared = (async () => {
       for (let attempt = 0; ; attempt++) {
-        await delay(Math.min(maxDelayMs, 250 * 2 ** Math.min(attempt, 10)));
+        await delay(backoffCeiling(attempt + 1, { baseMs: 250, maxMs: maxDelayMs }));
         if ((await warehouseRefusesWork(db)) === undefined) return;
       }
     })().finally(() => waits.delete(db));

@@ -1,3 +1,5 @@
+import { NETWORK_WORDS } from '../platform/network-words.ts';
+
 /**
  * What a failed warehouse statement says about the warehouse, decided from the error alone (no I/O).
  *
@@ -49,18 +51,6 @@ const FATAL_STATES: Record<string, string> = {
     'the role of DATABASE_URL lacks a privilege ddsync needs: grant it (ddsync needs to own its tables) or use the role that migrated the warehouse',
 };
 
-/** Node's socket errors, on a connection to the warehouse. */
-const NETWORK_CODES: Record<string, string> = {
-  ECONNREFUSED: 'connection refused (nothing listens there)',
-  ECONNRESET: 'the connection was reset',
-  EPIPE: 'the connection was closed while ddsync wrote to it',
-  ETIMEDOUT: 'no answer (timed out)',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  EAI_AGAIN: 'the host name cannot be resolved now',
-  ENOTFOUND: 'the host name cannot be resolved',
-};
-
 /** node-postgres's own words for a connection it lost or could not make (it gives them no code). */
 const LOST_CONNECTION = [
   /^Connection terminated/i,
@@ -96,7 +86,7 @@ export function classifyWarehouseError(error: unknown): WarehouseTrouble | undef
       if (code.startsWith('08')) return { kind: 'unavailable', reason: `the connection failed (${code}: ${message})` };
       if (code in CONTENDED_STATES) return { kind: 'contended', reason: CONTENDED_STATES[code]! };
     }
-    if (code && code in NETWORK_CODES) return { kind: 'unavailable', reason: NETWORK_CODES[code]! };
+    if (code && code in NETWORK_WORDS) return { kind: 'unavailable', reason: NETWORK_WORDS[code]! };
     if (LOST_CONNECTION.some((pattern) => pattern.test(message)))
       return { kind: 'unavailable', reason: `the connection was lost (${message})` };
     if (current instanceof AggregateError) queue.push(...current.errors);

@@ -9,6 +9,7 @@ import { connectClient } from '../../infra/temporal-connection.ts';
 import { startReceiver, type RunningReceiver } from '../../infra/receiver.ts';
 import type { Config } from '../../platform/config.ts';
 import { Client } from '@temporalio/client';
+import { Outage } from '../../platform/outage.ts';
 import { closeAbandonedRuns } from '../../infra/abandoned-runs.ts';
 import { failRunningRuns } from '../../warehouse/refresh/run-ledger.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -25,6 +26,7 @@ async function startReceiverInWorker(
   api: UpstreamClient,
   log: Logger,
   onWarehouseFatal: (reason: string) => void,
+  warehouseOutage: Outage,
 ): Promise<RunningReceiver & { close(): Promise<void> }> {
   const client = await connectClient(config.temporal!);
   const { host, port, maxBodyBytes } = config.webhooks!.receiver;
@@ -37,6 +39,7 @@ async function startReceiverInWorker(
     port,
     maxBodyBytes,
     onWarehouseFatal,
+    warehouseOutage,
   });
   return {
     ...receiver,
@@ -86,6 +89,8 @@ export async function run(o: { bundle?: string }): Promise<number> {
   // A warehouse no wait can mend (credentials refused, its schema broken by another tool): the worker
   // stops, loudly, rather than fail every activity for ever. It keeps running a little first, so the
   // workflows whose activity failed record the reason on their run (sync_runs, the batch).
+  // One record of warehouse outages for the activities and an in-process receiver: one line per outage.
+  const warehouseOutage = new Outage({ name: 'the warehouse', log });
   let fatal: string | undefined;
   // Only the runs this worker was working for: others may be in healthy workers' hands.
   const runsHit = new Set<string>();
@@ -106,6 +111,7 @@ export async function run(o: { bundle?: string }): Promise<number> {
     namespace: temporal.namespace,
     taskQueue: temporal.taskQueue,
     onWarehouseFatal,
+    warehouseOutage,
     deps: { db, api, log, pdfArchiveDir: config.pdfs!.archiveDir },
     maxConcurrentActivities: config.worker!.maxConcurrentActivities,
     cachedWorkflows: config.worker!.cachedWorkflows,
@@ -113,7 +119,14 @@ export async function run(o: { bundle?: string }): Promise<number> {
     workflowBundlePath: o.bundle,
   });
   const receiver = config.webhooks!.receiver.inWorker
-    ? await startReceiverInWorker(config, db, api, log, (reason) => onWarehouseFatal(reason, undefined))
+    ? await startReceiverInWorker(
+        config,
+        db,
+        api,
+        log,
+        (reason) => onWarehouseFatal(reason, undefined),
+        warehouseOutage,
+      )
     : undefined;
   log.info(
     {
