@@ -334,6 +334,25 @@ export function ddsyncProgram(version: string, ran: (code: number) => void): Com
     .option('--json', 'print one JSON object')
     .action((o) => runs(import('./commands/pdfs.ts').then((m) => m.archive(o))));
 
+  // ddsync status: owned by the status work (issue 21, part 2).
+  program
+    .command('status')
+    .summary('is the warehouse fresh and is everything moving? (exit code 0 ok, 1 warning, 2 critical)')
+    .description('Reads the warehouse and Temporal and answers in a screen. See docs/production.md.')
+    .usage('[--json]')
+    .option('--json', 'print one JSON object')
+    .action((o) => runs(import('./commands/status.ts').then((m) => m.run(o))));
+
+  // ddsync dbt: owned by the dbt work (issue 21, part 3).
+  program
+    .command('dbt')
+    .summary('write a dbt package of sources for the warehouse (descriptions, tests, freshness)')
+    .description('Reads the warehouse at DATABASE_URL and writes a dbt package. See docs/dbt.md.')
+    .usage('[--out DIR] [--json]')
+    .option('--out <DIR>', 'the folder to write the dbt package into', 'ddsync_dbt')
+    .option('--json', 'print one JSON object')
+    .action((o) => runs(import('./commands/dbt.ts').then((m) => m.run(o))));
+
   program
     .command('version', { hidden: true })
     .description('print the version')

@@ -24,6 +24,7 @@ export const SECTIONS = [
   'submission',
   'webhooks',
   'pdfs',
+  'monitoring',
   'logging',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -273,6 +274,12 @@ export const SETTINGS = {
     schema: interval.default('15m'),
     doc: 'How often queued PDFs that are due are archived (`ddsync schedule apply`).',
   },
+  DDSYNC_METRICS_ADDRESS: {
+    section: 'monitoring',
+    rule: 'host:port to listen on (port 0 = any free port)',
+    schema: hostPort.optional(),
+    doc: 'Where `ddsync worker` and `ddsync receiver` serve Prometheus metrics at /metrics (e.g. 0.0.0.0:9464); unset = no metrics endpoint.',
+  },
   DDSYNC_LOG_LEVEL: {
     section: 'logging',
     rule: 'one of fatal, error, warn, info, debug, trace, silent',
@@ -354,6 +361,7 @@ export interface Config {
     receiver: { host: string; port: number; maxBodyBytes: number; inWorker: boolean };
   };
   pdfs?: { archiveDir: string; interval: string };
+  monitoring?: { metricsAddress?: string };
   logging?: { level: Values['DDSYNC_LOG_LEVEL']; format?: Values['DDSYNC_LOG_FORMAT'] };
 }
 
@@ -422,6 +430,8 @@ function toConfig(v: Partial<Values>): Config {
   }
   if (v.DDSYNC_PDF_ARCHIVE_DIR !== undefined)
     config.pdfs = { archiveDir: v.DDSYNC_PDF_ARCHIVE_DIR, interval: v.DDSYNC_PDF_INTERVAL! };
+  // Every monitoring setting is optional or defaulted, so the section is always there when asked for.
+  if ('DDSYNC_METRICS_ADDRESS' in v) config.monitoring = { metricsAddress: v.DDSYNC_METRICS_ADDRESS };
   if (v.DDSYNC_LOG_LEVEL !== undefined) config.logging = { level: v.DDSYNC_LOG_LEVEL, format: v.DDSYNC_LOG_FORMAT };
   return config;
 }
