@@ -1,11 +1,16 @@
-import { createUpstreamClient, NetworkError, type UpstreamClient } from '../upstream/index.ts';
+import { createUpstreamClient, NetworkError, type UpstreamClient, type UpstreamObserver } from '../upstream/index.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
 import { ConnectionFailedError, networkReason, upstreamEndpoint } from '../infra/connection-failure.ts';
 
 /** The upstream client as configured by DDSYNC_* settings: one per process. */
-export function createUpstreamFromConfig(config: NonNullable<Config['upstream']>, log: Logger): UpstreamClient {
+export function createUpstreamFromConfig(
+  config: NonNullable<Config['upstream']>,
+  log: Logger,
+  observer?: UpstreamObserver,
+): UpstreamClient {
   return createUpstreamClient({
+    ...(observer ? { observer } : {}),
     baseUrl: config.baseUrl,
     clientId: config.clientId,
     clientSecret: config.clientSecret,

@@ -43,7 +43,24 @@ export interface ReceiverOptions {
   onWarehouseFatal?: (reason: string) => void;
   /** The process's record of warehouse outages (a worker's, when the receiver runs in it); its own otherwise. */
   warehouseOutage?: Outage;
+  /** Told of every delivery answered: accepted (new, duplicate) or rejected with a reason (the metrics). */
+  onDelivery?: (outcome: 'accepted' | 'rejected', reason: DeliveryReason) => void;
 }
+
+/** Why a delivery was answered as it was: a bounded set, for the metrics. */
+export type DeliveryReason =
+  | 'new'
+  | 'duplicate'
+  | 'unsigned'
+  | 'bad_signature'
+  | 'malformed'
+  | 'unknown_webhook'
+  | 'unknown_at_service'
+  | 'too_large'
+  | 'method'
+  | 'warehouse_unavailable'
+  | 'warehouse_fatal'
+  | 'internal';
 
 export interface RunningReceiver {
   url: string;
@@ -56,7 +73,18 @@ const NAME_CACHE_MS = 30_000;
 const RETRY_AFTER_SECONDS = 5;
 const SWEEP_EVERY_MS = 30_000;
 
-type Env = { Bindings: HttpBindings };
+type Env = { Bindings: HttpBindings; Variables: { reason: DeliveryReason } };
+
+/** A reason from the status when the handler set none (answers made by middleware). */
+function reasonOfStatus(status: number): DeliveryReason {
+  if (status === 413) return 'too_large';
+  if (status === 405) return 'method';
+  if (status === 400) return 'malformed';
+  if (status === 401) return 'bad_signature';
+  if (status === 404) return 'unknown_webhook';
+  if (status === 503) return 'warehouse_unavailable';
+  return 'internal';
+}
 
 export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver> {
   const warehouseOutage = o.warehouseOutage ?? new Outage({ name: 'the warehouse', log: o.log });
@@ -78,6 +106,14 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
   const app = new Hono<Env>({ strict: false });
   app.get('/healthz', (c) => c.json({ ok: true }));
   const hook = `/hooks/:name{${WEBHOOK_NAME_PATTERN}}`;
+  if (o.onDelivery) {
+    const told = o.onDelivery;
+    app.use(hook, async (c, next) => {
+      await next();
+      const ok = c.res.status >= 200 && c.res.status < 300;
+      told(ok ? 'accepted' : 'rejected', c.get('reason') ?? (ok ? 'new' : reasonOfStatus(c.res.status)));
+    });
+  }
   // 413 before the rest of the body is read; the connection then closes once the answer is out
   // (not before: the sender must read it).
   const tooLarge = bodyLimit({
@@ -91,7 +127,10 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     const headers = c.req.header();
     // Unsigned requests are refused before any lookup: they cost neither a query nor a cache entry.
     const missing = missingSignatureHeaders(headers);
-    if (missing) return c.json({ error: missing }, 400);
+    if (missing) {
+      c.set('reason', 'unsigned');
+      return c.json({ error: missing }, 400);
+    }
     let webhookId = await webhookIdOf(name);
     if (!webhookId) return c.json({ error: `ddsync manages no webhook named "${name}"` }, 404);
     let payload: unknown;
@@ -106,6 +145,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
         verifier.forget(webhookId);
         const current = await webhookIdOf(name);
         if (!current || current === webhookId) {
+          c.set('reason', 'unknown_at_service');
           return c.json(
             {
               error: `webhook "${name}" is unknown at the service; ddsync's list of webhooks is updated by the next reconciliation`,
@@ -119,6 +159,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     } catch (error) {
       if (!(error instanceof VerificationFailure)) throw error;
       o.log.warn({ webhook: name, status: error.status, reason: error.message }, 'webhook delivery refused');
+      c.set('reason', error.status === 401 ? 'bad_signature' : 'malformed');
       return c.json({ error: error.message }, error.status);
     }
     const msgId = (headers['svix-id'] ?? headers['webhook-id'])!;
@@ -145,6 +186,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
         temporalOutage,
       ).catch(() => undefined);
     }
+    c.set('reason', first ? 'new' : 'duplicate');
     return c.json({ received: true, duplicate: !first });
   });
   app.all(hook, (c) => c.json({ error: 'deliveries are POST requests' }, 405));
@@ -159,15 +201,18 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     if (trouble?.kind === 'fatal') {
       o.log.error({ reason: trouble.reason }, `the warehouse cannot be used: ${trouble.reason}`);
       o.onWarehouseFatal?.(trouble.reason);
+      c.set('reason', 'warehouse_fatal');
       return c.json({ error: 'the warehouse cannot be used; deliver again later' }, 503);
     }
     if (trouble) {
       warehouseOutage.failed(trouble.reason, 'deliveries are refused with 503 and the service sends them again');
+      c.set('reason', 'warehouse_unavailable');
       return c.json({ error: 'the warehouse is unavailable; deliver again later' }, 503, {
         'retry-after': String(RETRY_AFTER_SECONDS),
       });
     }
     o.log.error({ err: error }, 'webhook receiver failed on a request');
+    c.set('reason', 'internal');
     return c.json({ error: 'internal error' }, 500);
   });
 

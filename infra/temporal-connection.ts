@@ -76,18 +76,25 @@ const LEVELS: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = 
 };
 
 let installed = false;
+let installedOutage: TemporalOutage | undefined;
 
 /**
  * Routes the SDK's own logs (worker, workflow `log`, activity `log`, and the native core's warnings
  * such as TMPRL1104) into our pino logger. Runtime.install may run once per process, so later calls are no-ops.
  * Given the server's `address` (a worker), the core's lines that only repeat that the server cannot be
  * reached (every failed poll and completion while it is away) become one line per outage
- * (TemporalOutage); at debug level they are still written.
+ * (TemporalOutage); at debug level they are still written. Given `metricsBindAddress`, the core serves
+ * its Prometheus metrics there.
  */
-export function installTemporalRuntime(log: Logger, address?: string): void {
-  if (installed) return;
+export function installTemporalRuntime(
+  log: Logger,
+  address?: string,
+  metricsBindAddress?: string,
+): TemporalOutage | undefined {
+  if (installed) return installedOutage;
   installed = true;
   const outage = address ? new TemporalOutage(log, address) : undefined;
+  installedOutage = outage;
   const logger = new DefaultLogger('INFO', (entry) => {
     const { error, ...meta }: LogMetadata = entry.meta ?? {};
     const unreachable = outage && isConnectivityNoise(entry.message, entry.meta);
@@ -103,5 +110,25 @@ export function installTemporalRuntime(log: Logger, address?: string): void {
     );
   });
   // Without `forward` the native core prints its warnings and errors itself, on stdout, with colour codes.
-  Runtime.install({ logger, telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } } });
+  Runtime.install({
+    logger,
+    telemetryOptions: {
+      logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } },
+      // The core's worker metrics (polls, task latencies, slots, sticky cache), served on a loopback port
+      // that ddsync's own /metrics reads and appends (infra/metrics-server.ts), named as Prometheus wants.
+      ...(metricsBindAddress
+        ? {
+            metrics: {
+              prometheus: {
+                bindAddress: metricsBindAddress,
+                countersTotalSuffix: true,
+                unitSuffix: true,
+                useSecondsForDurations: true,
+              },
+            },
+          }
+        : {}),
+    },
+  });
+  return outage;
 }

@@ -8,6 +8,7 @@ import { isRepeatable, type HttpMethod } from './retry-policy.ts';
 import { PATHS, TOKEN_REFUSAL_STATUSES } from '../schema/upstream/service-facts.ts';
 import { realSleep, type Sleep } from './sleep.ts';
 import { emptyStats, count, type ClientStats } from './stats.ts';
+import type { UpstreamObserver } from './observer.ts';
 import { withAcceptedToken } from './token-rejections.ts';
 import { jsonBody, sendOnce, type BodyReader, type HttpRequest, type TransportDeps } from './transport.ts';
 
@@ -45,6 +46,8 @@ export interface UpstreamClientOptions {
   sleep?: Sleep;
   now?: () => number;
   random?: () => number;
+  /** Told of every response, retry and token (the process's metrics). */
+  observer?: UpstreamObserver;
 }
 
 export interface CallOptions {
@@ -97,6 +100,7 @@ export class UpstreamHttp {
   readonly #now: () => number;
   readonly #random: () => number;
   readonly #logger: Logger | undefined;
+  readonly #observer: UpstreamObserver | undefined;
 
   constructor(options: UpstreamClientOptions) {
     const issues = [];
@@ -121,6 +125,7 @@ export class UpstreamHttp {
     this.#now = options.now ?? Date.now;
     this.#random = options.random ?? Math.random;
     this.#logger = options.logger;
+    this.#observer = options.observer;
     this.#redactor.add(options.clientSecret);
     this.#queue = new PQueue({
       concurrency: options.concurrency ?? 8,
@@ -156,6 +161,7 @@ export class UpstreamHttp {
               random: this.#random,
               stats: [this.stats],
               logger: this.#logger,
+              observer: this.#observer,
             },
           );
         } catch (error) {
@@ -178,6 +184,7 @@ export class UpstreamHttp {
             200,
           );
         count([this.stats], 'tokenRefreshes');
+        this.#observer?.tokenRefreshed();
         return issued;
       },
       this.#now,
@@ -216,6 +223,7 @@ export class UpstreamHttp {
         signal: opts.signal,
         stats: sinks,
         logger: this.#logger,
+        observer: this.#observer,
       },
     );
   }
@@ -260,6 +268,7 @@ export class UpstreamHttp {
       logger: this.#logger,
       retryAfterBounds: { floorMs: this.#o.retryAfterFloorMs, capMs: this.#o.retryAfterCapMs },
       stats: [this.stats, opts.stats],
+      observer: this.#observer,
     };
     return this.#queue.add(
       () => sendOnce(req, reader, deps, attempt, opts.signal),

@@ -7,6 +7,7 @@ export type { PdfDownload } from './endpoints/survey-responses.ts';
 export type { TransactionInclude } from './endpoints/transactions.ts';
 export type { UpdateInvitationInput } from './endpoints/network.ts';
 export { emptyStats, type ClientStats } from './stats.ts';
+export type { UpstreamObserver } from './observer.ts';
 export * from './errors.ts';
 export {
   buildPlotQuery,

@@ -4,6 +4,7 @@ import { RateLimitedError, ServerError } from './errors.ts';
 import { shouldRetry } from './retry-policy.ts';
 import type { Sleep } from './sleep.ts';
 import { count, type ClientStats } from './stats.ts';
+import type { UpstreamObserver } from './observer.ts';
 
 /**
  * The retry loop: bounded attempts, Retry-After when the service sent one, full-jitter backoff
@@ -21,6 +22,7 @@ export interface RetryOptions {
   signal?: AbortSignal | undefined;
   stats: ReadonlyArray<ClientStats | undefined>;
   logger?: Logger | undefined;
+  observer?: UpstreamObserver | undefined;
 }
 
 function retryAfterOf(error: unknown): number | undefined {
@@ -35,6 +37,7 @@ export async function withRetries<T>(attemptFn: (attempt: number) => Promise<T>,
       if (attempt >= o.maxAttempts || !shouldRetry(error, o.repeatable)) throw error;
       const delayMs = nextDelay(attempt, retryAfterOf(error), o.backoff, o.random);
       count(o.stats, 'retries');
+      o.observer?.retry(o.endpoint, (error as Error)?.name ?? 'Error');
       o.logger?.debug(
         { endpoint: o.endpoint, attempt, delayMs, error: (error as Error).name },
         'upstream request will be retried',

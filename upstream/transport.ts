@@ -5,6 +5,7 @@ import { parseRetryAfter, type RetryAfterBounds } from './retry-after.ts';
 import type { HttpMethod } from './retry-policy.ts';
 import type { Redactor } from './redact.ts';
 import { count, type ClientStats } from './stats.ts';
+import type { UpstreamObserver } from './observer.ts';
 
 /**
  * One HTTP exchange: fetch with a timeout, status → typed error, body read inside the timeout.
@@ -35,6 +36,7 @@ export interface TransportDeps {
   retryAfterBounds: RetryAfterBounds;
   logger?: Logger | undefined;
   stats: ReadonlyArray<ClientStats | undefined>;
+  observer?: UpstreamObserver | undefined;
 }
 
 class RequestTimeout extends Error {}
@@ -100,6 +102,7 @@ export async function sendOnce<T>(
     });
   } catch (e) {
     cleanup();
+    if (!signal?.aborted) deps.observer?.response(req.endpoint, 'network_error', (deps.now() - started) / 1000);
     deps.logger?.debug(
       {
         method: req.method,
@@ -124,6 +127,7 @@ export async function sendOnce<T>(
     },
     'upstream request',
   );
+  deps.observer?.response(req.endpoint, res.status, (deps.now() - started) / 1000);
 
   if (!res.ok) {
     let text = '';

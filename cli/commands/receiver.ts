@@ -5,14 +5,19 @@ import { startReceiver } from '../../infra/receiver.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
+import { prepareProcessMetrics, serveProcessMetrics } from '../../infra/process-metrics.ts';
+import { Outage } from '../../platform/outage.ts';
 
 export async function run(): Promise<number> {
-  const config = loadConfig(['upstream', 'database', 'temporal', 'webhooks', 'logging']);
+  const config = loadConfig(['upstream', 'database', 'temporal', 'webhooks', 'monitoring', 'logging']);
   const log = createLogger({ level: config.logging!.level, format: config.logging!.format });
   const db = await connectWarehouse(config.database!.url, 4, 'ddsync-receiver');
   await migrateToLatest(db);
   const temporal = await connectClient(config.temporal!);
-  const api = createUpstreamFromConfig(config.upstream!, log);
+  const metricsAddress = config.monitoring!.metricsAddress;
+  const metrics = await prepareProcessMetrics(metricsAddress, false);
+  const api = createUpstreamFromConfig(config.upstream!, log, metrics?.metrics.upstreamObserver());
+  const warehouseOutage = new Outage({ name: 'the warehouse', log });
   const { host, port, maxBodyBytes } = config.webhooks!.receiver;
   // A warehouse no wait can mend stops the receiver, loudly (deliveries meanwhile get 503, never lost).
   let fatal: string | undefined;
@@ -30,6 +35,8 @@ export async function run(): Promise<number> {
     host,
     port,
     maxBodyBytes,
+    warehouseOutage,
+    ...(metrics ? { onDelivery: metrics.onDelivery } : {}),
     onWarehouseFatal: (reason) => {
       if (fatal) return;
       fatal = reason;
@@ -37,11 +44,16 @@ export async function run(): Promise<number> {
       setTimeout(stop, 1_000).unref();
     },
   });
+  const metricsServer =
+    metrics && metricsAddress
+      ? await serveProcessMetrics(metrics, { address: metricsAddress, log, db, warehouseOutage })
+      : undefined;
   process.stdout.write(
     `webhook receiver listening on ${receiver.url} (deliveries to ${receiver.url}/hooks/<webhook name>)\n`,
   );
   await stopped;
   await receiver.close();
+  await metricsServer?.close();
   await temporal.connection.close();
   await db.destroy();
   if (fatal) {

@@ -14,6 +14,7 @@ import { closeAbandonedRuns } from '../../infra/abandoned-runs.ts';
 import { failRunningRuns } from '../../warehouse/refresh/run-ledger.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
+import { prepareProcessMetrics, serveProcessMetrics, type ProcessMetrics } from '../../infra/process-metrics.ts';
 import { CredentialsRefusedError, UpstreamError, type UpstreamClient } from '../../upstream/index.ts';
 
 /** How long a worker that met a fatal warehouse error goes on, so its workflows can record it. */
@@ -27,6 +28,7 @@ async function startReceiverInWorker(
   log: Logger,
   onWarehouseFatal: (reason: string) => void,
   warehouseOutage: Outage,
+  metrics: ProcessMetrics | undefined,
 ): Promise<RunningReceiver & { close(): Promise<void> }> {
   const client = await connectClient(config.temporal!);
   const { host, port, maxBodyBytes } = config.webhooks!.receiver;
@@ -40,6 +42,7 @@ async function startReceiverInWorker(
     maxBodyBytes,
     onWarehouseFatal,
     warehouseOutage,
+    ...(metrics ? { onDelivery: metrics.onDelivery } : {}),
   });
   return {
     ...receiver,
@@ -74,15 +77,26 @@ async function checkUpstream(api: UpstreamClient, log: Logger): Promise<void> {
 }
 
 export async function run(o: { bundle?: string }): Promise<number> {
-  const config = loadConfig(['upstream', 'database', 'temporal', 'worker', 'webhooks', 'pdfs', 'logging']);
+  const config = loadConfig([
+    'upstream',
+    'database',
+    'temporal',
+    'worker',
+    'webhooks',
+    'pdfs',
+    'monitoring',
+    'logging',
+  ]);
   const log = createLogger({ level: config.logging!.level, format: config.logging!.format });
-  installTemporalRuntime(log, config.temporal!.address);
+  const metricsAddress = config.monitoring!.metricsAddress;
+  const metrics = await prepareProcessMetrics(metricsAddress, true);
+  const temporalOutage = installTemporalRuntime(log, config.temporal!.address, metrics?.coreBindAddress);
 
   const db = await connectWarehouse(config.database!.url, config.database!.poolSize, 'ddsync-worker');
   // Every worker migrates on start; the migrator's advisory lock makes concurrent starts safe.
   const migrated = await migrateToLatest(db);
   if (migrated.applied.length > 0) log.info({ applied: migrated.applied }, 'warehouse migrated');
-  const api = createUpstreamFromConfig(config.upstream!, log);
+  const api = createUpstreamFromConfig(config.upstream!, log, metrics?.metrics.upstreamObserver());
   await checkUpstream(api, log);
   const temporal = config.temporal!;
   const connection = await connectWorker(temporal);
@@ -126,14 +140,20 @@ export async function run(o: { bundle?: string }): Promise<number> {
         log,
         (reason) => onWarehouseFatal(reason, undefined),
         warehouseOutage,
+        metrics,
       )
     : undefined;
+  const metricsServer =
+    metrics && metricsAddress
+      ? await serveProcessMetrics(metrics, { address: metricsAddress, log, db, warehouseOutage, temporalOutage })
+      : undefined;
   log.info(
     {
       taskQueue: temporal.taskQueue,
       namespace: temporal.namespace,
       address: temporal.address,
       receiver: receiver?.url,
+      metrics: metricsServer?.url,
     },
     'worker ready',
   );
@@ -144,6 +164,7 @@ export async function run(o: { bundle?: string }): Promise<number> {
   // Worker.run resolves after SIGINT/SIGTERM once in-flight tasks are done (the SDK's shutdown signals).
   await worker.run();
   await receiver?.close();
+  await metricsServer?.close();
   await connection.close();
   await db.destroy();
   if (fatal) {
