@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * ddsync's Prometheus metrics: one registry per process, named by Prometheus's conventions (units in
@@ -101,6 +101,7 @@ export class DdsyncMetrics {
   readonly upstreamRateLimited: Counter<'endpoint'>;
   readonly upstreamTokenRefreshes: Counter;
   readonly webhookDeliveries: Counter<'outcome' | 'reason'>;
+  readonly refreshInterval: Gauge;
   private readonly dependencies = new Map<string, () => boolean>();
   private warehouse: WarehouseFiguresSource | undefined;
   private cached: { at: number; figures: Promise<WarehouseFigures | undefined> } | undefined;
@@ -151,6 +152,11 @@ export class DdsyncMetrics {
       name: 'ddsync_webhook_deliveries_total',
       help: 'Webhook deliveries the receiver answered: accepted, or rejected with a reason (signature, unknown_webhook, too_large, malformed, warehouse_unavailable, ...).',
       labelNames: ['outcome', 'reason'],
+      registers,
+    });
+    this.refreshInterval = new Gauge({
+      name: 'ddsync_refresh_interval_seconds',
+      help: "The refresh schedule's interval as this worker is configured (DDSYNC_REFRESH_INTERVAL): what the freshness alerts measure against.",
       registers,
     });
     this.snapshot(

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../platform/config.ts';
+import { durationMs, loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { connectWorker, installTemporalRuntime } from '../../infra/temporal-connection.ts';
 import { createDdsyncWorker } from '../../infra/worker.ts';
@@ -82,6 +82,7 @@ export async function run(o: { bundle?: string }): Promise<number> {
     'database',
     'temporal',
     'worker',
+    'refresh',
     'webhooks',
     'pdfs',
     'monitoring',
@@ -90,6 +91,7 @@ export async function run(o: { bundle?: string }): Promise<number> {
   const log = createLogger({ level: config.logging!.level, format: config.logging!.format });
   const metricsAddress = config.monitoring!.metricsAddress;
   const metrics = await prepareProcessMetrics(metricsAddress, true);
+  metrics?.metrics.refreshInterval.set(durationMs(config.refresh!.interval) / 1000);
   const temporalOutage = installTemporalRuntime(log, config.temporal!.address, metrics?.coreBindAddress);
 
   const db = await connectWarehouse(config.database!.url, config.database!.poolSize, 'ddsync-worker');

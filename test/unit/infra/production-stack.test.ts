@@ -354,9 +354,7 @@ describe('the image: every file the build and the CLI use is copied', () => {
       { at: '/app/.env', step: expect.any(Number) },
     ]);
     expect(dependencyProblems(['test/unit/infra/production-stack.test.ts'])).toEqual(
-      expect.arrayContaining([
-        'test/unit/infra/production-stack.test.ts imports vitest, which is not in dependencies',
-      ]),
+      expect.arrayContaining(['test/unit/infra/production-stack.test.ts imports vitest, which is not in dependencies']),
     );
   });
 });
@@ -385,6 +383,38 @@ interface Compose {
 }
 
 const loadCompose = (): Compose => parse(read('docker-compose.yml')) as Compose;
+
+/** Sets one environment variable of a service (environment as a map). */
+function envSet(s: Service, name: string, value: string): void {
+  s.environment = { ...envOf(s), [name]: value };
+}
+
+/** deploy/prometheus/prometheus.yml against the services: every name it scrapes serves metrics on that port. */
+function metricsProblems(c: Compose): string[] {
+  const problems: string[] = [];
+  const prometheus = c.services.prometheus;
+  if (!prometheus) return ['no prometheus service'];
+  const mounts = (prometheus.volumes ?? []).map((v) => (typeof v === 'string' ? v.split(':') : ['', v.target]));
+  for (const [source] of mounts)
+    if (source!.startsWith('./') && !existsSync(`${ROOT}/${source}`))
+      problems.push(`prometheus: mounts ${source}, which does not exist`);
+  const config = mounts.find(([, target]) => target === '/etc/prometheus/prometheus.yml');
+  if (!config || !existsSync(`${ROOT}/${config[0]}`)) return problems;
+  if (!mounts.some(([source, target]) => source!.endsWith('alerts.yml') && target === '/etc/prometheus/alerts.yml'))
+    problems.push('prometheus: mounts no alerts.yml next to its prometheus.yml');
+  const scraped = parse(read(config[0]!)) as {
+    scrape_configs: Array<{ dns_sd_configs?: Array<{ names: string[]; port: number }> }>;
+  };
+  for (const sd of scraped.scrape_configs.flatMap((j) => j.dns_sd_configs ?? []))
+    for (const name of sd.names) {
+      const address = envOf(c.services[name] ?? {}).DDSYNC_METRICS_ADDRESS;
+      if (!address)
+        problems.push(`${name}: serves no metrics (DDSYNC_METRICS_ADDRESS unset) but Prometheus scrapes it`);
+      else if (Number(address.split(':').at(-1)) !== sd.port)
+        problems.push(`${name}: serves metrics on port ${address.split(':').at(-1)}, Prometheus scrapes ${sd.port}`);
+    }
+  return problems;
+}
 const clone = <T>(v: T): T => structuredClone(v);
 
 const envOf = (s: Service): Record<string, string> => {
@@ -502,7 +532,7 @@ function imageTagProblems(c: Compose): string[] {
     }
     const m = /^([^@:]+(?::\d+(?=\/))?[^@:]*)(?::([^@]+))?(?:@(sha256:[0-9a-f]{64}))?$/.exec(s.image);
     const [repo, tag, digest] = [m?.[1], m?.[2], m?.[3]];
-    if (!m || (!digest && (!tag || !/^\d/.test(tag) || /latest/.test(tag)))) {
+    if (!m || (!digest && (!tag || !/^v?\d/.test(tag) || /latest/.test(tag)))) {
       problems.push(`${name}: ${s.image} is not pinned to a version`);
       continue;
     }
@@ -700,6 +730,7 @@ describe('docker-compose.yml, read without running it', () => {
 
   it('has the services of the stack', () => {
     expect(Object.keys(compose.services).sort()).toEqual([
+      'prometheus',
       'receiver',
       'temporal',
       'temporal-db',
@@ -737,6 +768,26 @@ describe('docker-compose.yml, read without running it', () => {
 
   it('lets the worker be scaled out (--scale worker=N): no fixed name, hostname or host port', () => {
     expect(scaleProblems(compose)).toEqual([]);
+  });
+
+  it('has Prometheus scrape every ddsync service at the port it serves metrics on, with its rules mounted', () => {
+    expect(metricsProblems(compose)).toEqual([]);
+    const broken = clone(compose);
+    envSet(broken.services.receiver!, 'DDSYNC_METRICS_ADDRESS', '0.0.0.0:9000');
+    broken.services.worker!.environment = Object.fromEntries(
+      Object.entries(envOf(broken.services.worker!)).filter(([k]) => k !== 'DDSYNC_METRICS_ADDRESS'),
+    );
+    expect(metricsProblems(broken)).toEqual([
+      'worker: serves no metrics (DDSYNC_METRICS_ADDRESS unset) but Prometheus scrapes it',
+      'receiver: serves metrics on port 9000, Prometheus scrapes 9464',
+    ]);
+    const mounts = clone(compose);
+    mounts.services.prometheus!.volumes = ['./deploy/prometheus/nothing.yml:/etc/prometheus/prometheus.yml:ro'];
+    expect(metricsProblems(mounts)).toEqual([
+      'prometheus: mounts ./deploy/prometheus/nothing.yml, which does not exist',
+    ]);
+    mounts.services.prometheus!.volumes = ['./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro'];
+    expect(metricsProblems(mounts)).toEqual(['prometheus: mounts no alerts.yml next to its prometheus.yml']);
   });
 
   it('would notice each of those going wrong', () => {
