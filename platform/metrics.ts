@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
  * ddsync's Prometheus metrics: one registry per process, named by Prometheus's conventions (units in
@@ -101,7 +101,7 @@ export class DdsyncMetrics {
   readonly upstreamRateLimited: Counter<'endpoint'>;
   readonly upstreamTokenRefreshes: Counter;
   readonly webhookDeliveries: Counter<'outcome' | 'reason'>;
-  readonly refreshInterval: Gauge;
+  private refreshIntervalSeconds: number | undefined;
   private readonly dependencies = new Map<string, () => boolean>();
   private warehouse: WarehouseFiguresSource | undefined;
   private cached: { at: number; figures: Promise<WarehouseFigures | undefined> } | undefined;
@@ -154,11 +154,12 @@ export class DdsyncMetrics {
       labelNames: ['outcome', 'reason'],
       registers,
     });
-    this.refreshInterval = new Gauge({
-      name: 'ddsync_refresh_interval_seconds',
-      help: "The refresh schedule's interval as this worker is configured (DDSYNC_REFRESH_INTERVAL): what the freshness alerts measure against.",
-      registers,
-    });
+    this.snapshot(
+      'ddsync_refresh_interval_seconds',
+      'gauge',
+      "The refresh schedule's interval as this worker is configured (DDSYNC_REFRESH_INTERVAL): what the freshness alerts measure against; absent outside workers.",
+      () => (this.refreshIntervalSeconds === undefined ? [] : [{ value: this.refreshIntervalSeconds }]),
+    );
     this.snapshot(
       'ddsync_dependency_up',
       'gauge',
@@ -172,6 +173,11 @@ export class DdsyncMetrics {
       () => (this.warehouseReadable === undefined ? [] : [{ value: this.warehouseReadable ? 1 : 0 }]),
     );
     this.defineWarehouseMetrics();
+  }
+
+  /** The refresh interval a worker is configured with (the freshness alerts compare against it). */
+  setRefreshInterval(seconds: number): void {
+    this.refreshIntervalSeconds = seconds;
   }
 
   /** A dependency this process reports as up or down (e.g. from its outage record). */

@@ -91,7 +91,7 @@ export async function run(o: { bundle?: string }): Promise<number> {
   const log = createLogger({ level: config.logging!.level, format: config.logging!.format });
   const metricsAddress = config.monitoring!.metricsAddress;
   const metrics = await prepareProcessMetrics(metricsAddress, true);
-  metrics?.metrics.refreshInterval.set(durationMs(config.refresh!.interval) / 1000);
+  metrics?.metrics.setRefreshInterval(durationMs(config.refresh!.interval) / 1000);
   const temporalOutage = installTemporalRuntime(log, config.temporal!.address, metrics?.coreBindAddress);
 
   const db = await connectWarehouse(config.database!.url, config.database!.poolSize, 'ddsync-worker');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
-import { metricsScenario, sample, type MetricsScenario } from '../support/metrics-scenario.ts';
+import { metricsScenario, type MetricsScenario } from '../support/metrics-scenario.ts';
+import { sample } from '../support/exposition.ts';
 
 // A real worker after a refresh, a submission and refused deliveries: what it serves at /metrics is
 // what the warehouse holds, and what it did itself.

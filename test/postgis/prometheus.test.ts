@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { metricsScenario, sample, type MetricsScenario } from '../support/metrics-scenario.ts';
+import { metricsScenario, type MetricsScenario } from '../support/metrics-scenario.ts';
+import { sample } from '../support/exposition.ts';
 
 const DEPLOY = fileURLToPath(new URL('../../deploy/prometheus/', import.meta.url));
 
