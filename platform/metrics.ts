@@ -90,6 +90,8 @@ export interface MetricsOptions {
   processMetrics?: boolean;
   /** How long one warehouse read serves scrapes (default 10 s): many scrapers, one query. */
   warehouseCacheMs?: number;
+  /** A read slower than this is given up for this scrape (default 4 s, under Prometheus's 10 s scrape timeout). */
+  warehouseTimeoutMs?: number;
   now?: () => number;
 }
 
@@ -107,10 +109,12 @@ export class DdsyncMetrics {
   private cached: { at: number; figures: Promise<WarehouseFigures | undefined> } | undefined;
   private warehouseReadable: boolean | undefined;
   private readonly cacheMs: number;
+  private readonly timeoutMs: number;
   private readonly now: () => number;
 
   constructor(options: MetricsOptions = {}) {
     this.cacheMs = options.warehouseCacheMs ?? 10_000;
+    this.timeoutMs = options.warehouseTimeoutMs ?? 4_000;
     this.now = options.now ?? Date.now;
     const registers = [this.registry];
     if (options.processMetrics !== false) {
@@ -220,18 +224,29 @@ export class DdsyncMetrics {
     if (!source) return undefined;
     const now = this.now();
     if (!this.cached || now - this.cached.at >= this.cacheMs) {
-      const figures = source().then(
-        (f) => {
-          this.warehouseReadable = true;
-          return f;
-        },
-        () => {
-          this.warehouseReadable = false;
-          // Read again at the next scrape, not after the cache period.
-          this.cached = undefined;
-          return undefined;
-        },
-      );
+      // A warehouse that hangs (not refusing) must not make the whole scrape time out: the process's
+      // own series still go out, with ddsync_warehouse_figures_up 0.
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('the warehouse did not answer in time')), this.timeoutMs);
+        timer.unref?.();
+      });
+      const read = source();
+      read.catch(() => undefined);
+      const figures = Promise.race([read, deadline])
+        .finally(() => clearTimeout(timer))
+        .then(
+          (f) => {
+            this.warehouseReadable = true;
+            return f;
+          },
+          () => {
+            this.warehouseReadable = false;
+            // Read again at the next scrape, not after the cache period.
+            this.cached = undefined;
+            return undefined;
+          },
+        );
       this.cached = { at: now, figures };
     }
     return this.cached.figures;

@@ -49,6 +49,8 @@ export async function readWarehouseFigures(db: Warehouse): Promise<WarehouseFigu
     .setIsolationLevel('repeatable read')
     .setAccessMode('read only')
     .execute(async (tx) => {
+      // A scrape gives up after a few seconds; the queries must not outlive it by much.
+      await sql`set local statement_timeout = '10s'`.execute(tx);
       const runs = await sql<{ outcome: string; runs: string }>`
         select status as outcome, count(*) as runs from sync_runs group by status order by status`.execute(tx);
       const totals = await sql<{

@@ -79,6 +79,16 @@ describe("ddsync's metrics registry", () => {
     expect(sample(after, 'ddsync_refresh_runs_total', { outcome: 'succeeded' })).toBe(3);
   });
 
+  it('answers the scrape without the figures when the warehouse hangs, rather than time out', async () => {
+    const m = new DdsyncMetrics({ processMetrics: false, warehouseTimeoutMs: 50 });
+    m.readWarehouse(() => new Promise<never>(() => undefined));
+    m.upstreamTokenRefreshes.inc();
+    const text = await m.text();
+    expect(sample(text, 'ddsync_warehouse_figures_up')).toBe(0);
+    expect(sample(text, 'ddsync_upstream_token_refreshes_total')).toBe(1);
+    expect(sample(text, 'ddsync_refresh_plots_seen_total')).toBeUndefined();
+  });
+
   it('serves no warehouse series at all in a process that does not read them', async () => {
     const text = await new DdsyncMetrics({ processMetrics: false }).text();
     expect(text).not.toMatch(/^ddsync_(refresh|transactions|warehouse_figures_up)/m);
