@@ -12,6 +12,7 @@ import {
   lastJsonLine,
 } from '../support/processes.ts';
 import { waitUntil } from '../support/wait.ts';
+import { sample } from '../support/exposition.ts';
 
 describe('ddsync webhooks and ddsync receiver', () => {
   let sim: Simulator;
@@ -59,7 +60,8 @@ describe('ddsync webhooks and ddsync receiver', () => {
       expect.objectContaining({ managedName: 'main', url: 'https://hooks.ddsync.test/hooks/main' }),
     ]);
 
-    const receiver = runDdsync(['receiver'], env);
+    const metricsPort = await freePort();
+    const receiver = runDdsync(['receiver'], { ...env, DDSYNC_METRICS_ADDRESS: `127.0.0.1:${metricsPort}` });
     try {
       await receiver.waitFor(/webhook receiver listening on http:\/\/127\.0\.0\.1:\d+/, 30_000);
       expect((await fetch(`http://127.0.0.1:${receiverPort}/healthz`)).status).toBe(200);
@@ -71,6 +73,11 @@ describe('ddsync webhooks and ddsync receiver', () => {
       await waitUntil('the example delivered', () =>
         sim.control.attempts(hookId).some((a) => a.msgId === sent!.messageId && a.status === 'SUCCESS'),
       );
+      // Its metrics say so: the delivery accepted, and the warehouse's figures beside (no Temporal worker's).
+      const scraped = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      expect(sample(scraped, 'ddsync_webhook_deliveries_total', { outcome: 'accepted', reason: 'new' })).toBe(1);
+      expect(sample(scraped, 'ddsync_warehouse_figures_up')).toBe(1);
+      expect(scraped).not.toMatch(/^temporal_/m);
       const unknown = runDdsync(['webhooks', 'send-example', 'plot.created'], env);
       expect(await unknown.exited).toBe(2);
       expect(unknown.output()).toContain('unknown event "plot.created": the service sends transaction.updated');
