@@ -335,19 +335,66 @@ export function ddsyncProgram(version: string, ran: (code: number) => void): Com
     .action((o) => runs(import('./commands/pdfs.ts').then((m) => m.archive(o))));
 
   // ddsync status: owned by the status work (issue 21, part 2).
+  // A threshold flag takes what DDSYNC_STATUS_* takes (platform/config.ts), checked here so that a bad one loads nothing.
+  const threshold = (flag: string) => (value: string) => {
+    if (!/^0*[1-9]\d*(ms|[smhd])$/.test(value))
+      throw new InvalidArgumentError(
+        `${flag} must be a duration above 0: a whole number followed by ms, s, m, h or d, got "${value}"`,
+      );
+    return value;
+  };
   program
     .command('status')
     .summary('is the warehouse fresh and is everything moving? (exit code 0 ok, 1 warning, 2 critical)')
-    .description('Reads the warehouse and Temporal and answers in a screen. See docs/production.md.')
-    .usage('[--json]')
-    .option('--json', 'print one JSON object')
+    .description(
+      "Answers in a screen: the last successful refresh and its age against the schedule, parts of the network whose last read failed and since when, deferred deletions, transactions without a final status and the oldest, ddsync's webhooks failing or differing from DDSYNC_WEBHOOKS, the PDF archive's backlog (from the view bi_sync_status), ddsync's schedules paused, missing or differing from the configuration, and whether any worker polls TEMPORAL_TASK_QUEUE (from Temporal). It reads the warehouse as DDSYNC_READER_URL (a login in the read-only role ddsync_reader) when set, else as DATABASE_URL, in a read-only transaction either way. What could not be seen is a line of its own: the warehouse is critical, Temporal a warning.\n\nExit code 0 ok, 1 warning, 2 critical (and 2 for a bad flag or setting). Thresholds: the flags, else DDSYNC_STATUS_* (docs/configuration.md), else derived from DDSYNC_REFRESH_INTERVAL, DDSYNC_PDF_INTERVAL and the submission's waits. See docs/production.md.",
+    )
+    .usage(
+      '[--json] [--refresh-warning D] [--refresh-critical D] [--failures N] [--tx-warning D] [--tx-critical D] [--pdf-overdue D]',
+    )
+    .option(
+      '--json',
+      'print one JSON object: level, exitCode, checkedAt, checks [{check, level, source, message, reason, since, ageSeconds, items, failing, failuresInARow, oldest}], warehouse, temporal, thresholds',
+    )
+    .option(
+      '--refresh-warning <D>',
+      'warning when the last successful refresh is older than D, e.g. 9h (default: 1.5 × DDSYNC_REFRESH_INTERVAL)',
+      threshold('--refresh-warning'),
+    )
+    .option(
+      '--refresh-critical <D>',
+      'critical when it is older than D (default: 2 × DDSYNC_REFRESH_INTERVAL)',
+      threshold('--refresh-critical'),
+    )
+    .option(
+      '--failures <N>',
+      "critical when refreshes, or one supplier's reads, failed N times in a row (default: DDSYNC_STATUS_FAILURES, 3)",
+      wholeNumber('--failures', 1, 100),
+    )
+    .option(
+      '--tx-warning <D>',
+      "warning when a transaction has waited longer than D for a final status (default: the EU system's 90 min + DDSYNC_TX_EU_WAIT + DDSYNC_TX_MAX_POLL, 3h)",
+      threshold('--tx-warning'),
+    )
+    .option(
+      '--tx-critical <D>',
+      'critical when it has waited longer than D (default: 1d, or half of DDSYNC_TX_DEADLINE when shorter)',
+      threshold('--tx-critical'),
+    )
+    .option(
+      '--pdf-overdue <D>',
+      'warning when a queued PDF has been due for D without an archive run taking it (default: 2 × DDSYNC_PDF_INTERVAL)',
+      threshold('--pdf-overdue'),
+    )
     .action((o) => runs(import('./commands/status.ts').then((m) => m.run(o))));
 
   // ddsync dbt: owned by the dbt work (issue 21, part 3).
   program
     .command('dbt')
     .summary('write a dbt package of sources for the warehouse (descriptions, tests, freshness)')
-    .description('Reads the warehouse at DATABASE_URL and writes a dbt package. See docs/dbt.md.')
+    .description(
+      'Reads the catalog of the warehouse at DATABASE_URL (tables, views, their comments, keys, references, CHECKs) and writes a dbt package into --out: dbt_project.yml, models/src_ddsync.yml (every table and view with its description, data tests and freshness), a profiles.yml that reads the connection from the environment, and a README. Prints the folder. Run it again after upgrading ddsync. See docs/dbt.md.',
+    )
     .usage('[--out DIR] [--json]')
     .option('--out <DIR>', 'the folder to write the dbt package into', 'ddsync_dbt')
     .option('--json', 'print one JSON object')

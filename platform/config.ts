@@ -53,6 +53,9 @@ const interval = z
   .refine((v) => durationMs(v) >= 60_000);
 /** The waits of a transaction. */
 const duration = z.string().regex(DURATION);
+/** A threshold of `ddsync status`: a duration longer than nothing. */
+const threshold = duration.refine((v) => durationMs(v) > 0);
+const THRESHOLD_RULE = 'a duration above 0: a whole number followed by ms, s, m, h or d';
 
 export const SETTINGS = {
   DDSYNC_UPSTREAM_URL: {
@@ -280,6 +283,49 @@ export const SETTINGS = {
     schema: hostPort.optional(),
     doc: 'Where `ddsync worker` and `ddsync receiver` serve Prometheus metrics at /metrics (e.g. 0.0.0.0:9464); unset = no metrics endpoint.',
   },
+  DDSYNC_READER_URL: {
+    section: 'monitoring',
+    rule: 'a postgres:// URL',
+    schema: postgresUrl.optional(),
+    secret: true,
+    doc: 'A login in the read-only role ddsync_reader (docs/warehouse.md): `ddsync status` reads the warehouse with it, as BI tools do; unset = with DATABASE_URL, in a read-only transaction.',
+  },
+  DDSYNC_STATUS_REFRESH_WARNING: {
+    section: 'monitoring',
+    rule: THRESHOLD_RULE,
+    schema: threshold.optional(),
+    doc: '`ddsync status` warns when the last successful refresh is older than this (default: 1.5 × DDSYNC_REFRESH_INTERVAL).',
+  },
+  DDSYNC_STATUS_REFRESH_CRITICAL: {
+    section: 'monitoring',
+    rule: THRESHOLD_RULE,
+    schema: threshold.optional(),
+    doc: '`ddsync status` is critical when the last successful refresh is older than this (default: 2 × DDSYNC_REFRESH_INTERVAL).',
+  },
+  DDSYNC_STATUS_FAILURES: {
+    section: 'monitoring',
+    rule: 'an integer from 1 to 100',
+    schema: positiveInt(100).default(3),
+    doc: '`ddsync status` is critical when refreshes, or the reads of one supplier, failed this many times in a row (one is a warning), and warns when a step of a transaction did.',
+  },
+  DDSYNC_STATUS_TX_WARNING: {
+    section: 'monitoring',
+    rule: THRESHOLD_RULE,
+    schema: threshold.optional(),
+    doc: "`ddsync status` warns when a transaction has waited longer for a final status (default: the EU system's 90 minutes + DDSYNC_TX_EU_WAIT + DDSYNC_TX_MAX_POLL, 3h).",
+  },
+  DDSYNC_STATUS_TX_CRITICAL: {
+    section: 'monitoring',
+    rule: THRESHOLD_RULE,
+    schema: threshold.optional(),
+    doc: '`ddsync status` is critical when a transaction has waited longer for a final status (default: 1d, or half of DDSYNC_TX_DEADLINE when that is shorter).',
+  },
+  DDSYNC_STATUS_PDF_OVERDUE: {
+    section: 'monitoring',
+    rule: THRESHOLD_RULE,
+    schema: threshold.optional(),
+    doc: '`ddsync status` warns when a queued PDF has been due this long without an archive run taking it (default: 2 × DDSYNC_PDF_INTERVAL).',
+  },
   DDSYNC_LOG_LEVEL: {
     section: 'logging',
     rule: 'one of fatal, error, warn, info, debug, trace, silent',
@@ -361,7 +407,20 @@ export interface Config {
     receiver: { host: string; port: number; maxBodyBytes: number; inWorker: boolean };
   };
   pdfs?: { archiveDir: string; interval: string };
-  monitoring?: { metricsAddress?: string };
+  monitoring?: {
+    metricsAddress?: string;
+    /** A login in ddsync_reader for `ddsync status`. */
+    readerUrl?: string;
+    /** `ddsync status`'s thresholds as set; an unset one is derived from the other settings (cli/status/thresholds.ts). */
+    status: {
+      refreshWarningMs?: number;
+      refreshCriticalMs?: number;
+      failuresInARow: number;
+      txWarningMs?: number;
+      txCriticalMs?: number;
+      pdfOverdueMs?: number;
+    };
+  };
   logging?: { level: Values['DDSYNC_LOG_LEVEL']; format?: Values['DDSYNC_LOG_FORMAT'] };
 }
 
@@ -431,7 +490,21 @@ function toConfig(v: Partial<Values>): Config {
   if (v.DDSYNC_PDF_ARCHIVE_DIR !== undefined)
     config.pdfs = { archiveDir: v.DDSYNC_PDF_ARCHIVE_DIR, interval: v.DDSYNC_PDF_INTERVAL! };
   // Every monitoring setting is optional or defaulted, so the section is always there when asked for.
-  if ('DDSYNC_METRICS_ADDRESS' in v) config.monitoring = { metricsAddress: v.DDSYNC_METRICS_ADDRESS };
+  if ('DDSYNC_METRICS_ADDRESS' in v) {
+    const ms = (text: string | undefined) => (text === undefined ? undefined : durationMs(text));
+    config.monitoring = {
+      metricsAddress: v.DDSYNC_METRICS_ADDRESS,
+      readerUrl: v.DDSYNC_READER_URL,
+      status: {
+        refreshWarningMs: ms(v.DDSYNC_STATUS_REFRESH_WARNING),
+        refreshCriticalMs: ms(v.DDSYNC_STATUS_REFRESH_CRITICAL),
+        failuresInARow: v.DDSYNC_STATUS_FAILURES!,
+        txWarningMs: ms(v.DDSYNC_STATUS_TX_WARNING),
+        txCriticalMs: ms(v.DDSYNC_STATUS_TX_CRITICAL),
+        pdfOverdueMs: ms(v.DDSYNC_STATUS_PDF_OVERDUE),
+      },
+    };
+  }
   if (v.DDSYNC_LOG_LEVEL !== undefined) config.logging = { level: v.DDSYNC_LOG_LEVEL, format: v.DDSYNC_LOG_FORMAT };
   return config;
 }

@@ -823,6 +823,45 @@ export interface BiSyncHealth {
   suppliers_total: number | null;
 }
 
+export interface BiSyncStatus {
+  /**
+   * Seconds from since to now.
+   */
+  age_seconds: number | null;
+  /**
+   * refresh, scans, deletions, transactions, webhooks or pdfs: always these six rows, in this order.
+   */
+  check_name: string | null;
+  /**
+   * Of those, failing now: refreshes that failed; parts failing; 0 for deletions; transactions and batches whose current step is failing and being retried; failing webhooks; PDFs retrying after an error.
+   */
+  failing: number | null;
+  /**
+   * The longest run of failures: the latest refreshes that failed one after another (among the last 100); a part's failed reads in a row; a transaction's or batch's failed attempts of its current step; a webhook's failed deliveries since its last success; null for deletions and pdfs.
+   */
+  failures_in_a_row: number | null;
+  /**
+   * How many: refreshes ended partial or failed since the last success; parts whose last read failed; deferred plot links; transactions without a final status; failing webhooks; PDFs in the backlog.
+   */
+  items: number | null;
+  /**
+   * ok, warning or critical, with the default thresholds: refresh critical when none succeeded, the last success is 12h old or 3 refreshes failed in a row, warning from 9h or 1 failure; scans critical when a part failed 3 reads in a row, warning from 1; deletions warning when one has waited 12h; transactions critical when one waits a day, warning from 3h or a step failing 3 times in a row; webhooks warning when one is failing; pdfs warning when one has been due for 30 min.
+   */
+  level: string | null;
+  /**
+   * One sentence of the facts, with times in UTC and their age.
+   */
+  message: string | null;
+  /**
+   * What since refers to: the last successful run (sync_runs.id), the part failing longest (a supplier's business id, own-plots, network or invitations), the supplier of the oldest deferral, the batch of the oldest transaction (submission_batches.id), the webhook failing longest (webhooks.name), the survey response due longest (survey_response_pdfs.id).
+   */
+  oldest_item: string | null;
+  /**
+   * Since when: the last successful refresh (refresh); the first failed read of the current failures (scans); the oldest deferral (deletions); the oldest transaction's submission, or its batch's intake if not submitted (transactions); the first failed delivery since the last success (webhooks); the earliest due time not tried yet (pdfs). Null when nothing is waiting or failing (or, for refresh, when none succeeded).
+   */
+  since: Timestamp | null;
+}
+
 export interface BiTransactionErrors {
   /**
    * The latest of their updates.
@@ -2365,6 +2404,7 @@ export interface DB {
   bi_risk_overview: BiRiskOverview;
   bi_suppliers: BiSuppliers;
   bi_sync_health: BiSyncHealth;
+  bi_sync_status: BiSyncStatus;
   bi_transaction_errors: BiTransactionErrors;
   bi_transaction_latency: BiTransactionLatency;
   bi_transaction_pipeline: BiTransactionPipeline;

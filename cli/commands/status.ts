@@ -1,5 +1,69 @@
-/** Placeholder: the command is being built (issue 21). */
-export async function run(_o: { json?: boolean }): Promise<number> {
-  process.stderr.write('ddsync status: not built yet\n');
-  return 1;
+import { ConfigError, durationMs, loadConfig } from '../../platform/config.ts';
+import { parseDesiredWebhooks } from '../../schema/desired-webhooks.ts';
+import { UsageError } from '../usage.ts';
+import { lookAtTemporal, lookAtWarehouse } from '../status/gather.ts';
+import { assess, type ReaderSetting } from '../status/judge.ts';
+import { formatStatus, statusJson } from '../status/render.ts';
+import { resolveThresholds, ThresholdOrderError, type Thresholds } from '../status/thresholds.ts';
+
+export interface StatusFlags {
+  json?: boolean;
+  /** Durations as given (checked by the flag parsers of cli/program.ts). */
+  refreshWarning?: string;
+  refreshCritical?: string;
+  failures?: number;
+  txWarning?: string;
+  txCritical?: string;
+  pdfOverdue?: string;
+}
+
+/** `ddsync status`: exit code 0 ok, 1 warning, 2 critical (docs/production.md). */
+export async function run(o: StatusFlags): Promise<number> {
+  const config = loadConfig(['temporal', 'refresh', 'submission', 'webhooks', 'pdfs', 'monitoring']);
+  const monitoring = config.monitoring!;
+  // The BI login when there is one: status then reads exactly what dashboards can.
+  const reader: { url: string; via: ReaderSetting } = monitoring.readerUrl
+    ? { url: monitoring.readerUrl, via: 'DDSYNC_READER_URL' }
+    : { url: loadConfig(['database']).database!.url, via: 'DATABASE_URL' };
+  const thresholds = thresholdsOf(config, o);
+  const desired = parseDesiredWebhooks(config.webhooks!.desired);
+  const [warehouse, temporal] = await Promise.all([
+    lookAtWarehouse(reader.url, reader.via),
+    lookAtTemporal(
+      { config: config.temporal! },
+      { temporal: config.temporal!, refresh: config.refresh!, webhooks: config.webhooks!, pdfs: config.pdfs! },
+    ),
+  ]);
+  const report = assess(warehouse, temporal, desired, thresholds, new Date());
+  process.stdout.write(o.json ? `${JSON.stringify(statusJson(report))}\n` : formatStatus(report));
+  return report.exitCode;
+}
+
+function thresholdsOf(config: ReturnType<typeof loadConfig>, o: StatusFlags): Thresholds {
+  const ms = (text: string | undefined) => (text === undefined ? undefined : durationMs(text));
+  const timing = config.submission!.timing;
+  try {
+    return resolveThresholds(
+      {
+        refreshInterval: config.refresh!.interval,
+        webhooksInterval: config.webhooks!.interval,
+        pdfInterval: config.pdfs!.interval,
+        tx: { euWaitMs: timing.euWaitMs, maxPollMs: timing.maxPollMs, deadlineMs: timing.deadlineMs },
+        status: config.monitoring!.status,
+      },
+      {
+        refreshWarning: ms(o.refreshWarning),
+        refreshCritical: ms(o.refreshCritical),
+        failures: o.failures,
+        txWarning: ms(o.txWarning),
+        txCritical: ms(o.txCritical),
+        pdfOverdue: ms(o.pdfOverdue),
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof ThresholdOrderError)) throw error;
+    // A flag's mistake comes with the command's help; a setting's with the pointer to the settings.
+    if (error.byFlag) throw new UsageError(error.message);
+    throw new ConfigError([error.message]);
+  }
 }

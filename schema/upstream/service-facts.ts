@@ -226,3 +226,5 @@ export const TRANSACTION_ERROR_REASON_FIELD: string = 'errorReason';
 export const FINAL_TRANSACTION_STATUSES: ReadonlySet<string> = new Set(['AVAILABLE', 'ERROR', 'WITHDRAWN']);
 /** The EU system asks clients not to poll a SUBMITTED transaction sooner than 30 minutes (KNOWN). */
 export const EU_POLL_NOT_BEFORE_MS = 30 * 60_000;
+/** The EU system validates a SUBMITTED transaction within 20 to 90 minutes (KNOWN): the longest. */
+export const EU_VALIDATION_LONGEST_MS = 90 * 60_000;

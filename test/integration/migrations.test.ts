@@ -151,6 +151,7 @@ describe('migrations', () => {
       'bi_risk_overview',
       'bi_suppliers',
       'bi_sync_health',
+      'bi_sync_status',
       'bi_transaction_errors',
       'bi_transaction_latency',
       'bi_transaction_pipeline',
