@@ -18,6 +18,7 @@ import { runDdsync, lastJsonLine, type RunningCommand } from '../support/process
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
+import { sample } from '../support/exposition.ts';
 
 /**
  * Issue 20: a worker outlives its dependencies. Everything is real and owned by this file, so it may be
@@ -61,6 +62,7 @@ describe('a worker that outlives the warehouse and Temporal going away', () => {
   let client: Client;
   let env: NodeJS.ProcessEnv;
   let worker: RunningCommand;
+  let metricsUrl: string;
   const taskQueue = `outages-${Math.random().toString(36).slice(2, 8)}`;
 
   /** A Temporal client that survives the server's restarts (grpc reconnects by itself). */
@@ -132,7 +134,9 @@ describe('a worker that outlives the warehouse and Temporal going away', () => {
       DDSYNC_PDF_ARCHIVE_DIR: resolve(dir, 'archive'),
       ...FAST_SUBMISSION,
     };
-    worker = runDdsync(['worker'], env);
+    const metricsPort = await freePort();
+    metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+    worker = runDdsync(['worker'], { ...env, DDSYNC_METRICS_ADDRESS: `127.0.0.1:${metricsPort}` });
     await worker.waitFor(/worker ready/, 90_000);
   }, 180_000);
 
@@ -201,6 +205,15 @@ describe('a worker that outlives the warehouse and Temporal going away', () => {
     await postgres.halt('fast');
     await new Promise((r) => setTimeout(r, 3_000));
     expect(workerAlive()).toBe(true);
+    // Its metrics still answer, and say the warehouse is away (its figures left out, not made up).
+    const scrape = async () => (await fetch(metricsUrl)).text();
+    await waitUntil('the metrics say the warehouse is down', async () => {
+      const text = await scrape();
+      return sample(text, 'ddsync_dependency_up', { dependency: 'warehouse' }) === 0;
+    });
+    const during = await scrape();
+    expect(sample(during, 'ddsync_warehouse_figures_up')).toBe(0);
+    expect(sample(during, 'ddsync_refresh_runs_total', { outcome: 'succeeded' })).toBeUndefined();
     await postgres.resume();
 
     // 2. An administrator ends every session of ddsync's worker.
@@ -233,6 +246,9 @@ describe('a worker that outlives the warehouse and Temporal going away', () => {
     expect(down.length).toBeLessThanOrEqual(3);
     expect(said('the warehouse is available again')).toHaveLength(down.length);
     expect(worker.output()).not.toMatch(/Unhandled 'error' event/);
+    const after = await (await fetch(metricsUrl)).text();
+    expect(sample(after, 'ddsync_dependency_up', { dependency: 'warehouse' })).toBe(1);
+    expect(sample(after, 'ddsync_warehouse_figures_up')).toBe(1);
   }, 240_000);
 
   it('waits out a read-only warehouse, exhausted connections and a lock held past lock_timeout', async () => {
