@@ -1,7 +1,7 @@
 import { Document } from 'yaml';
 import type { CatalogColumn, CatalogRelation, WarehouseCatalog } from './catalog.ts';
 import { countDataTests, type DataTest, deriveDataTests, type RelationTests, type RowTest } from './data-tests.ts';
-import { freshnessThresholds, lastRefreshQuery, refreshedRelations } from './freshness.ts';
+import { type FreshnessAge, freshnessThresholds, lastRefreshQuery, refreshedRelations } from './freshness.ts';
 import { jinjaLiteral, jinjaString, sqlQuoted } from './jinja-text.ts';
 
 // The dbt package of a warehouse, made from its catalog: no I/O, the same catalog always gives the same
@@ -221,6 +221,7 @@ function readme(
   options: PackageOptions,
 ): string {
   const { warnAfter, errorAfter } = freshnessThresholds(options.refreshIntervalMs);
+  const age = (a: FreshnessAge) => `${a.count} ${a.period}${a.count === 1 ? '' : 's'}`;
   const rows = relations.map((r) => {
     const t = tests.get(r.name)!;
     const n = t.rows.length + [...t.columns.values()].reduce((s, l) => s + l.length, 0);
@@ -253,7 +254,7 @@ In your own dbt project, as a package (\`packages.yml\`), then \`dbt deps\`:
 
 \`\`\`yaml
 packages:
-  - local: path/to/${PACKAGE_NAME}
+  - local: path/to/this/folder
 \`\`\`
 
 and select from \`{{ source('${SOURCE_NAME}', 'bi_current_plots') }}\`. Variables your project may set:
@@ -263,7 +264,7 @@ and select from \`{{ source('${SOURCE_NAME}', 'bi_current_plots') }}\`. Variable
 
 ## Tests
 
-${summary.tests} tests, dbt's built-in generic ones only (no \`dbt deps\` needed). Each says where it comes
+${summary.tests} tests, dbt's built-in generic ones only (no other package to install). Each says where it comes
 from in its description: a primary key, a unique constraint or index, a foreign key, a CHECK, the values
 ddsync writes, a key or reference stated by ddsync (views have no constraints), or a table column a view
 passes through. The known values of the statuses the views normalise are tested with severity \`warn\`:
@@ -271,10 +272,11 @@ the service may add a status, which ddsync keeps.
 
 ## Freshness
 
-Warn after ${warnAfter.count} ${warnAfter.period}s, error after ${errorAfter.count} ${errorAfter.period}s
-(two and four refresh intervals), on the tables and views a refresh keeps current: each is as fresh as
-the last successful refresh (\`sync_runs\`), since ddsync rewrites a row only when its content changes.
-Override in your project: \`sources: { ${SOURCE_NAME}: { +freshness: … } }\`.
+Warn after ${age(warnAfter)}, error after ${age(errorAfter)} (two and four refresh intervals), on the
+tables and views a refresh keeps current: each is as fresh as the last successful refresh
+(\`sync_runs\`), since ddsync rewrites a row only when its content changes. Override a table's thresholds in your project's \`dbt_project.yml\`:
+\`sources: { ${PACKAGE_NAME}: { ${SOURCE_NAME}: { plots: { +freshness: { warn_after: …, error_after: … } } } } }\`
+(it replaces the whole block; set above the tables, it gives freshness to those left without it too).
 
 | Relation | Kind | Freshness | Tests |
 |---|---|---|---|
