@@ -182,6 +182,22 @@ describe('the catalog ddsync dbt reads', () => {
     expect(catalog.normalised['not started']).toBe('not_started');
   });
 
+  it('is read the same by a login of the read-only role ddsync_reader', async () => {
+    const role = `dbt_catalog_${Math.random().toString(36).slice(2, 8)}`;
+    await sql.raw(`create role ${role} login password 'reader-pw' in role ddsync_reader`).execute(db);
+    const login = new URL(url);
+    login.username = role;
+    login.password = 'reader-pw';
+    const reader = openWarehouse(login.toString(), 1);
+    try {
+      expect(await readWarehouseCatalog(reader, openVocabularyValues())).toEqual(catalog);
+    } finally {
+      await reader.destroy();
+      // Roles are the cluster's: none is left behind for the other files of the run.
+      await sql.raw(`drop role ${role}`).execute(db);
+    }
+  });
+
   it('refuses a database ddsync never migrated, saying what to do', async () => {
     const empty = openWarehouse(await createTestDatabase('dbt_empty'), 1);
     try {
