@@ -20,6 +20,8 @@ import { formatRunSummary } from '../refresh-summary.ts';
 import { demoFigures, formatDemoFigures } from '../demo-report.ts';
 import { writeReport } from '../report/write.ts';
 import { describeSpatialMode, readSpatialMode } from '../../warehouse/spatial/mode.ts';
+import { demoStatus } from '../demo-status.ts';
+import { formatStatus, statusJson } from '../status/render.ts';
 
 const BI_LOGIN = 'ddsync_bi';
 const BI_PASSWORD = 'ddsync-bi';
@@ -104,7 +106,8 @@ export async function run(values: {
     // Embedded Postgres has no PostGIS: the demo says so, as `ddsync config` does (docs/postgis.md).
     say(`spatial mode: ${describeSpatialMode(await readSpatialMode(db))}`);
     const client = new Client({ connection, namespace: temporal.namespace });
-    const refresh = await startRefresh(client, taskQueue, { supplierConcurrency: 4 });
+    const supplierConcurrency = 4;
+    const refresh = await startRefresh(client, taskQueue, { supplierConcurrency });
     say(`refresh ${refresh.runId} started`);
     const result = await until(followRefresh(db, refresh, values.json ? null : process.stderr));
     const figures = await demoFigures(db);
@@ -132,6 +135,11 @@ export async function run(values: {
     const report = await until(reporting);
     say(`report written: ${report.path} (${(report.bytes / 1e6).toFixed(1)} MB; open it in a browser)`);
     const biUrl = postgres.url.replace(/\/\/[^@]+@/, `//${BI_LOGIN}:${BI_PASSWORD}@`);
+    // Last, what `ddsync status` says of it all, read as the BI login.
+    const status = await until(
+      demoStatus({ biUrl, client, temporalAddress: temporal.address, taskQueue, supplierConcurrency }),
+    );
+    say(`ddsync's schedules applied; ddsync status: ${status.level}`);
     if (!values.json) {
       process.stdout.write(
         [
@@ -146,6 +154,7 @@ export async function run(values: {
           `  e.g.  select * from bi_suppliers order by flagged_plots desc limit 10;`,
           `Temporal UI:                ${temporal.uiUrl ?? '(headless)'}`,
           '',
+          formatStatus(status),
         ].join('\n'),
       );
     } else {
@@ -180,6 +189,7 @@ export async function run(values: {
             failed: states['failed'] ?? 0,
             references: submission.references,
           },
+          syncStatus: statusJson(status),
         })}\n`,
       );
     }
@@ -189,6 +199,7 @@ export async function run(values: {
           `everything keeps running until Ctrl-C, the simulator's clock still ${1 / timeScale}x fast (EU validation in seconds). From another terminal:`,
           `  export DATABASE_URL='${postgres.url}' TEMPORAL_ADDRESS=${temporal.address}`,
           '  npx ddsync refresh --wait',
+          `  DDSYNC_READER_URL='${biUrl}' npx ddsync status`,
           `  ${timingEnv(timing)} npx ddsync submit examples/shipments.ndjson --wait   # (its keys were sent already: use your own file)`,
           `  (the simulator's control API: ${sim.url}/_sim/state)`,
         ].join('\n'),

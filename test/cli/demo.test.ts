@@ -72,6 +72,33 @@ describe('ddsync demo', () => {
       expect(r.referenceNumber).toMatch(/^\d{2}[A-Z]{2}[A-Z0-9]{10}$/);
       expect(r.verificationNumber).toMatch(/^[A-Z0-9]{8}$/);
     }
+    // Last, `ddsync status` of it all, read as the BI login: ok, each check saying why.
+    const status = result['syncStatus'] as {
+      level: string;
+      exitCode: number;
+      checks: Array<{ check: string; level: string; message: string }>;
+      warehouse: Record<string, unknown>;
+    };
+    expect(status.level, JSON.stringify(status.checks, null, 2)).toBe('ok');
+    expect(status.exitCode).toBe(0);
+    expect(status.checks.map((c) => c.check)).toEqual([
+      'refresh',
+      'scans',
+      'deletions',
+      'transactions',
+      'webhooks',
+      'pdfs',
+      'schedules',
+      'workers',
+    ]);
+    expect(status.checks.find((c) => c.check === 'transactions')!.message).toBe(
+      'no transaction is waiting for a final status',
+    );
+    expect(status.checks.find((c) => c.check === 'schedules')!.message).toMatch(
+      /^ddsync-refresh every 6h, next .*; ddsync-pdf-archive every 15m, next /,
+    );
+    expect(status.warehouse).toMatchObject({ seen: true, role: 'ddsync_bi', inReaderRole: true, readOnly: true });
+    expect(out).toContain("ddsync's schedules applied; ddsync status: ok");
     // No Postgres or Temporal left behind, and no data folder.
     expect(processesMentioning(DEMO_DIR)).toEqual([]);
     expect(leftovers()).toEqual([]);
