@@ -269,10 +269,10 @@ describe('ddsync dbt', () => {
 
   it('refuses a warehouse this ddsync has not migrated, naming the migrations to apply', async () => {
     const url = await createTestDatabase('dbt_behind');
-    // The warehouse of an older ddsync: every migration but the last two.
+    // The warehouse of a much older ddsync: its first three migrations (no views' normalise_status() yet).
     const dir = scratchDir('migrations');
     const files = (await readMigrationFiles()).map((f) => f.file);
-    for (const f of files.slice(0, -2)) copyFileSync(join(MIGRATIONS_DIR, f), join(dir, f));
+    for (const f of files.slice(0, 3)) copyFileSync(join(MIGRATIONS_DIR, f), join(dir, f));
     const db = openWarehouse(url, 1);
     try {
       await migrateToLatest(db, dir);
@@ -282,9 +282,9 @@ describe('ddsync dbt', () => {
     const out = join(scratchDir('dbt'), 'out');
     const run = runDdsync(['dbt', '--out', out], commandEnv(url));
     expect(await run.exited).toBe(1);
-    const pending = files.slice(-2).map((f) => f.replace(/\.sql$/, ''));
+    const pending = files.slice(3).map((f) => f.replace(/\.sql$/, ''));
     expect(run.output()).toContain(
-      `ddsync dbt: the warehouse has not applied 2 migrations of this ddsync (${pending.join(', ')}): run ddsync migrate first`,
+      `ddsync dbt: the warehouse has not applied ${pending.length} migrations of this ddsync (${pending.join(', ')}): run ddsync migrate first`,
     );
     expect(() => readdirSync(out)).toThrow();
 

@@ -145,8 +145,14 @@ export async function readWarehouseCatalog(
     relations.rows.filter((r) => r.kind === 'v' || r.kind === 'm').map((r) => r.oid),
   );
   const migrations = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(db);
-  const normalised = await sql<{ value: string; normalised: string | null }>`
-    select v as value, normalise_status(v) as normalised from unnest(${[...statusValues]}::text[]) as v`.execute(db);
+  // A warehouse from before migration 0010 has no normalise_status(): nothing to ask it (the command
+  // refuses such a warehouse anyway, naming the migrations it lacks).
+  const { rows: can } = await sql<{ normalises: boolean }>`
+    select to_regprocedure('normalise_status(text)') is not null as normalises`.execute(db);
+  const normalised = can[0]!.normalises
+    ? await sql<{ value: string; normalised: string | null }>`
+        select v as value, normalise_status(v) as normalised from unnest(${[...statusValues]}::text[]) as v`.execute(db)
+    : { rows: [] };
 
   const byOid = new Map(relations.rows.map((r) => [r.oid, r]));
   const columnName = new Map(columns.rows.map((c) => [`${c.oid}.${c.attnum}`, c.name]));
