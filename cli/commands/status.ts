@@ -1,5 +1,6 @@
 import { ConfigError, durationMs, loadConfig } from '../../platform/config.ts';
 import { parseDesiredWebhooks } from '../../schema/desired-webhooks.ts';
+import { scrubSecrets } from '../../platform/secrets.ts';
 import { UsageError } from '../usage.ts';
 import { lookAtTemporal, lookAtWarehouse } from '../status/gather.ts';
 import { assess, type ReaderSetting } from '../status/judge.ts';
@@ -17,8 +18,22 @@ export interface StatusFlags {
   pdfOverdue?: string;
 }
 
-/** `ddsync status`: exit code 0 ok, 1 warning, 2 critical (docs/production.md). */
+/** `ddsync status`: exit code 0 ok, 1 warning, 2 critical (docs/commands.md). */
 export async function run(o: StatusFlags): Promise<number> {
+  try {
+    return await check(o);
+  } catch (error) {
+    // Bad flags and settings go the usual way (exit code 2, with the rule).
+    if (error instanceof UsageError || error instanceof ConfigError) throw error;
+    // Anything else must not read as a mere warning (the exit code 1 of other commands' failures): unknown is critical.
+    const problem = scrubSecrets(error instanceof Error ? error.message : String(error));
+    if (o.json) process.stdout.write(`${JSON.stringify({ level: 'critical', exitCode: 2, error: problem })}\n`);
+    else process.stderr.write(`ddsync status: could not tell: ${problem}\n`);
+    return 2;
+  }
+}
+
+async function check(o: StatusFlags): Promise<number> {
   const config = loadConfig(['temporal', 'refresh', 'submission', 'webhooks', 'pdfs', 'monitoring']);
   const monitoring = config.monitoring!;
   // The BI login when there is one: status then reads exactly what dashboards can.
