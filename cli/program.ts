@@ -393,7 +393,7 @@ export function ddsyncProgram(version: string, ran: (code: number) => void): Com
     .command('dbt')
     .summary('write a dbt package of sources for the warehouse (descriptions, tests, freshness)')
     .description(
-      'Reads the catalog of the warehouse at DATABASE_URL (tables, views, their comments, keys, references, CHECKs) and writes a dbt package into --out: dbt_project.yml, models/src_ddsync.yml (every table and view with its description, data tests and freshness), a profiles.yml that reads the connection from the environment, and a README. Prints the folder. Run it again after upgrading ddsync. See docs/dbt.md.',
+      'Reads the catalog of the warehouse at DATABASE_URL (tables, views, their comments, keys, references, CHECKs) and writes a dbt package into --out: dbt_project.yml, models/sources.yml (every table and view with its description, data tests and freshness), a profiles.yml that reads the connection from the environment, and a README. Prints the folder. Run it again after upgrading ddsync. See docs/dbt.md.',
     )
     .usage('[--out DIR] [--json]')
     .option('--out <DIR>', 'the folder to write the dbt package into', 'ddsync_dbt')

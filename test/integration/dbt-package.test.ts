@@ -230,7 +230,7 @@ describe('ddsync dbt', () => {
       views: expect.any(Number),
       tests: expect.any(Number),
       schema: 'public',
-      files: ['.gitignore', 'README.md', 'dbt_project.yml', 'models/src_ddsync.yml', 'profiles.yml'],
+      files: ['.gitignore', 'README.md', 'dbt_project.yml', 'models/sources.yml', 'profiles.yml'],
       skipped: [],
     });
     expect(summary['tables']).toBeGreaterThan(25);

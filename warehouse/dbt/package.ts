@@ -6,7 +6,8 @@ import { jinjaLiteral, jinjaString, sqlQuoted } from './jinja-text.ts';
 
 // The dbt package of a warehouse, made from its catalog: no I/O, the same catalog always gives the same
 // bytes. It follows the layout of the source packages Fivetran ships for its connectors: one source
-// (`loader`, `config: enabled`, freshness and its query in `config`), a YAML file `models/src_<name>.yml`,
+// (`loader`, `config: enabled`, freshness and its query in `config`), one YAML file of sources (theirs is
+// `models/src_<name>.yml`, ours `models/sources.yml`, the name dbt's docs use),
 // the database and schema overridable with vars, and each table's identifier through
 // `var('<source>_<table>_identifier', '<table>')`. Only dbt's built-in generic tests: no dbt packages,
 // so nothing to download (`dbt deps`). docs/dbt.md says what is in it and why.
@@ -56,7 +57,8 @@ export interface DbtPackage {
 
 /** A name dbt can use as a source table name and inside a var name, as Postgres needs no quotes for. */
 const PLAIN_NAME = /^[a-z_][a-z0-9_]*$/;
-const SOURCES_FILE = `models/src_${SOURCE_NAME}.yml`;
+/** The name the issue and dbt's own docs use; Fivetran's packages call it src_<name>.yml. */
+const SOURCES_FILE = 'models/sources.yml';
 
 const yamlText = (value: unknown, comment: string): string => {
   // YAML 1.1: the dialect dbt's PyYAML reads, in which an unquoted no, on or y is a boolean.
@@ -182,7 +184,7 @@ function projectFile(options: PackageOptions): string {
       'model-paths': ['models'],
       'clean-targets': ['target'],
     },
-    ' The dbt package of the ddsync warehouse, written by `ddsync dbt`: sources only (models/src_ddsync.yml).',
+    ' The dbt package of the ddsync warehouse, written by `ddsync dbt`: sources only (models/sources.yml).',
   );
 }
 

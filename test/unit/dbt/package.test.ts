@@ -47,7 +47,7 @@ interface Source {
   tables: Table[];
 }
 
-const sourceOf = (pkg: DbtPackage) => (yaml11(file(pkg, 'models/src_ddsync.yml'))['sources'] as Source[])[0]!;
+const sourceOf = (pkg: DbtPackage) => (yaml11(file(pkg, 'models/sources.yml'))['sources'] as Source[])[0]!;
 const tableOf = (pkg: DbtPackage, name: string) => {
   const table = sourceOf(pkg).tables.find((t) => t.name === name);
   if (!table) throw new Error(`no table ${name}`);
@@ -78,7 +78,7 @@ describe('the dbt package made from a catalog', () => {
       '.gitignore',
       'README.md',
       'dbt_project.yml',
-      'models/src_ddsync.yml',
+      'models/sources.yml',
       'profiles.yml',
     ]);
     const project = yaml11(file(pkg, 'dbt_project.yml'));
@@ -252,7 +252,7 @@ describe('the dbt package made from a catalog', () => {
     expect(rendered(table.description!)).toBe(hostile[1]);
     expect(table.columns.map((c) => rendered(c.description!))).toEqual(hostile);
     // And the file holds no Jinja but ddsync's own: vars, env_var, source() and the `{` expression.
-    const text = file(pkg, 'models/src_ddsync.yml');
+    const text = file(pkg, 'models/sources.yml');
     const tags = [...text.matchAll(/\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}/g)].map((m) => m[0]);
     expect(
       tags.filter((t) => !/^\{\{ (var\('ddsync_[a-z_]+'[,)]|source\('ddsync', '[a-z_]+'\) |'\{' \}\}$)/.test(t)),
