@@ -6,6 +6,7 @@ import {
   type ThresholdSettings,
 } from '../../../cli/status/thresholds.ts';
 import { loadConfig } from '../../../platform/config.ts';
+import { readFileSync } from 'node:fs';
 
 const H = 3_600_000;
 
@@ -39,6 +40,28 @@ describe("ddsync status's thresholds", () => {
     expect(t.txWarning.from).toBe("the EU system's 90 min + DDSYNC_TX_EU_WAIT + DDSYNC_TX_MAX_POLL");
     expect(t.txCritical.from).toBe('a day');
     expect(t.deletionsWarning).toEqual(t.refreshCritical);
+  });
+
+  it("are, at every setting's default, the thresholds bi_sync_status judges with (sql/migrations/0020)", () => {
+    const migration = readFileSync(new URL('../../../sql/migrations/0020_sync_status.sql', import.meta.url), 'utf8');
+    const cte = /thresholds as \(\s*select ([^)]*)\)/.exec(migration)?.[1];
+    expect(cte, 'the thresholds CTE of bi_sync_status').toBeDefined();
+    // `9 * 3600 as refresh_warning_s`: each a product of whole numbers, in seconds (or a count).
+    const inSql = Object.fromEntries(
+      [...cte!.matchAll(/([\d\s*]+) as (\w+)/g)].map(([, product, name]) => [
+        name!,
+        product!.split('*').reduce((a, b) => a * Number(b.trim()), 1),
+      ]),
+    );
+    const t = resolveThresholds(settings());
+    expect(inSql).toEqual({
+      refresh_warning_s: t.refreshWarning.ms / 1000,
+      refresh_critical_s: t.refreshCritical.ms / 1000,
+      failures_in_a_row: t.failuresInARow.count,
+      tx_warning_s: t.txWarning.ms / 1000,
+      tx_critical_s: t.txCritical.ms / 1000,
+      pdf_overdue_s: t.pdfOverdue.ms / 1000,
+    });
   });
 
   it('move with DDSYNC_REFRESH_INTERVAL, DDSYNC_PDF_INTERVAL, the waits of a transaction and its deadline', () => {
