@@ -36,7 +36,7 @@ export interface WarehouseFigures {
   deletionsWaiting: number;
   suppliers: ReadonlyArray<{ supplier: string; lastSuccessfulScan: number | null; failedScansInARow: number }>;
   transactions: ReadonlyArray<{ state: string; transactions: number }>;
-  /** When the oldest transaction without a final status was handed over (null: none). */
+  /** Since when the oldest transaction without a final status waits: its submission, or its batch's intake while unsent (null: none). */
   oldestNotFinal: number | null;
   /** From handing over (submission) to the final status, per transaction that has one. */
   timeToFinal: HistogramFigures;
@@ -345,7 +345,7 @@ export class DdsyncMetrics {
     this.fromWarehouse(
       'ddsync_transactions_oldest_not_final_timestamp_seconds',
       'gauge',
-      'When the oldest transaction still without a final status was handed over (Unix time); absent when every one is final.',
+      "Since when the oldest transaction without a final status waits (Unix time): its submission, or its batch's intake while not sent (as bi_sync_status); absent when none waits.",
       (f) => (f.oldestNotFinal === null ? [] : [{ value: f.oldestNotFinal }]),
     );
     this.fromWarehouse(

@@ -89,8 +89,11 @@ export async function readWarehouseFigures(db: Warehouse): Promise<WarehouseFigu
       const states = await sql<{ state: string; n: string }>`
         select state, count(*) as n from transactions group by state order by state`.execute(tx);
       const oldest = await sql<{ oldest: Date | null }>`
-        select min(b.created_at) as oldest from transactions t join submission_batches b on b.id = t.batch_id
-        where t.state = any(${[...NOT_FINAL_STATES]}::text[])`.execute(tx);
+        select min(coalesce(t.submitted_at, b.created_at)) as oldest
+        from transactions t join submission_batches b on b.id = t.batch_id
+        where t.state = any(${[...NOT_FINAL_STATES]}::text[]) and (t.state = 'submitted' or b.status <> 'cancelled')`.execute(
+        tx,
+      );
       const pdfs = await sql<{ state: string; n: string }>`
         select state, count(*) as n from survey_response_pdfs group by state order by state`.execute(tx);
       const failing = await sql<{ n: string }>`
