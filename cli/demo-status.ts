@@ -3,7 +3,7 @@ import { loadConfig } from '../platform/config.ts';
 import { applySchedules, ddsyncSchedules, type ScheduleConfig } from '../infra/schedules.ts';
 import { lookAtTemporal, lookAtWarehouse } from './status/gather.ts';
 import { assess, type StatusReport } from './status/judge.ts';
-import { resolveThresholds } from './status/thresholds.ts';
+import { resolveThresholds, THRESHOLD_SECTIONS, thresholdSettingsOf } from './status/thresholds.ts';
 
 /**
  * The end of the demo: ddsync's schedules applied as `ddsync schedule apply` makes them (so that a demo
@@ -17,20 +17,14 @@ export async function demoStatus(options: {
   taskQueue: string;
   supplierConcurrency: number;
 }): Promise<StatusReport> {
-  const settings = loadConfig(['refresh', 'submission', 'webhooks', 'pdfs', 'monitoring'], {});
+  const settings = loadConfig([...THRESHOLD_SECTIONS], {});
   const schedules: ScheduleConfig = {
     temporal: { taskQueue: options.taskQueue },
     refresh: { interval: settings.refresh!.interval, supplierConcurrency: options.supplierConcurrency },
     pdfs: { interval: settings.pdfs!.interval },
   };
   await applySchedules(options.client, ddsyncSchedules(schedules).wanted);
-  const thresholds = resolveThresholds({
-    refreshInterval: settings.refresh!.interval,
-    webhooksInterval: settings.webhooks!.interval,
-    pdfInterval: settings.pdfs!.interval,
-    tx: settings.submission!.timing,
-    status: settings.monitoring!.status,
-  });
+  const thresholds = resolveThresholds(thresholdSettingsOf(settings));
   const [warehouse, temporal] = await Promise.all([
     lookAtWarehouse(options.biUrl, 'DDSYNC_READER_URL'),
     lookAtTemporal({ client: options.client, address: options.temporalAddress }, schedules),

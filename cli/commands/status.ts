@@ -5,7 +5,7 @@ import { UsageError } from '../usage.ts';
 import { lookAtTemporal, lookAtWarehouse } from '../status/gather.ts';
 import { assess, type ReaderSetting } from '../status/judge.ts';
 import { formatStatus, statusJson } from '../status/render.ts';
-import { resolveThresholds, ThresholdOrderError, type Thresholds } from '../status/thresholds.ts';
+import { resolveThresholds, ThresholdOrderError, thresholdSettingsOf, type Thresholds } from '../status/thresholds.ts';
 
 export interface StatusFlags {
   json?: boolean;
@@ -56,25 +56,15 @@ async function check(o: StatusFlags): Promise<number> {
 
 function thresholdsOf(config: ReturnType<typeof loadConfig>, o: StatusFlags): Thresholds {
   const ms = (text: string | undefined) => (text === undefined ? undefined : durationMs(text));
-  const timing = config.submission!.timing;
   try {
-    return resolveThresholds(
-      {
-        refreshInterval: config.refresh!.interval,
-        webhooksInterval: config.webhooks!.interval,
-        pdfInterval: config.pdfs!.interval,
-        tx: { euWaitMs: timing.euWaitMs, maxPollMs: timing.maxPollMs, deadlineMs: timing.deadlineMs },
-        status: config.monitoring!.status,
-      },
-      {
-        refreshWarning: ms(o.refreshWarning),
-        refreshCritical: ms(o.refreshCritical),
-        failures: o.failures,
-        txWarning: ms(o.txWarning),
-        txCritical: ms(o.txCritical),
-        pdfOverdue: ms(o.pdfOverdue),
-      },
-    );
+    return resolveThresholds(thresholdSettingsOf(config), {
+      refreshWarning: ms(o.refreshWarning),
+      refreshCritical: ms(o.refreshCritical),
+      failures: o.failures,
+      txWarning: ms(o.txWarning),
+      txCritical: ms(o.txCritical),
+      pdfOverdue: ms(o.pdfOverdue),
+    });
   } catch (error) {
     if (!(error instanceof ThresholdOrderError)) throw error;
     // A flag's mistake comes with the command's help; a setting's with the pointer to the settings.

@@ -49,6 +49,21 @@ export interface ThresholdSettings {
   status: NonNullable<Config['monitoring']>['status'];
 }
 
+/** The sections of the configuration the thresholds derive from. */
+export const THRESHOLD_SECTIONS = ['refresh', 'submission', 'webhooks', 'pdfs', 'monitoring'] as const;
+
+/** The settings the thresholds derive from, out of a configuration loaded with THRESHOLD_SECTIONS. */
+export function thresholdSettingsOf(config: Config): ThresholdSettings {
+  const timing = config.submission!.timing;
+  return {
+    refreshInterval: config.refresh!.interval,
+    webhooksInterval: config.webhooks!.interval,
+    pdfInterval: config.pdfs!.interval,
+    tx: { euWaitMs: timing.euWaitMs, maxPollMs: timing.maxPollMs, deadlineMs: timing.deadlineMs },
+    status: config.monitoring!.status,
+  };
+}
+
 const DAY_MS = 86_400_000;
 
 /** A ddsync status flag or setting whose warning threshold lies beyond its critical one. */

@@ -4,7 +4,7 @@ import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { readWarehouseStatus, type SyncStatusRow } from '../../warehouse/status/read-status.ts';
 import { judgeWarehouse } from '../../cli/status/judge.ts';
-import { resolveThresholds } from '../../cli/status/thresholds.ts';
+import { resolveThresholds, THRESHOLD_SECTIONS, thresholdSettingsOf } from '../../cli/status/thresholds.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { createTestDatabase } from '../support/databases.ts';
 
@@ -13,14 +13,7 @@ import { createTestDatabase } from '../support/databases.ts';
 // setting at its default (cli/status/judge.ts): the two sets of rules cannot drift apart unnoticed.
 
 const defaults = (() => {
-  const c = loadConfig(['refresh', 'submission', 'webhooks', 'pdfs', 'monitoring'], {});
-  return resolveThresholds({
-    refreshInterval: c.refresh!.interval,
-    webhooksInterval: c.webhooks!.interval,
-    pdfInterval: c.pdfs!.interval,
-    tx: c.submission!.timing,
-    status: c.monitoring!.status,
-  });
+  return resolveThresholds(thresholdSettingsOf(loadConfig([...THRESHOLD_SECTIONS], {})));
 })();
 
 const run = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;

@@ -9,7 +9,12 @@ import {
   type TemporalSight,
   type WarehouseSight,
 } from '../../../cli/status/judge.ts';
-import { resolveThresholds, type Thresholds } from '../../../cli/status/thresholds.ts';
+import {
+  resolveThresholds,
+  THRESHOLD_SECTIONS,
+  thresholdSettingsOf,
+  type Thresholds,
+} from '../../../cli/status/thresholds.ts';
 import { loadConfig } from '../../../platform/config.ts';
 import { describedAs, parseDesiredWebhooks } from '../../../schema/desired-webhooks.ts';
 import type { RecordedWebhook, SyncStatusRow } from '../../../warehouse/status/read-status.ts';
@@ -17,14 +22,7 @@ import type { ScheduleFact, TemporalFacts } from '../../../infra/temporal-status
 
 const H = 3600;
 const defaults: Thresholds = (() => {
-  const c = loadConfig(['refresh', 'submission', 'webhooks', 'pdfs', 'monitoring'], {});
-  return resolveThresholds({
-    refreshInterval: c.refresh!.interval,
-    webhooksInterval: c.webhooks!.interval,
-    pdfInterval: c.pdfs!.interval,
-    tx: c.submission!.timing,
-    status: c.monitoring!.status,
-  });
+  return resolveThresholds(thresholdSettingsOf(loadConfig([...THRESHOLD_SECTIONS], {})));
 })();
 
 function row(check: string, facts: Partial<SyncStatusRow> = {}): SyncStatusRow {

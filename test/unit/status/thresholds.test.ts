@@ -3,6 +3,8 @@ import {
   resolveThresholds,
   thresholdsShown,
   ThresholdOrderError,
+  THRESHOLD_SECTIONS,
+  thresholdSettingsOf,
   type ThresholdSettings,
 } from '../../../cli/status/thresholds.ts';
 import { loadConfig } from '../../../platform/config.ts';
@@ -12,14 +14,7 @@ const H = 3_600_000;
 
 /** The settings `ddsync status` reads, from an environment. */
 function settings(env: Record<string, string> = {}): ThresholdSettings {
-  const c = loadConfig(['refresh', 'submission', 'webhooks', 'pdfs', 'monitoring'], env);
-  return {
-    refreshInterval: c.refresh!.interval,
-    webhooksInterval: c.webhooks!.interval,
-    pdfInterval: c.pdfs!.interval,
-    tx: c.submission!.timing,
-    status: c.monitoring!.status,
-  };
+  return thresholdSettingsOf(loadConfig([...THRESHOLD_SECTIONS], env));
 }
 
 describe("ddsync status's thresholds", () => {
