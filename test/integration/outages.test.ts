@@ -292,6 +292,8 @@ describe('a worker that outlives the warehouse and Temporal going away', () => {
     analyst.on('error', () => undefined);
     await analyst.connect();
     await analyst.query('begin');
+    // The analyst waits as long as it takes for the lock (the database's 500 ms lock_timeout is ddsync's).
+    await analyst.query('set local lock_timeout = 0');
     await analyst.query('lock table plots in exclusive mode');
     await new Promise((r) => setTimeout(r, 3_000));
     await analyst.query('commit');

@@ -101,8 +101,10 @@ describe('a batch submitted in chunks', () => {
       join transaction_status_events s on s.transaction_key = t.key and s.status = 'SUBMITTED'
       join transaction_status_events a on a.transaction_key = t.key and a.status = 'AVAILABLE'
       where t.key = any(${keys}::text[])`.execute(h.db);
-    // (A few go from TO_SUBMIT to AVAILABLE between two reads: never seen SUBMITTED, no EU wait applies.)
-    expect(seen.rows.length).toBeGreaterThan(150);
+    // (Some go from TO_SUBMIT to AVAILABLE between two reads: never seen SUBMITTED, no EU wait applies.
+    // How many depends on the machine's load, which delays reads: 121 of 200 were seen on a loaded CI
+    // machine, against 190 on a quiet one. A quarter is plenty for the rule below to be exercised.)
+    expect(seen.rows.length).toBeGreaterThan(50);
     for (const r of seen.rows) expect(r.wait_ms).toBeGreaterThanOrEqual(euWaitMs);
     expect(Math.max(...seen.rows.map((r) => r.polls))).toBeLessThanOrEqual(8);
     const counts = h.sim.control.transactionCountsByCustomId();
