@@ -103,6 +103,37 @@ export interface Analyses {
   version: string | null;
 }
 
+export interface BiCountryRisk {
+  /**
+   * The act that assigns it.
+   */
+  act: string | null;
+  /**
+   * The date of the act.
+   */
+  act_date: Timestamp | null;
+  /**
+   * The date from which this level applies.
+   */
+  applies_from: Timestamp | null;
+  /**
+   * ISO 3166-1 alpha-2 code, upper case.
+   */
+  country_code: string | null;
+  /**
+   * low, standard or high; unknown where the stored sources do not settle it.
+   */
+  level: string | null;
+  /**
+   * Annex (listed) or Article 1(2) (not listed: standard); null for unknown.
+   */
+  provision: string | null;
+  /**
+   * What the level was taken from (a third-party transcription when the official text was not read).
+   */
+  source: string | null;
+}
+
 export interface BiCurrentPlots {
   /**
    * Area in hectares computed from the polygon (for a flagged shape: the area it encloses as drawn, see plots.area_ha); summable.
@@ -136,6 +167,10 @@ export interface BiCurrentPlots {
    * Country of the plot (ISO 3166 alpha-2) as the service sent it.
    */
   country_code: string | null;
+  /**
+   * Risk level in force today of the plot's country of production (country_code, trimmed, upper case) under the Commission's benchmarking (bi_country_risk): low, standard or high; unknown when the code is not settled by the stored sources (a territory, VA, TW, EH) or is not an ISO code at all; null when the plot has no country.
+   */
+  country_risk_level: string | null;
   /**
    * When the plot was created at the service.
    */
@@ -324,6 +359,10 @@ export interface BiEudrPlotReadiness {
    */
   country_code: string | null;
   /**
+   * Risk level in force today of the plot's country of production (country_code, trimmed, upper case) under the Commission's benchmarking (bi_country_risk): low, standard or high; unknown when the code is not settled by the stored sources (a territory, VA, TW, EH) or is not an ISO code at all; null when the plot has no country.
+   */
+  country_risk_level: string | null;
+  /**
    * Current findings as a JSON array of {code, severity, message}: not_checked first when the checks have not seen the plot yet, then blocking, warnings, info; each by code.
    */
   findings: Json | null;
@@ -355,6 +394,10 @@ export interface BiEudrPlotReadiness {
 
 export interface BiEudrSupplierReadiness {
   /**
+   * The highest risk level of the countries of production of the supplier's current plots (bi_eudr_plot_readiness.country_risk_level): high if any plot is high; otherwise unknown if any is unknown or has no country (it could be higher); otherwise standard if any is standard; otherwise low. Null for a supplier without current plots.
+   */
+  country_risk_level: string | null;
+  /**
    * Hectares of those plots (bi_eudr_plot_readiness.area_ha).
    */
   hectares: number | null;
@@ -367,6 +410,22 @@ export interface BiEudrSupplierReadiness {
    */
   plots: number | null;
   /**
+   * Plots whose country of production is of high risk.
+   */
+  plots_country_risk_high: number | null;
+  /**
+   * Plots whose country of production is of low risk (bi_eudr_plot_readiness.country_risk_level).
+   */
+  plots_country_risk_low: number | null;
+  /**
+   * Plots whose country of production is of standard risk.
+   */
+  plots_country_risk_standard: number | null;
+  /**
+   * Plots whose country's risk is unknown (not settled by the stored sources, or not an ISO code) or that have no country.
+   */
+  plots_country_risk_unknown: number | null;
+  /**
    * Of those, plots with at least one current blocking finding.
    */
   plots_not_ready: number | null;
@@ -378,6 +437,10 @@ export interface BiEudrSupplierReadiness {
    * plots_ready / plots, 0..1; null for a supplier with no current plot.
    */
   share_ready: number | null;
+  /**
+   * true when the supplier has current plots and every one lies in a low-risk country (plots_country_risk_low = plots): eligible for simplified due diligence (Article 13 of Regulation (EU) 2023/1115) as far as the countries go, subject to the operator's own assessment that the risk of circumvention, or of mixing with products of unknown origin or from standard- or high-risk countries, is negligible (Art. 13(1)), and not when it has information of a risk (Art. 13(2)). false when any plot is in a standard-, high- or unknown-risk country or has none; null without current plots.
+   */
+  simplified_due_diligence_eligible: boolean | null;
   /**
    * The supplier's business id.
    */
@@ -583,6 +646,10 @@ export interface BiSuppliers {
    */
   country_code: string | null;
   /**
+   * The highest risk level of the countries of production of the supplier's current plots (bi_current_plots.country_risk_level): high if any plot is high; otherwise unknown if any is unknown or has no country (it could be higher); otherwise standard if any is standard; otherwise low. Null for a supplier without current plots.
+   */
+  country_risk_level: string | null;
+  /**
    * Deforested area (m²) of the plots' most recent analyses, added up.
    */
   deforested_area_m2: number | null;
@@ -651,6 +718,22 @@ export interface BiSuppliers {
    */
   plots_announced: number | null;
   /**
+   * Plots whose country of production is of high risk.
+   */
+  plots_country_risk_high: number | null;
+  /**
+   * Plots whose country of production is of low risk (bi_current_plots.country_risk_level).
+   */
+  plots_country_risk_low: number | null;
+  /**
+   * Plots whose country of production is of standard risk.
+   */
+  plots_country_risk_standard: number | null;
+  /**
+   * Plots whose country's risk is unknown (not settled by the stored sources, or not an ISO code) or that have no country.
+   */
+  plots_country_risk_unknown: number | null;
+  /**
    * Of plots, those the last refresh missed but could not prove gone (plot_suppliers.missing_since): kept until the next refresh confirms or clears it.
    */
   plots_deletion_deferred: number | null;
@@ -718,6 +801,10 @@ export interface BiSuppliers {
    * Plots with a PRECISION analysis.
    */
   plots_with_precision: number | null;
+  /**
+   * true when the supplier has current plots and every one lies in a low-risk country (plots_country_risk_low = plots): eligible for simplified due diligence (Article 13 of Regulation (EU) 2023/1115) as far as the countries go, subject to the operator's own assessment that the risk of circumvention, or of mixing with products of unknown origin or from standard- or high-risk countries, is negligible (Art. 13(1)), and not when it has information of a risk (Art. 13(2)). false when any plot is in a standard-, high- or unknown-risk country or has none; null without current plots.
+   */
+  simplified_due_diligence_eligible: boolean | null;
   /**
    * The supplier's business id (business_connections.partner_business_id).
    */
@@ -1256,6 +1343,37 @@ export interface BusinessInvitations {
    * When it was last updated at the service.
    */
   updated_at: Timestamp | null;
+}
+
+export interface CountryRisk {
+  /**
+   * The act that assigns the level, e.g. Commission Implementing Regulation (EU) 2025/1093.
+   */
+  act: string;
+  /**
+   * The date of the act (its adoption).
+   */
+  act_date: Timestamp;
+  /**
+   * The date from which this row's level applies (for 2025/1093, its entry into force: no later application date was found). With country_code, the key: a review adds rows with a later date.
+   */
+  applies_from: Timestamp;
+  /**
+   * ISO 3166-1 alpha-2 code, upper case (XK: Kosovo, a user-assigned code).
+   */
+  country_code: string;
+  /**
+   * low, standard or high as the act assigns it; unknown when the stored sources do not settle it (territories the act does not name, and VA, TW, EH): never guessed.
+   */
+  level: string;
+  /**
+   * Where in the act the level comes from: Annex (listed low or high risk) or Article 1(2) (a country not listed: standard risk); null for unknown.
+   */
+  provision: string | null;
+  /**
+   * What the row was taken from, and how far it is verified: a third-party transcription of the act when the official text was not read.
+   */
+  source: string;
 }
 
 export interface EudrFindings {
@@ -2396,6 +2514,7 @@ export interface WebhookStats {
 
 export interface DB {
   analyses: Analyses;
+  bi_country_risk: BiCountryRisk;
   bi_current_plots: BiCurrentPlots;
   bi_eudr_plot_readiness: BiEudrPlotReadiness;
   bi_eudr_supplier_readiness: BiEudrSupplierReadiness;
@@ -2413,6 +2532,7 @@ export interface DB {
   business_connections: BusinessConnections;
   business_invitations: BusinessInvitations;
   businesses: Businesses;
+  country_risk: CountryRisk;
   eudr_findings: EudrFindings;
   migration_checksums: MigrationChecksums;
   plot_history: PlotHistory;

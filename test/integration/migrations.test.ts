@@ -143,6 +143,7 @@ describe('migrations', () => {
       table_name: string;
     }>`select table_name from information_schema.views where table_schema = 'public'`.execute(db);
     expect(views.rows.map((r) => r.table_name).sort()).toEqual([
+      'bi_country_risk',
       'bi_current_plots',
       'bi_eudr_plot_readiness',
       'bi_eudr_supplier_readiness',
