@@ -4,17 +4,18 @@ import type { ReportFinding, ReportPlotRow, ReportSupplierRow } from '../../ware
 // suppliers in producing countries, star-shaped polygons of 0.5–8 ha (some given as points), about
 // a third not ready with findings of the kinds the readiness checks produce. Deterministic.
 
-const COUNTRIES: Array<{ code: string; box: [number, number, number, number] }> = [
-  { code: 'CI', box: [-8.2, -3.2, 5.2, 9.5] },
-  { code: 'GH', box: [-2.9, 0.9, 5.0, 10.5] },
-  { code: 'BR', box: [-60, -45, -15, -3] },
-  { code: 'ID', box: [100, 118, -4, 3] },
-  { code: 'CO', box: [-76, -72, 2, 8] },
-  { code: 'VN', box: [105, 108.5, 11, 16] },
-  { code: 'ET', box: [35, 40, 6, 10] },
-  { code: 'PE', box: [-78, -74, -12, -6] },
-  { code: 'HN', box: [-88.5, -85, 13.5, 15.5] },
-  { code: 'UG', box: [30.5, 34, -0.8, 3.2] },
+// risk: the country's level in migration 0022 (docs/country-risk.md).
+const COUNTRIES: Array<{ code: string; risk: string; box: [number, number, number, number] }> = [
+  { code: 'CI', risk: 'standard', box: [-8.2, -3.2, 5.2, 9.5] },
+  { code: 'GH', risk: 'low', box: [-2.9, 0.9, 5.0, 10.5] },
+  { code: 'BR', risk: 'standard', box: [-60, -45, -15, -3] },
+  { code: 'ID', risk: 'standard', box: [100, 118, -4, 3] },
+  { code: 'CO', risk: 'standard', box: [-76, -72, 2, 8] },
+  { code: 'VN', risk: 'low', box: [105, 108.5, 11, 16] },
+  { code: 'ET', risk: 'standard', box: [35, 40, 6, 10] },
+  { code: 'PE', risk: 'standard', box: [-78, -74, -12, -6] },
+  { code: 'HN', risk: 'standard', box: [-88.5, -85, 13.5, 15.5] },
+  { code: 'UG', risk: 'standard', box: [30.5, 34, -0.8, 3.2] },
 ];
 
 const BLOCKING: ReportFinding[] = [
@@ -90,6 +91,7 @@ export function handMadeReportRows(plotCount: number, supplierCount = 10, seed =
       plotName: `Plot ${i + 1}`,
       supplierIds: [`supplier-${s + 1}`],
       countryCode: findings.some((f) => f.code === 'country_missing') ? null : country.code,
+      countryRiskLevel: findings.some((f) => f.code === 'country_missing') ? null : country.risk,
       commodities: ['cocoa'],
       areaHa: Math.round(areaHa * 100) / 100,
       ready: !notReady,
@@ -121,6 +123,15 @@ export function handMadeReportRows(plotCount: number, supplierCount = 10, seed =
         .sort((a, b) => b[1] - a[1])
         .slice(0, 5)
         .map(([code, n]) => ({ code, plots: n })),
+      // A supplier's plots are all in one country (the rows above), or have none.
+      countryRiskLevel:
+        mine.length === 0
+          ? null
+          : mine.some((p) => p.countryRiskLevel === null)
+            ? 'unknown'
+            : COUNTRIES[s % COUNTRIES.length]!.risk,
+      plotsCountryRiskLow: mine.filter((p) => p.countryRiskLevel === 'low').length,
+      simplifiedDueDiligenceEligible: mine.length === 0 ? null : mine.every((p) => p.countryRiskLevel === 'low'),
     });
   }
   return { plots, suppliers };

@@ -53,11 +53,12 @@ export async function run(o: ReportFlags): Promise<number> {
       process.stderr.write(`ddsync report: ${error.message}\n`);
       return 2;
     }
-    // 42P01 undefined table, 42883 undefined function: a warehouse from before the readiness views.
+    // 42P01 undefined table, 42883 undefined function: a warehouse from before the readiness views;
+    // 42703 undefined column: one from before their country risk columns (migration 0022).
     const code = (error as { code?: string }).code;
-    if (code === '42P01' || code === '42883')
+    if (code === '42P01' || code === '42883' || code === '42703')
       throw new Error(
-        `the warehouse lacks the readiness views (${(error as Error).message}): run ddsync migrate, then a refresh`,
+        `the warehouse lacks the readiness views or their columns (${(error as Error).message}): run ddsync migrate, then a refresh`,
       );
     throw error;
   } finally {

@@ -15,6 +15,16 @@ export const NOT_READY = 0;
 export const READY = 1;
 export const UNKNOWN = 2;
 
+/** Country risk levels as the page names them; a plot holds an index into it, -1 without a country. */
+export const COUNTRY_RISK_LEVELS = ['low', 'standard', 'high', 'unknown'] as const;
+
+/** The index of a level in COUNTRY_RISK_LEVELS; a value the views do not give (none today) counts as unknown. */
+export function countryRiskIndex(level: string | null): number {
+  if (level === null) return -1;
+  const i = (COUNTRY_RISK_LEVELS as readonly string[]).indexOf(level);
+  return i < 0 ? COUNTRY_RISK_LEVELS.indexOf('unknown') : i;
+}
+
 export interface ReportPlots {
   ids: string[];
   names: string[];
@@ -24,6 +34,8 @@ export interface ReportPlots {
   area: Array<number | null>;
   /** Country of production; '' when missing. */
   country: string[];
+  /** Country risk of the country of production: index in COUNTRY_RISK_LEVELS, -1 without a country. */
+  countryRisk: number[];
   /** Index in `suppliers` of each supplier the plot is reached through. */
   suppliers: number[][];
   /** Index in `findings` of each current finding of the plot. */
@@ -62,6 +74,7 @@ export class ReportModelBuilder {
     state: [],
     area: [],
     country: [],
+    countryRisk: [],
     suppliers: [],
     findings: [],
     x: [],
@@ -88,6 +101,7 @@ export class ReportModelBuilder {
       p.state.push(state);
       p.area.push(row.areaHa === null || !Number.isFinite(row.areaHa) ? null : Math.round(row.areaHa * 10) / 10);
       p.country.push(row.countryCode ?? '');
+      p.countryRisk.push(countryRiskIndex(row.countryRiskLevel));
       p.suppliers.push(row.supplierIds.map((id) => this.supplier(id)));
       p.findings.push(row.findings.map((f) => this.finding(f)));
       p.x.push(shape ? shape.x : null);

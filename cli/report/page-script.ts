@@ -263,11 +263,13 @@ export const PAGE_SCRIPT = `
     return e;
   }
   function plotTitle(i) { return P.names[i] ? P.names[i] : P.ids[i]; }
+  function countryRisk(i) { return P.countryRisk[i] < 0 ? '(no country)' : data.countryRiskLevels[P.countryRisk[i]]; }
   function supplierNames(i) { return P.suppliers[i].map(function (s) { return data.suppliers[s][1]; }).join(', '); }
   function summary(i) {
     var f = P.findings[i].map(function (k) { return data.findings[k]; });
     var blocking = f.filter(function (x) { return x[1] === 'blocking'; }).length;
     return plotTitle(i) + ' — ' + STATES[P.state[i]] + (blocking ? ' (' + blocking + ' blocking)' : '') +
+      (P.countryRisk[i] < 0 ? '' : ', country risk ' + countryRisk(i)) +
       (f.length ? ': ' + f.map(function (x) { return x[0]; }).join(', ') : '');
   }
 
@@ -301,7 +303,8 @@ export const PAGE_SCRIPT = `
     details.appendChild(el('h3', '', plotTitle(i)));
     var facts = el('dl');
     [['Plot id', P.ids[i]], ['Readiness', STATES[P.state[i]]], ['Suppliers', supplierNames(i) || '(own plot)'],
-     ['Country', P.country[i] || '(missing)'], ['Hectares', P.area[i] === null ? '(unknown)' : String(P.area[i])]]
+     ['Country', P.country[i] || '(missing)'], ['Country risk', countryRisk(i)],
+     ['Hectares', P.area[i] === null ? '(unknown)' : String(P.area[i])]]
       .forEach(function (row) { facts.appendChild(el('dt', '', row[0])); facts.appendChild(el('dd', '', row[1])); });
     details.appendChild(facts);
     var findings = P.findings[i];

@@ -48,6 +48,9 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 tbody tr { cursor: pointer; }
 tbody tr:hover { background: #f3f6f9; }
 td code { color: var(--muted); font-size: 12px; }
+td.risk.high { color: var(--not-ready); font-weight: 600; }
+td.risk.low { color: var(--ready); }
+td.risk.unknown, td.risk.none { color: var(--unknown); }
 .empty-report { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 16px 20px; }
 footer { color: var(--muted); font-size: 12px; padding: 24px 20px 30px; }
 canvas.ddsync-plots { position: absolute; left: 0; top: 0; pointer-events: none; }

@@ -1,6 +1,6 @@
 import { reasonsChart, supplierReadinessChart } from './charts.ts';
 import { escapeHtml, jsonForScript, scriptText, styleText } from './html.ts';
-import type { ReportModel } from './model.ts';
+import { COUNTRY_RISK_LEVELS, type ReportModel } from './model.ts';
 import { PAGE_SCRIPT } from './page-script.ts';
 import { PAGE_STYLE } from './page-style.ts';
 
@@ -74,6 +74,13 @@ function reasonCell(reasons: Array<{ code: string; plots: number }>): string {
   return reasons.map((r) => `<code>${escapeHtml(r.code)}</code> ${count(r.plots)}`).join('<br>');
 }
 
+/** "eligible*" (every plot low-risk), "no (3 of 5 plots low-risk)", or "–" without plots. */
+function eligibility(s: ReportModel['supplierRows'][number]): string {
+  if (s.simplifiedDueDiligenceEligible === null) return '–';
+  if (s.simplifiedDueDiligenceEligible) return 'eligible*';
+  return `no (${count(s.plotsCountryRiskLow)} of ${count(s.plots)} plots low-risk)`;
+}
+
 function supplierTable(m: ReportModel): string {
   if (m.supplierRows.length === 0) return '<p class="empty">No supplier in the warehouse yet.</p>';
   const rows = m.supplierRows.map(
@@ -82,13 +89,15 @@ function supplierTable(m: ReportModel): string {
 <td class="n">${count(s.plots)}</td><td class="n">${count(s.plotsReady)}</td><td class="n">${count(s.plotsNotReady)}</td>
 <td class="n">${count(Math.round(s.hectares * 10) / 10)}</td><td class="n">${count(Math.round(s.hectaresReady * 10) / 10)}</td>
 <td class="n share">${s.shareReady === null ? '–' : `${Math.round(s.shareReady * 100)}%`}</td>
-<td>${reasonCell(s.topReasons)}</td></tr>`,
+<td>${reasonCell(s.topReasons)}</td>
+<td class="risk ${escapeHtml(s.countryRiskLevel ?? 'none')}">${escapeHtml(s.countryRiskLevel ?? '–')}</td>
+<td class="sdd">${eligibility(s)}</td></tr>`,
   );
   return `<table id="suppliers">
-<thead><tr><th>Supplier</th><th>Plots</th><th>Ready</th><th>Not ready</th><th>Hectares</th><th>Hectares ready</th><th>Share ready</th><th>Top blocking reasons (plots)</th></tr></thead>
+<thead><tr><th>Supplier</th><th>Plots</th><th>Ready</th><th>Not ready</th><th>Hectares</th><th>Hectares ready</th><th>Share ready</th><th>Top blocking reasons (plots)</th><th>Country risk</th><th>Simplified due diligence (Art. 13)</th></tr></thead>
 <tbody>${rows.join('')}</tbody>
 </table>
-<p class="note">A plot reached through two suppliers counts for each.</p>`;
+<p class="note">A plot reached through two suppliers counts for each. Country risk: the highest level, under the Commission's benchmarking (Implementing Regulation (EU) 2025/1093, from a third-party transcription), of the countries of production of the supplier's plots; unknown when a country's level is not settled or a plot has none. Simplified due diligence: every plot lies in a low-risk country, so the supplier is eligible as far as the countries go, subject to the operator's own assessment of the risk of circumvention and of mixing (Art. 13(1)); see docs/country-risk.md.</p>`;
 }
 
 /** The whole report. */
@@ -103,7 +112,13 @@ export function renderReport(m: ReportModel, assets: ReportAssets): string {
       }</p></section>`
     : mapSection(m);
   // The page needs the plots, the finding and supplier tables; the rest is in the HTML already.
-  const pageData = { plots: m.plots, findings: m.findings, suppliers: m.suppliers, overlapChecked: m.overlapChecked };
+  const pageData = {
+    plots: m.plots,
+    findings: m.findings,
+    suppliers: m.suppliers,
+    overlapChecked: m.overlapChecked,
+    countryRiskLevels: COUNTRY_RISK_LEVELS,
+  };
   return `<!doctype html>
 <html lang="en">
 <head>

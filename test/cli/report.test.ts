@@ -1,9 +1,9 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
-import { migrateToLatest } from '../../warehouse/migrate.ts';
+import { MIGRATIONS_DIR, migrateToLatest } from '../../warehouse/migrate.ts';
 import { collectReport, UnknownSupplierError } from '../../cli/report/write.ts';
 import { NOT_READY, READY } from '../../cli/report/model.ts';
 import { createTestDatabase } from '../support/databases.ts';
@@ -180,6 +180,15 @@ describe('ddsync report', () => {
       expect(await bare.exited).toBe(1);
       expect(bare.output()).toContain('the warehouse lacks the readiness views');
       expect(bare.output()).toContain('run ddsync migrate');
+      // Migrated up to the readiness views but not their country risk columns (0022): said so too.
+      const before0022 = scratchDir('report-migrations');
+      for (const f of readdirSync(MIGRATIONS_DIR).filter((f) => f < '0022'))
+        copyFileSync(join(MIGRATIONS_DIR, f), join(before0022, f));
+      await migrateToLatest(empty, before0022);
+      const older = runDdsync(['report', '--out', out], { PATH: process.env.PATH, DATABASE_URL: emptyUrl });
+      expect(await older.exited).toBe(1);
+      expect(older.output()).toContain('country_risk_level');
+      expect(older.output()).toContain('run ddsync migrate');
       await migrateToLatest(empty);
       const run = runDdsync(['report', '--out', out, '--json'], { PATH: process.env.PATH, DATABASE_URL: emptyUrl });
       expect(await run.exited, run.output()).toBe(0);

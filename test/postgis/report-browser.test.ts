@@ -85,10 +85,24 @@ describe('the HTML report in a real browser', () => {
     // One table row per supplier of the view, one chart bar per supplier with plots; a click on a
     // row takes the map to that supplier's plots (drawn one by one there).
     const suppliers = (
-      await sql<{ supplier_business_id: string; plots: number }>`
-        select supplier_business_id, plots from bi_eudr_supplier_readiness`.execute(h.db)
+      await sql<{
+        supplier_business_id: string;
+        plots: number;
+        country_risk_level: string | null;
+        simplified_due_diligence_eligible: boolean | null;
+      }>`
+        select supplier_business_id, plots, country_risk_level, simplified_due_diligence_eligible
+        from bi_eudr_supplier_readiness`.execute(h.db)
     ).rows;
     expect(await page.locator('#suppliers tbody tr').count()).toBe(suppliers.length);
+    // Each row shows the view's country risk and eligibility for simplified due diligence.
+    for (const s of suppliers) {
+      const row = page.locator(`#suppliers tbody tr[data-supplier="${s.supplier_business_id}"]`);
+      expect(await row.locator('td.risk').innerText()).toBe(s.country_risk_level ?? '–');
+      const sdd = await row.locator('td.sdd').innerText();
+      if (s.simplified_due_diligence_eligible === null) expect(sdd).toBe('–');
+      else expect(sdd.startsWith('eligible')).toBe(s.simplified_due_diligence_eligible);
+    }
     expect(await page.locator('svg.chart g.bar').count()).toBe(suppliers.filter((s) => s.plots > 0).length);
     await page.screenshot({ path: resolve(ARTIFACTS, 'report-overview.png'), fullPage: true });
   });
@@ -97,8 +111,8 @@ describe('the HTML report in a real browser', () => {
     const { page } = opened;
     const {
       rows: [target],
-    } = await sql<{ plot_id: string; plot_name: string | null; findings: PlotFinding[] }>`
-      select r.plot_id, r.plot_name, r.findings
+    } = await sql<{ plot_id: string; plot_name: string | null; findings: PlotFinding[]; country_risk_level: string }>`
+      select r.plot_id, r.plot_name, r.findings, r.country_risk_level
       from bi_eudr_plot_readiness r join plots p on p.id = r.plot_id
       where not r.ready and p.geometry->>'type' = 'Polygon' and p.geometry_valid
         and r.plot_id = ${h.sim.control.oddRecords().deforested!}`.execute(h.db);
@@ -132,6 +146,13 @@ describe('the HTML report in a real browser', () => {
       );
     expect(shown).toEqual(target!.findings.map((f) => [f.code, f.severity, f.message]));
     expect(await page.locator('#details').innerText()).toContain(target!.plot_id);
+    // Its country's risk level, as the view gives it (the simulator's countries are low or standard).
+    expect(['low', 'standard']).toContain(target!.country_risk_level);
+    const facts = await page
+      .locator('#details dt')
+      .evaluateAll((dts) => dts.map((dt) => [dt.textContent, dt.nextElementSibling?.textContent]));
+    expect(facts).toContainEqual(['Country risk', target!.country_risk_level]);
+    expect(summary).toContain(`country risk ${target!.country_risk_level}`);
     expect(await page.evaluate('window.ddsyncReport.selected')).toBe(target!.plot_id);
     // Its hostile name is text everywhere: shown as written, no element made of it, no script run.
     expect(await page.locator('#details h3').innerText()).toBe(HOSTILE);

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { Warehouse } from '../database.ts';
 
-// What `ddsync report` reads: the readiness views (docs/eudr-readiness.md) and the plots' GeoJSON.
+// What `ddsync report` reads: the readiness views (docs/eudr-readiness.md), with the country risk they
+// carry (docs/country-risk.md), and the plots' GeoJSON.
 // Queries only; the picture is drawn elsewhere (cli/report/).
 
 /** One current finding of a plot, as bi_eudr_plot_readiness.findings holds it. */
@@ -22,6 +23,8 @@ export interface ReportPlotRow {
   /** null: readiness unknown (the view has no answer for it). */
   ready: boolean | null;
   findings: ReportFinding[];
+  /** Risk level in force of the country of production (low, standard, high, unknown); null without a country. */
+  countryRiskLevel: string | null;
   /** As the service sent it (GeoJSON, possibly invalid); null when the plot has none. */
   geometry: unknown;
 }
@@ -37,6 +40,12 @@ export interface ReportSupplierRow {
   hectaresReady: number;
   shareReady: number | null;
   topReasons: Array<{ code: string; plots: number }>;
+  /** The highest country risk level of its plots (high, unknown, standard, low); null without plots. */
+  countryRiskLevel: string | null;
+  /** Plots in a low-risk country. */
+  plotsCountryRiskLow: number;
+  /** Every plot in a low-risk country (Art. 13, subject to the operator's assessment); null without plots. */
+  simplifiedDueDiligenceEligible: boolean | null;
 }
 
 /** What the report says about the warehouse as a whole. */
@@ -78,9 +87,12 @@ export async function readReportSuppliers(db: Warehouse, supplierId?: string): P
     hectares_ready: number;
     share_ready: number | null;
     top_reasons: Array<{ code: string; plots: number }>;
+    country_risk_level: string | null;
+    plots_country_risk_low: number;
+    simplified_due_diligence_eligible: boolean | null;
   }>`
     select supplier_business_id, supplier_name, plots, plots_ready, plots_not_ready, hectares, hectares_ready,
-           share_ready, top_reasons
+           share_ready, top_reasons, country_risk_level, plots_country_risk_low, simplified_due_diligence_eligible
     from bi_eudr_supplier_readiness
     where ${supplierId === undefined ? sql`true` : sql`supplier_business_id = ${supplierId}`}
     order by plots_not_ready desc, plots desc, supplier_name, supplier_business_id`.execute(db);
@@ -94,6 +106,9 @@ export async function readReportSuppliers(db: Warehouse, supplierId?: string): P
     hectaresReady: r.hectares_ready,
     shareReady: r.share_ready,
     topReasons: r.top_reasons,
+    countryRiskLevel: r.country_risk_level,
+    plotsCountryRiskLow: r.plots_country_risk_low,
+    simplifiedDueDiligenceEligible: r.simplified_due_diligence_eligible,
   }));
 }
 
@@ -116,7 +131,7 @@ export async function readReportPlots(
     await sql`
       declare report_plots no scroll cursor for
       select r.plot_id, r.plot_name, r.supplier_business_ids, r.country_code, r.commodities, r.area_ha::float8 as area_ha,
-             r.ready, r.findings, p.geometry
+             r.ready, r.findings, r.country_risk_level, p.geometry
       from bi_eudr_plot_readiness r
       join plots p on p.id = r.plot_id
       where ${supplierId === undefined ? sql`true` : sql`${supplierId} = any (r.supplier_business_ids)`}
@@ -134,6 +149,7 @@ export async function readReportPlots(
           areaHa: r.area_ha,
           ready: r.ready,
           findings: r.findings,
+          countryRiskLevel: r.country_risk_level,
           geometry: r.geometry,
         })),
       );
@@ -151,6 +167,7 @@ interface PlotQueryRow {
   area_ha: number | null;
   ready: boolean | null;
   findings: ReportFinding[];
+  country_risk_level: string | null;
   geometry: unknown;
 }
 

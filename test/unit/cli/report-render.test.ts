@@ -31,6 +31,7 @@ function plot(id: string, over: Partial<ReportPlotRow> = {}): ReportPlotRow {
     areaHa: 2.5,
     ready: true,
     findings: [],
+    countryRiskLevel: 'standard',
     geometry: {
       type: 'Polygon',
       coordinates: [
@@ -55,6 +56,9 @@ const SUPPLIER: ReportSupplierRow = {
   hectaresReady: 2.5,
   shareReady: 0.5,
   topReasons: [{ code: 'polygon_self_intersection', plots: 1 }],
+  countryRiskLevel: 'standard',
+  plotsCountryRiskLow: 0,
+  simplifiedDueDiligenceEligible: false,
 };
 const header = { overlapChecked: false, lastRefreshAt: '2026-11-23T20:40:00.000Z', lastRefreshStatus: 'succeeded' };
 
@@ -70,6 +74,43 @@ function render(rows: ReportPlotRow[], options: { supplierRows?: ReportSupplierR
 }
 
 describe('the report renderer', () => {
+  it("shows each supplier's country risk and eligibility for simplified due diligence, and each plot's country risk to the page", () => {
+    const { html, model } = render(
+      [
+        plot('P1', { countryCode: 'GH', countryRiskLevel: 'low' }),
+        plot('P2', { countryCode: 'BY', countryRiskLevel: 'high' }),
+        plot('P3', { countryCode: null, countryRiskLevel: null }),
+        plot('P4', { countryCode: 'GF', countryRiskLevel: 'unknown' }),
+      ],
+      {
+        supplierRows: [
+          { ...SUPPLIER, countryRiskLevel: 'low', plotsCountryRiskLow: 2, simplifiedDueDiligenceEligible: true },
+          { ...SUPPLIER, supplierId: 'S2', countryRiskLevel: 'high', plots: 5, plotsCountryRiskLow: 3 },
+          { ...SUPPLIER, supplierId: 'S3', plots: 0, countryRiskLevel: null, simplifiedDueDiligenceEligible: null },
+        ],
+      },
+    );
+    const cells = [...html.matchAll(/<td class="risk ([a-z]+)">([^<]*)<\/td>\s*<td class="sdd">([^<]*)<\/td>/g)].map(
+      (m) => m.slice(1),
+    );
+    expect(cells).toEqual([
+      ['low', 'low', 'eligible*'],
+      ['high', 'high', 'no (3 of 5 plots low-risk)'],
+      ['none', '–', '–'],
+    ]);
+    expect(html).toContain('<th>Country risk</th><th>Simplified due diligence (Art. 13)</th>');
+    expect(html).toContain("subject to the operator's own assessment");
+    // The page gets an index per plot into the levels it is told, -1 without a country.
+    const data = reportData<{ plots: { countryRisk: number[] }; countryRiskLevels: string[] }>(html);
+    expect(data.plots.countryRisk.map((i) => (i < 0 ? null : data.countryRiskLevels[i]))).toEqual([
+      'low',
+      'high',
+      null,
+      'unknown',
+    ]);
+    expect(model.plots.countryRisk).toEqual(data.plots.countryRisk);
+  });
+
   it('keeps a hostile plot name, supplier name and finding message as text: nothing breaks out of the data or the page', () => {
     const { html } = render(
       [
