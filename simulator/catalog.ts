@@ -18,7 +18,11 @@ export const PENDING_ANALYSIS_STATUSES: ReadonlySet<string> = new Set(['PENDING'
 export interface ProducingCountry {
   code: string;
   name: string;
-  /** [minLon, maxLon, minLat, maxLat]: a box mostly over agricultural land. */
+  /**
+   * [minLon, maxLon, minLat, maxLat]: a box mostly over agricultural land, and wholly inside the
+   * country more than 10 km from its border or coast as Natural Earth 1:10m draws it, so only the odd
+   * records are found outside their country (warehouse/eudr/country-placement.ts).
+   */
   box: readonly [number, number, number, number];
   commodities: readonly string[];
   city: string;
@@ -39,11 +43,11 @@ export const PRODUCING_COUNTRIES: readonly ProducingCountry[] = [
     commodities: ['coffee', 'cattle', 'oil palm'],
     city: 'Manizales',
   },
-  { code: 'PE', name: 'Peru', box: [-77, -73, -12, -6], commodities: ['coffee', 'cocoa'], city: 'Tarapoto' },
+  { code: 'PE', name: 'Peru', box: [-77, -74.5, -12, -6], commodities: ['coffee', 'cocoa'], city: 'Tarapoto' },
   {
     code: 'CI',
     name: "Côte d'Ivoire",
-    box: [-7.5, -3.5, 5.5, 8.5],
+    box: [-7, -3.5, 5.5, 8.5],
     commodities: ['cocoa', 'rubber'],
     city: 'San-Pédro',
   },
@@ -51,15 +55,15 @@ export const PRODUCING_COUNTRIES: readonly ProducingCountry[] = [
   {
     code: 'ID',
     name: 'Indonesia',
-    box: [110, 116, -2.5, 1],
+    box: [110.5, 116, -2.5, 0.5],
     commodities: ['oil palm', 'rubber', 'coffee', 'wood'],
     city: 'Pontianak',
   },
-  { code: 'MY', name: 'Malaysia', box: [101, 103, 2.5, 5], commodities: ['oil palm', 'rubber'], city: 'Kuantan' },
+  { code: 'MY', name: 'Malaysia', box: [101.8, 103, 3, 5], commodities: ['oil palm', 'rubber'], city: 'Kuantan' },
   {
     code: 'VN',
     name: 'Vietnam',
-    box: [107.5, 108.5, 11.5, 14.5],
+    box: [107.8, 108.5, 11.5, 14.5],
     commodities: ['coffee', 'rubber', 'wood'],
     city: 'Buôn Ma Thuột',
   },

@@ -107,3 +107,30 @@ export function ringAreaM2(ring: number[][]): number {
   const ys = ring.slice(0, -1).map((p) => (p[1] ?? 0) * METERS_PER_DEGREE);
   return Math.abs(shoelace({ xs, ys }));
 }
+
+/** The polygon with a hole: the same star shrunk to `holeShare` of its area about its centre, wound the other way. */
+export function withHole(shape: LocalShape, holeShare: number, lon: number, lat: number): PolygonGeometry {
+  const outer = toPolygon(shape, lon, lat).coordinates[0] ?? [];
+  const hole = toPolygon(shrinkShape(shape, holeShare), lon, lat).coordinates[0] ?? [];
+  return { type: 'Polygon', coordinates: [outer, [...hole].reverse()] };
+}
+
+/** Longitude and latitude exchanged in every position (coordinates written latitude first). */
+export function swapped(polygon: PolygonGeometry): PolygonGeometry {
+  return { type: 'Polygon', coordinates: polygon.coordinates.map((ring) => ring.map(([a, b]) => [b ?? 0, a ?? 0])) };
+}
+
+/**
+ * The polygon with a corner drawn twice 0.0000004° apart in longitude, both within the same
+ * 6-decimal step: distinct as sent, the same position once cut to 6 decimals (as the EU system keeps
+ * coordinates), which the EU refuses as a duplicate coordinate.
+ */
+export function cornerDoubledBelow6Decimals(polygon: PolygonGeometry): PolygonGeometry {
+  const ring = polygon.coordinates[0] ?? [];
+  const [lon = 0, lat = 0] = ring[0] ?? [];
+  const sign = lon < 0 ? -1 : 1;
+  const step = Math.trunc(Math.abs(lon) * 1e6) / 1e6;
+  const first = [round7(sign * (step + 1e-7)), lat];
+  const twin = [round7(sign * (step + 5e-7)), lat];
+  return { type: 'Polygon', coordinates: [[first, twin, ...ring.slice(1, -1), first]] };
+}

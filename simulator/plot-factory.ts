@@ -11,13 +11,16 @@ import {
 } from './catalog.ts';
 import {
   bowTie,
+  cornerDoubledBelow6Decimals,
   ringAreaM2,
   rounded,
   shrinkShape,
   starShape,
+  swapped,
   toPoint,
   toPolygon,
   unclosed,
+  withHole,
   type PointGeometry,
   type PolygonGeometry,
 } from './geometry.ts';
@@ -72,6 +75,11 @@ export interface PlotState {
  * points, so a service may send one), a ring without its closing position, coordinates rounded to
  * 4 decimals, a surface area three times the polygon's, production starting before the cut-off
  * date, an analysis reporting deforestation, no country, and a copy of another supplier's plot.
+ * The last four are what the EU information system itself refuses or reads differently (the GeoJSON
+ * File Description): a polygon with a hole, a point whose area is 0 (below the EU's 0.0001 ha), a
+ * polygon written latitude first, and a corner drawn twice within one 6-decimal step (the same
+ * position once the EU cuts coordinates to 6 decimals). All stay within the contract: a Polygon (the
+ * point as pointOver4ha), a number for surfaceArea.
  */
 export const ODD_KINDS = [
   'bowTie',
@@ -87,6 +95,10 @@ export const ODD_KINDS = [
   'deforested',
   'noCountry',
   'sameLand',
+  'withHole',
+  'pointZeroArea',
+  'swappedLonLat',
+  'doubledCorner',
 ] as const;
 export type OddKind = (typeof ODD_KINDS)[number];
 
@@ -166,7 +178,13 @@ export function generatePlot(
   const rand = new Rand(seed, 'plot', g);
   const odd = oddKindOf(g, ownPlots, totalPlots);
   const id = plotIdFor(seed, g);
-  const country = PRODUCING_COUNTRIES.find((c) => c.code === owner.countryCode) ?? PRODUCING_COUNTRIES[0]!;
+  const home = PRODUCING_COUNTRIES.find((c) => c.code === owner.countryCode) ?? PRODUCING_COUNTRIES[0]!;
+  // Written latitude first, a position is still a valid one only where |longitude| <= 90: the
+  // swappedLonLat record is placed in the first such country when its owner's lies farther east.
+  const country =
+    odd === 'swappedLonLat' && Math.max(Math.abs(home.box[0]), Math.abs(home.box[1])) > 90
+      ? (PRODUCING_COUNTRIES.find((c) => Math.max(Math.abs(c.box[0]), Math.abs(c.box[1])) <= 90) ?? home)
+      : home;
   const [minLon, maxLon, minLat, maxLat] = country.box;
   const lon = minLon + rand.next() * (maxLon - minLon);
   const lat = minLat + rand.next() * (maxLat - minLat);
@@ -272,6 +290,25 @@ function oddLand(
     }
     case 'areaMismatch':
       return { geometry: toPolygon(shape, lon, lat), commodities, surfaceArea: round2(areaM2 * 3) };
+    case 'withHole':
+      // A fifth of the land left out (a pond, a village): the reported area is the land around it.
+      return { geometry: withHole(shape, 0.2, lon, lat), commodities, surfaceArea: round2(areaM2 * 0.8) };
+    case 'pointZeroArea': {
+      const crop = owner.commodities.find((c) => c !== 'cattle');
+      return {
+        geometry: toPoint(lon, lat),
+        commodities: crop && commodities.every((c) => c === 'cattle') ? [crop] : commodities,
+        surfaceArea: 0,
+      };
+    }
+    case 'swappedLonLat':
+      return { geometry: swapped(toPolygon(shape, lon, lat)), commodities, surfaceArea: round2(areaM2) };
+    case 'doubledCorner':
+      return {
+        geometry: cornerDoubledBelow6Decimals(toPolygon(shape, lon, lat)),
+        commodities,
+        surfaceArea: round2(areaM2),
+      };
     default:
       return { geometry: toPolygon(shape, lon, lat), commodities, surfaceArea: round2(areaM2) };
   }

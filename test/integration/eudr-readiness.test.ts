@@ -23,6 +23,10 @@ const MADE_FOR: Partial<Record<OddKind, string>> = {
   beforeCutoff: 'production_before_cutoff',
   deforested: 'deforestation_detected',
   noCountry: 'country_missing',
+  withHole: 'polygon_has_holes',
+  pointZeroArea: 'point_area_too_small',
+  swappedLonLat: 'coordinates_swapped',
+  doubledCorner: 'geometry_invalid_at_6_decimals',
 };
 
 /** Codes only odd records have: the simulator's other plots are valid seven-decimal polygons of the reported area, dated after the cut-off, with a country. */
@@ -34,6 +38,13 @@ const ONLY_ODD = [
   'surface_area_mismatch',
   'production_before_cutoff',
   'country_missing',
+  'polygon_has_holes',
+  'point_area_too_small',
+  'coordinates_swapped',
+  'geometry_invalid_at_6_decimals',
+  // The simulator's plots lie well inside their countries (its boxes keep 10 km from borders and coasts).
+  'country_outside_declared',
+  'country_near_border',
 ];
 
 interface FindingRow {
@@ -60,7 +71,7 @@ describe('EUDR readiness', () => {
   beforeAll(async () => {
     h = await startWorkerHarness({ seed: 7, suppliers: 4, plots: 1600 }, 'eudr');
     odd = h.sim.control.oddRecords();
-    expect(Object.keys(odd).length).toBe(13);
+    expect(Object.keys(odd).length).toBe(17);
     expect((await h.refresh()).status).toBe('succeeded');
   });
   afterAll(() => h?.close());

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import area from '@turf/area';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
+import { PRODUCING_COUNTRIES } from '../../simulator/catalog.ts';
 
 type Ring = number[][];
 interface Plot {
@@ -73,8 +74,23 @@ describe('seeded dataset', () => {
         expect(p.surfaceArea).toBeGreaterThan(40_000);
         continue;
       }
+      if (p.id === odd.pointZeroArea) {
+        expect(p.geometry.type).toBe('Point');
+        expect(p.surfaceArea).toBe(0);
+        continue;
+      }
       expect(p.geometry.type).toBe('Polygon');
       const problems = ringProblems(p.geometry.coordinates[0] ?? []);
+      if (p.id === odd.withHole) {
+        expect(problems).toEqual([]);
+        expect(p.geometry.coordinates).toHaveLength(2);
+        continue;
+      }
+      if (p.id === odd.swappedLonLat) {
+        // Exchanging the axes mirrors the ring: it turns clockwise.
+        expect(problems).toEqual(['not counter-clockwise']);
+        continue;
+      }
       if (p.id === odd.bowTie) {
         expect(problems).toContain('self-intersecting');
         continue;
@@ -131,6 +147,19 @@ describe('seeded dataset', () => {
     expect(deforested.status).toBe('succeeded');
     expect(deforested.deforestedArea).toBeGreaterThan(0);
     expect(plot('noCountry')['countryCode']).toBe('');
+    // The EU's own rules: a hole, a point of 0 m², latitude first, two corners within one 6-decimal step.
+    expect(plot('withHole').geometry.coordinates).toHaveLength(2);
+    expect(plot('pointZeroArea').geometry.type).toBe('Point');
+    expect(plot('pointZeroArea')['surfaceArea']).toBe(0);
+    const [lat, lon] = plot('swappedLonLat').geometry.coordinates[0]![0] as number[];
+    const country = PRODUCING_COUNTRIES.find((c) => c.code === plot('swappedLonLat')['countryCode'])!;
+    expect(lon).toBeGreaterThanOrEqual(country.box[0]);
+    expect(lon).toBeLessThanOrEqual(country.box[1]);
+    expect(lat).toBeGreaterThanOrEqual(country.box[2]);
+    expect(lat).toBeLessThanOrEqual(country.box[3]);
+    const [c1, c2] = plot('doubledCorner').geometry.coordinates[0] as number[][];
+    expect(c1).not.toEqual(c2);
+    expect(c1!.map((v) => Math.trunc(v * 1e6))).toEqual(c2!.map((v) => Math.trunc(v * 1e6)));
     // Two plots claim the same land, through different direct suppliers.
     const copy = plot('sameLand');
     const twins = [...sim.control.plots()].filter(

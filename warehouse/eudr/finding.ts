@@ -30,6 +30,12 @@ export const CHECKS = {
   deforestation_detected: 'blocking',
   country_missing: 'blocking',
   country_code_invalid: 'warning',
+  polygon_has_holes: 'blocking',
+  geometry_invalid_at_6_decimals: 'blocking',
+  point_area_too_small: 'blocking',
+  country_outside_declared: 'blocking',
+  coordinates_swapped: 'blocking',
+  country_near_border: 'info',
 } as const satisfies Record<string, Severity>;
 
 export type FindingCode = keyof typeof CHECKS;

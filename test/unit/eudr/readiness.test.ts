@@ -86,7 +86,7 @@ describe('plotFindings', () => {
     }
   });
 
-  it('a polygon with a hole inside is fine and measured without the hole; a hole outside is blocking', () => {
+  it('a polygon with a hole inside is valid and measured without the hole (the EU refuses holes: polygon_has_holes); a hole outside is blocking', () => {
     const outer = square(-3.5312345, 5.8512345, 0.002);
     const hole = square(-3.5307345, 5.8517345, 0.001).reverse();
     const facts = assessGeometry({ type: 'Polygon', coordinates: [outer, hole] });
@@ -95,17 +95,18 @@ describe('plotFindings', () => {
       geometry: { type: 'Polygon', coordinates: [outer, hole] },
       surfaceArea: facts.areaHa! * 10_000,
     });
-    expect(codes(plot)).toEqual([]);
+    expect(codes(plot)).toEqual(['polygon_has_holes']);
     expect(facts.areaHa! * 10_000).toBeCloseTo((turfArea({ type: 'Polygon', coordinates: [outer] }) * 3) / 4, -2);
     const away = square(-3.5212345, 5.8512345, 0.0005);
     expect(codes(readyPlot({ geometry: { type: 'Polygon', coordinates: [outer, away] }, surfaceArea: null }))).toEqual([
+      'polygon_has_holes',
       'polygon_hole_outside',
     ]);
     // A hole crossing the outer ring is a self-intersection.
     const crossing = square(-3.5302345, 5.8502345, 0.002);
     expect(
       codes(readyPlot({ geometry: { type: 'Polygon', coordinates: [outer, crossing] }, surfaceArea: null })),
-    ).toEqual(['polygon_self_intersection']);
+    ).toEqual(['polygon_has_holes', 'polygon_self_intersection']);
   });
 
   it('a polygon crossing the antimeridian is measured across it: no false area or validity finding', () => {
