@@ -11,6 +11,12 @@ function batchId(value: string): string {
   return value;
 }
 
+function readinessPolicy(value: string): 'block' | 'warn' | 'off' {
+  if (value !== 'block' && value !== 'warn' && value !== 'off')
+    throw new InvalidArgumentError(`--readiness must be one of block, warn, off, got "${value}"`);
+  return value;
+}
+
 /** The ddsync command line; `ran` receives the exit code of the command that ran. */
 export function ddsyncProgram(version: string, ran: (code: number) => void): Command {
   const program = new CliCommand('ddsync')
@@ -169,12 +175,35 @@ export function ddsyncProgram(version: string, ran: (code: number) => void): Com
     .description(
       'Reads FILE (NDJSON, or one JSON array; streamed), checks every row, records it in the warehouse, then starts the bulk submission on the workers of TEMPORAL_TASK_QUEUE: each accepted row becomes exactly one transaction at the service (customId = its key), submitted and followed until it has its DDS reference and verification number. Rows that break a rule are not sent; a key submitted in an earlier batch is recognised and not sent again. See docs/submission.md.\n\nExit code 1 when any row was invalid or (with --wait) any transaction ended without a DDS reference.',
     )
-    .usage('FILE [--wait] [--json] [--report PATH]')
+    .usage('FILE [--wait] [--json] [--report PATH] [--readiness block|warn|off]')
     .argument('<FILE>', 'the shipments')
     .option('--wait', 'follow the batch with a progress bar until every transaction ended')
     .option('--json', 'print the summary as one JSON object (the last line)')
     .option('--report <PATH>', 'where the rows not sent are written with their errors (default FILE.report.ndjson)')
+    .option(
+      '--readiness <POLICY>',
+      'the readiness gate: block (refuse rows whose plots are not ready or that pass an EU limit), warn (send them, record the warning) or off (default DDSYNC_SUBMIT_READINESS, block)',
+      readinessPolicy,
+    )
     .action((file, o) => runs(import('./commands/submit.ts').then((m) => m.run(file, o))));
+
+  program
+    .command('export')
+    .summary('write files for the EU: export geojson (--supplier ID | --batch ID --key KEY) [--out DIR]')
+    .command('geojson')
+    .summary(
+      "write the geolocation of the plots a statement would carry, as the EU's GeoJSON file description wants it",
+    )
+    .description(
+      "Writes the plots a statement would carry (a supplier's own and its upstream businesses', or those of a row submitted with ddsync submit) as the EU's GeoJSON: the properties ProducerName, ProducerCountry, ProductionPlace and Area only, coordinates truncated to 6 decimals, outer rings only (the EU does not read holes), split into several files so that none passes the EU's 25 MB per statement (measured as base64). Prints each file with the plots it holds, and the plots it could not write and why. See docs/commands.md.",
+    )
+    .usage('(--supplier ID | --batch ID --key KEY) [--out DIR] [--json]')
+    .option('--supplier <ID>', "a direct supplier's business id: its plots and its upstream businesses'")
+    .option('--batch <ID>', 'a submission batch (with --key): the plots of that row', batchId)
+    .option('--key <KEY>', 'the key of a row of --batch')
+    .option('--out <DIR>', 'where the files go (default: the current directory)')
+    .option('--json', 'print what was written as one JSON object (the last line)')
+    .action((o) => runs(import('./commands/export.ts').then((m) => m.run(o))));
 
   const submissions = program
     .command('submissions')

@@ -85,7 +85,21 @@ export function formatBatch(r: BatchReport): string {
   for (const p of r.problems)
     lines.push(`  ${p.state}: ${fmt(p.transactions)} × ${printable(p.reason)} (e.g. ${printable(p.keys.join(', '))})`);
   for (const line of retryingLines(r)) lines.push(`  ${line}`);
+  for (const line of readinessLines(r)) lines.push(`  ${line}`);
   return lines.join('\n');
+}
+
+/** The readiness gate's part: what it said of its data, what it refused, what went out with warnings. */
+function readinessLines(r: BatchReport): string[] {
+  const g = r.readiness;
+  if (!g.policy || g.policy === 'off') return [];
+  const lines: string[] = [];
+  if (g.note) lines.push(`readiness gate: ${printable(g.note)}`);
+  if (g.refused > 0) lines.push(`readiness gate (${g.policy}): ${fmt(g.refused)} row(s) refused (see the report file)`);
+  if (g.warned > 0) lines.push(`readiness gate (${g.policy}): ${fmt(g.warned)} transaction(s) sent with warnings:`);
+  for (const w of g.warnings)
+    lines.push(`  ${w.code}: ${fmt(w.transactions)} (e.g. ${printable(w.keys.join(', '))}): ${printable(w.example)}`);
+  return lines;
 }
 
 /** Non-zero when any row was refused or any transaction ended without a DDS reference. */

@@ -199,6 +199,18 @@ export const SETTINGS = {
     schema: positiveInt(500).default(20),
     doc: 'Transactions of a batch being created or submitted at once (waiting for validation holds no slot).',
   },
+  DDSYNC_SUBMIT_READINESS: {
+    section: 'submission',
+    rule: 'one of block, warn, off',
+    schema: z.enum(['block', 'warn', 'off']).default('block'),
+    doc: 'The readiness gate of `ddsync submit` (`--readiness` overrides it): `block` refuses a row whose suppliers bring plots the warehouse knows are not ready, or that passes an EU per-statement limit, before anything is sent; `warn` sends it and records the warning; `off` does not look (docs/submission.md#the-readiness-gate).',
+  },
+  DDSYNC_SUBMIT_MAX_DATA_AGE: {
+    section: 'submission',
+    rule: THRESHOLD_RULE,
+    schema: threshold.optional(),
+    doc: '`ddsync submit` says its readiness gate judges by stale data when the last successful refresh is older than this (default: 2 × DDSYNC_REFRESH_INTERVAL), and records it with each row it lets through.',
+  },
   DDSYNC_TX_FIRST_POLL: {
     section: 'submission',
     rule: 'a duration: a whole number followed by ms, s, m, h or d',
@@ -399,6 +411,9 @@ export interface Config {
   refresh?: { interval: string; supplierConcurrency: number; pageActivities: 'local' | 'task-queue' };
   submission?: {
     concurrency: number;
+    readiness: 'block' | 'warn' | 'off';
+    /** Unset: 2 × the refresh interval (readinessMaxDataAgeMs). */
+    maxDataAgeMs?: number;
     timing: { firstPollMs: number; maxPollMs: number; euWaitMs: number; deadlineMs: number; createSettleMs: number };
   };
   webhooks?: {
@@ -466,6 +481,8 @@ function toConfig(v: Partial<Values>): Config {
   if (v.DDSYNC_SUBMIT_CONCURRENCY !== undefined) {
     config.submission = {
       concurrency: v.DDSYNC_SUBMIT_CONCURRENCY,
+      readiness: v.DDSYNC_SUBMIT_READINESS!,
+      maxDataAgeMs: v.DDSYNC_SUBMIT_MAX_DATA_AGE === undefined ? undefined : durationMs(v.DDSYNC_SUBMIT_MAX_DATA_AGE),
       timing: {
         firstPollMs: durationMs(v.DDSYNC_TX_FIRST_POLL!),
         maxPollMs: durationMs(v.DDSYNC_TX_MAX_POLL!),

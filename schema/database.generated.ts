@@ -1022,6 +1022,49 @@ export interface BiTransactionPipeline {
   transactions: number | null;
 }
 
+export interface BiTransactionReadinessWarnings {
+  /**
+   * The submission batch (submission_batches.id).
+   */
+  batch_id: string | null;
+  /**
+   * Their codes, distinct and sorted: plots_not_ready, too_many_producers_per_commodity, too_many_producers_per_statement, geolocation_too_large, supplier_unknown, plot_unknown, data_stale, data_never_refreshed.
+   */
+  codes: string[] | null;
+  /**
+   * The warnings as [{field, code, rule}], each rule a sentence naming plots and finding codes.
+   */
+  details: Json | null;
+  /**
+   * The row's key: the transaction's customId.
+   */
+  key: string | null;
+  /**
+   * Line of the file (or position in a JSON array).
+   */
+  line: number | null;
+  /**
+   * When the refresh the gate judged by finished; null: never refreshed.
+   */
+  readiness_data_as_of: Timestamp | null;
+  /**
+   * What the gate said of the age of its data; null when fresh.
+   */
+  readiness_note: string | null;
+  /**
+   * The policy the file was taken in under (warn, or block for what block does not refuse on).
+   */
+  readiness_policy: string | null;
+  /**
+   * ddsync's state of the transaction (transactions.state).
+   */
+  state: string | null;
+  /**
+   * How many warnings the row has.
+   */
+  warnings: number | null;
+}
+
 export interface BiWarehouseTotals {
   /**
    * Their hectares.
@@ -1770,6 +1813,18 @@ export interface SubmissionBatches {
    */
   last_failed_at: Timestamp | null;
   /**
+   * When the refresh the gate judged by finished (the last successful one at intake); null when the warehouse had never been refreshed or the policy was off.
+   */
+  readiness_data_as_of: Timestamp | null;
+  /**
+   * What the gate said of the data it judged by, in a sentence: never refreshed, or older than DDSYNC_SUBMIT_MAX_DATA_AGE; null when fresh or the policy was off.
+   */
+  readiness_note: string | null;
+  /**
+   * The readiness policy the file was taken in under (block, warn, off); null for batches taken in before the gate existed.
+   */
+  readiness_policy: string | null;
+  /**
    * Rows in the file.
    */
   rows: Generated<number>;
@@ -2225,6 +2280,10 @@ export interface TransactionRequests {
    */
   payload: Json | null;
   /**
+   * What the readiness gate of ddsync submit found for an accepted row it let through (policy warn, or what block does not refuse on: stale data, a supplier without plots in the warehouse): [{field, code, rule}]; null when it found nothing or the policy was off.
+   */
+  readiness_warnings: Json | null;
+  /**
    * accepted, invalid or duplicate.
    */
   status: string;
@@ -2527,6 +2586,7 @@ export interface DB {
   bi_transaction_errors: BiTransactionErrors;
   bi_transaction_latency: BiTransactionLatency;
   bi_transaction_pipeline: BiTransactionPipeline;
+  bi_transaction_readiness_warnings: BiTransactionReadinessWarnings;
   bi_warehouse_totals: BiWarehouseTotals;
   bi_webhook_health: BiWebhookHealth;
   business_connections: BusinessConnections;

@@ -15,6 +15,9 @@ import { submitBatch, submitBatchWorkflowId } from '../../workflows/submit-batch
 import { followBatch } from '../submission-runner.ts';
 import { batchExitCode, formatBatch, formatIntake, nothingToSend } from '../submission-summary.ts';
 import { batchReport } from '../../warehouse/submission/batch-report.ts';
+import { openReadinessGate } from '../../warehouse/submission/readiness-gate.ts';
+import type { ReadinessPolicy } from '../../warehouse/submission/readiness-rules.ts';
+import { durationMs } from '../../platform/config.ts';
 
 /** Earlier batches this file's duplicate keys belong to that are still open (not done, not cancelled). */
 async function unfinishedEarlierBatches(db: Warehouse, batchId: string): Promise<string[]> {
@@ -41,15 +44,25 @@ function reportPathFor(file: string, report: string | undefined): string | ((bat
   return regular ? `${file}.report.ndjson` : (batchId) => resolve(`ddsync-submit-${batchId}.report.ndjson`);
 }
 
-export async function run(path: string, values: { wait?: boolean; json?: boolean; report?: string }): Promise<number> {
+export async function run(
+  path: string,
+  values: { wait?: boolean; json?: boolean; report?: string; readiness?: ReadinessPolicy },
+): Promise<number> {
   const file = resolve(path);
-  const config = loadConfig(['database', 'temporal', 'submission']);
+  const config = loadConfig(['database', 'temporal', 'submission', 'refresh']);
+  const policy = values.readiness ?? config.submission!.readiness;
+  // Data older than two refresh intervals means refreshes are failing or not scheduled (ddsync status
+  // calls that critical too): the gate says so rather than vouch for it.
+  const maxDataAgeMs = config.submission!.maxDataAgeMs ?? 2 * durationMs(config.refresh!.interval);
   const db = await connectWarehouse(config.database!.url, 2, 'ddsync-submit');
   try {
     await migrateToLatest(db);
     let intake: IntakeSummary;
     try {
-      intake = await takeInShipments(db, file, reportPathFor(file, values.report));
+      const gate = await openReadinessGate(db, { policy, maxDataAgeMs });
+      // Said before the rows are read: what follows is judged by that data.
+      if (gate.note && !values.json) process.stderr.write(`ddsync submit: ${gate.note}\n`);
+      intake = await takeInShipments(db, file, reportPathFor(file, values.report), gate);
     } catch (error) {
       // The file (or the report) is named in the message, printable: a name may hold control characters.
       if (error instanceof ShipmentFileError) {
@@ -58,7 +71,11 @@ export async function run(path: string, values: { wait?: boolean; json?: boolean
       }
       throw error;
     }
-    if (!values.json) process.stdout.write(`${formatIntake(intake)}\n`);
+    if (!values.json) {
+      process.stdout.write(`${formatIntake(intake)}\n`);
+      const gate = readinessLine(intake);
+      if (gate) process.stdout.write(`${gate}\n`);
+    }
     const startBatch = async (client: Client, batchId: string) => {
       const workflowId = submitBatchWorkflowId(batchId);
       const handle = await client.workflow.start(submitBatch, {
@@ -139,4 +156,17 @@ export async function run(path: string, values: { wait?: boolean; json?: boolean
   } finally {
     await db.destroy();
   }
+}
+
+/** What the readiness gate did, in a line (nothing when it was off or found nothing). */
+function readinessLine(intake: IntakeSummary): string | null {
+  const r = intake.readiness;
+  if (!r || r.policy === 'off' || (r.refused === 0 && r.warned === 0)) return null;
+  const parts = [
+    r.refused > 0
+      ? `${r.refused} row(s) refused (plots not ready or an EU limit passed; in the report, resubmittable once fixed)`
+      : '',
+    r.warned > 0 ? `${r.warned} row(s) sent with warnings (ddsync submissions status ${intake.batchId})` : '',
+  ].filter(Boolean);
+  return `readiness gate (${r.policy}): ${parts.join('; ')}`;
 }

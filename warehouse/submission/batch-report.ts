@@ -22,6 +22,17 @@ export interface BatchReport {
   batchRetrying: { reason: string; attempts: number; lastFailedAt: Date } | null;
   /** The earlier batches its duplicate rows were submitted in, with how many rows each. */
   duplicateOf: Array<{ batchId: string; rows: number }>;
+  /**
+   * The readiness gate at intake: its policy (null before the gate existed), what it said of its data,
+   * rows refused by it, and the transactions sent with its warnings by code (a few keys each).
+   */
+  readiness: {
+    policy: string | null;
+    note: string | null;
+    refused: number;
+    warned: number;
+    warnings: Array<{ code: string; transactions: number; keys: string[]; example: string }>;
+  };
 }
 
 export const ENDED_STATES = ['available', 'error', 'withdrawn', 'failed', 'timed_out', 'cancelled'] as const;
@@ -39,8 +50,11 @@ export async function batchReport(db: Warehouse, batchId: string): Promise<Batch
     last_error: string | null;
     failed_attempts: number;
     last_failed_at: Date | null;
+    readiness_policy: string | null;
+    readiness_note: string | null;
   }>`
-    select source, status, created_at, finished_at, rows, accepted, invalid, duplicates, last_error, failed_attempts, last_failed_at
+    select source, status, created_at, finished_at, rows, accepted, invalid, duplicates, last_error, failed_attempts, last_failed_at,
+           readiness_policy, readiness_note
     from submission_batches where id = ${batchId}::uuid`.execute(db);
   const b = batch.rows[0];
   if (!b) return undefined;
@@ -70,6 +84,18 @@ export async function batchReport(db: Warehouse, batchId: string): Promise<Batch
       : await sql<{ batchId: string; rows: number }>`
     select earlier_batch_id::text as "batchId", count(*)::int as rows from transaction_requests
     where batch_id = ${batchId}::uuid and status = 'duplicate' group by 1 order by 2 desc, 1`.execute(db);
+  // Refusals of the gate are invalid rows whose rules it wrote (intake.ts prefixes them).
+  const gate = await sql<{ refused: number; warned: number }>`
+    select count(*) filter (where status = 'invalid' and exists (
+             select 1 from jsonb_array_elements(errors) e where e->>'rule' like 'readiness gate: %'))::int as refused,
+           count(*) filter (where status = 'accepted' and readiness_warnings is not null)::int as warned
+    from transaction_requests where batch_id = ${batchId}::uuid`.execute(db);
+  const warnings = await sql<{ code: string; transactions: number; keys: string[]; example: string }>`
+    select w->>'code' as code, count(distinct r.key)::int as transactions, (array_agg(distinct r.key order by r.key))[1:5] as keys,
+           min(w->>'rule') as example
+    from transaction_requests r cross join jsonb_array_elements(r.readiness_warnings) w
+    where r.batch_id = ${batchId}::uuid and r.status = 'accepted' and r.readiness_warnings is not null
+    group by 1 order by 2 desc, 1 limit 10`.execute(db);
   return {
     batchId,
     source: b.source,
@@ -98,6 +124,13 @@ export async function batchReport(db: Warehouse, batchId: string): Promise<Batch
           }
         : null,
     duplicateOf: duplicateOf.rows,
+    readiness: {
+      policy: b.readiness_policy,
+      note: b.readiness_note,
+      refused: gate.rows[0]?.refused ?? 0,
+      warned: gate.rows[0]?.warned ?? 0,
+      warnings: warnings.rows,
+    },
   };
 }
 

@@ -9,6 +9,7 @@ import { toJsonRecordset } from '../refresh/json-recordset.ts';
 import { printable, printableExcerpt } from './printable.ts';
 import { FileFormatError, type FileRow, readShipmentFile, ShipmentFileError } from './shipment-file.ts';
 import { checkShipmentRow, type RowError } from './shipment-rules.ts';
+import type { ReadinessGate } from './readiness-gate.ts';
 
 /**
  * `ddsync submit FILE`, up to the point where transactions are started: every row is read (streamed),
@@ -31,6 +32,8 @@ export interface IntakeSummary {
   /** The first few problems, for the summary printed to people (all are in the report). */
   samples: ReportLine[];
   reportPath: string | null;
+  /** What the readiness gate did: its policy, what it said of its data, rows sent with warnings, rows it refused. */
+  readiness: { policy: ReadinessGate['policy']; note: string | null; warned: number; refused: number } | null;
 }
 
 export interface ReportLine {
@@ -44,7 +47,8 @@ export interface ReportLine {
 interface Candidate {
   line: number;
   key: string;
-  payload: unknown;
+  payload: CreateTransactionInput;
+  readiness_warnings?: unknown;
 }
 
 const CHUNK = 1000;
@@ -86,10 +90,17 @@ export async function takeInShipments(
   path: string,
   /** Where the rows not sent are written (only if there are any); a function of the batch id, or a path. */
   reportPath: string | ((batchId: string) => string),
+  /** The readiness gate (readiness-gate.ts): rows it refuses are invalid rows; its warnings go with the row. */
+  gate?: ReadinessGate,
 ): Promise<IntakeSummary> {
   const batchId = randomUUID();
   const source = printableExcerpt(basename(path), 200);
-  await sql`insert into submission_batches (id, source) values (${batchId}::uuid, ${source})`.execute(db);
+  const asOf = gate?.freshness && gate.freshness.state !== 'never' ? gate.freshness.asOf.toISOString() : null;
+  await sql`
+    insert into submission_batches (id, source, readiness_policy, readiness_data_as_of, readiness_note)
+    values (${batchId}::uuid, ${source}, ${gate?.policy ?? null}, ${asOf}::timestamptz, ${gate?.note ?? null})`.execute(
+    db,
+  );
   const summary: IntakeSummary = {
     batchId,
     rows: 0,
@@ -98,6 +109,7 @@ export async function takeInShipments(
     duplicates: 0,
     samples: [],
     reportPath: null,
+    readiness: gate ? { policy: gate.policy, note: gate.note, warned: 0, refused: 0 } : null,
   };
   let report: WriteStream | undefined;
   let reportError: Error | undefined;
@@ -115,8 +127,23 @@ export async function takeInShipments(
   let candidates: Candidate[] = [];
   let invalid: ReportLine[] = [];
   const flush = async () => {
+    if (gate && candidates.length > 0) {
+      // Judged before anything of the chunk is recorded: a refused row is an invalid row like any other.
+      const verdicts = await gate.judge(candidates.map((c) => ({ body: c.payload })));
+      const passed: Candidate[] = [];
+      candidates.forEach((c, i) => {
+        const v = verdicts[i]!;
+        if (v.refuse.length > 0) {
+          invalid.push({ line: c.line, key: printable(c.key), status: 'invalid', errors: shownErrors(v.refuse) });
+          summary.readiness!.refused++;
+        } else passed.push(v.warnings.length > 0 ? { ...c, readiness_warnings: v.warnings } : c);
+      });
+      candidates = passed;
+      invalid.sort((a, b) => a.line - b.line);
+    }
     const { accepted, duplicates } = await recordChunk(db, batchId, candidates, invalid);
-    summary.accepted += accepted;
+    if (summary.readiness) summary.readiness.warned += accepted.warned;
+    summary.accepted += accepted.rows;
     summary.duplicates += duplicates.length;
     summary.invalid += invalid.length;
     for (const line of [...invalid, ...duplicates].sort((a, b) => a.line - b.line)) note(line);
@@ -181,14 +208,14 @@ async function recordChunk(
   batchId: string,
   candidates: Candidate[],
   invalid: ReportLine[],
-): Promise<{ accepted: number; duplicates: ReportLine[] }> {
+): Promise<{ accepted: { rows: number; warned: number }; duplicates: ReportLine[] }> {
   return db.transaction().execute(async (trx) => {
     let acceptedKeys = new Set<string>();
     if (candidates.length > 0) {
       const inserted = await sql<{ key: string }>`
-        insert into transaction_requests (batch_id, line, key, status, payload)
-        select ${batchId}::uuid, r.line, r.key, 'accepted', r.payload
-        from json_to_recordset(${toJsonRecordset(candidates)}::json) as r(line int, key text, payload jsonb)
+        insert into transaction_requests (batch_id, line, key, status, payload, readiness_warnings)
+        select ${batchId}::uuid, r.line, r.key, 'accepted', r.payload, r.readiness_warnings
+        from json_to_recordset(${toJsonRecordset(candidates)}::json) as r(line int, key text, payload jsonb, readiness_warnings jsonb)
         on conflict (key) where status = 'accepted' do nothing
         returning key`.execute(trx);
       acceptedKeys = new Set(inserted.rows.map((r) => r.key));
@@ -234,6 +261,7 @@ async function recordChunk(
         trx,
       );
     }
-    return { accepted: acceptedKeys.size, duplicates };
+    const warned = candidates.filter((c) => c.readiness_warnings !== undefined && acceptedKeys.has(c.key)).length;
+    return { accepted: { rows: acceptedKeys.size, warned }, duplicates };
   });
 }

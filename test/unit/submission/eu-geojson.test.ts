@@ -1,0 +1,180 @@
+import { check } from '@placemarkio/check-geojson';
+import { describe, expect, it } from 'vitest';
+import {
+  base64Bytes,
+  EU_PROPERTIES,
+  type ExportPlot,
+  plotFeature,
+  splitFeatures,
+  truncate6,
+} from '../../../warehouse/export/eu-geojson.ts';
+
+const square = (lon: number, lat: number, d: number) => [
+  [lon, lat],
+  [lon + d, lat],
+  [lon + d, lat + d],
+  [lon, lat + d],
+  [lon, lat],
+];
+const plot = (id: string, geometry: unknown, o: Partial<ExportPlot> = {}): ExportPlot => ({
+  id,
+  name: `Plot ${id}`,
+  countryCode: 'BR',
+  producerName: 'Fazenda Boa Vista',
+  geometry,
+  areaHa: 12.345678,
+  ...o,
+});
+const decimals = (n: number) => (String(n).split('.')[1] ?? '').length;
+const positionsOf = (g: { type: string; coordinates: unknown }): number[][] =>
+  g.type === 'Point'
+    ? [g.coordinates as number[]]
+    : ((g.coordinates as unknown[]).flat(g.type === 'Polygon' ? 1 : 2) as number[][]);
+
+describe("the EU's GeoJSON, as ddsync writes it", () => {
+  it('truncates toward zero to 6 decimals, also where the double lies just under the decimal', () => {
+    expect(truncate6(-5.8227394567)).toBe(-5.822739);
+    expect(truncate6(144.2567074567)).toBe(144.256707);
+    expect(truncate6(12.345678)).toBe(12.345678);
+    expect(truncate6(0.1234569)).toBe(0.123456);
+    expect(truncate6(-0.0000001)).toBe(0);
+    expect(truncate6(7)).toBe(7);
+  });
+
+  it('writes the four properties only, coordinates of at most 6 decimals, the outer ring only', () => {
+    const holed = {
+      type: 'Polygon',
+      coordinates: [square(-47.12345678912, -15.98765432198, 0.01), square(-47.118, -15.983, 0.002)],
+    };
+    const f = plotFeature(plot('a', holed));
+    expect(f.ok).toBe(true);
+    if (!f.ok) return;
+    expect(Object.keys(f.feature.properties).every((k) => (EU_PROPERTIES as readonly string[]).includes(k))).toBe(true);
+    expect(f.feature.properties).toEqual({
+      ProducerName: 'Fazenda Boa Vista',
+      ProducerCountry: 'BR',
+      ProductionPlace: 'Plot a',
+      Area: 12.3457,
+    });
+    expect(f.feature.geometry.type).toBe('Polygon');
+    expect(f.feature.geometry.coordinates).toHaveLength(1);
+    for (const [lon, lat] of positionsOf(f.feature.geometry)) {
+      expect(decimals(lon!)).toBeLessThanOrEqual(6);
+      expect(decimals(lat!)).toBeLessThanOrEqual(6);
+    }
+    expect((f.feature.geometry.coordinates as number[][][])[0]![0]).toEqual([-47.123456, -15.987654]);
+  });
+
+  it('keeps only the outer ring of each part of a multipolygon, and leaves Area out of a point whose area is unknown', () => {
+    const multi = plotFeature(
+      plot('m', {
+        type: 'MultiPolygon',
+        coordinates: [[square(1, 1, 0.1), square(1.02, 1.02, 0.01)], [square(2, 2, 0.1)]],
+      }),
+    );
+    expect(multi.ok && multi.feature.geometry.coordinates.map((p) => (p as unknown[]).length)).toEqual([1, 1]);
+    const point = plotFeature(plot('p', { type: 'Point', coordinates: [10.1234567, 5.7654321] }, { areaHa: null }));
+    expect(point.ok && point.feature).toEqual({
+      type: 'Feature',
+      properties: { ProducerName: 'Fazenda Boa Vista', ProducerCountry: 'BR', ProductionPlace: 'Plot p' },
+      geometry: { type: 'Point', coordinates: [10.123456, 5.765432] },
+    });
+  });
+
+  it('drops a vertex the cut makes equal to the one before, and refuses what the EU refuses, naming why', () => {
+    const dup = plotFeature(
+      plot('d', {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [1, 1],
+            [1.0000001, 1.0000002],
+            [1.1, 1],
+            [1.1, 1.1],
+            [1, 1.1],
+            [1, 1],
+          ],
+        ],
+      }),
+    );
+    expect(dup.ok && dup.feature.geometry.coordinates[0]).toHaveLength(5);
+    const collapsed = plotFeature(
+      plot('c', {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [1, 1],
+            [1.0000001, 1],
+            [1.0000002, 1.0000001],
+            [1, 1],
+          ],
+        ],
+      }),
+    );
+    expect(collapsed).toEqual({ ok: false, plotId: 'c', reason: expect.stringMatching(/once cut to 6 decimals/) });
+    expect(
+      plotFeature(
+        plot('l', {
+          type: 'LineString',
+          coordinates: [
+            [1, 1],
+            [2, 2],
+          ],
+        }),
+      ),
+    ).toEqual({
+      ok: false,
+      plotId: 'l',
+      reason: 'a geometry of type "LineString", which the EU does not accept',
+    });
+    expect(plotFeature(plot('n', null))).toEqual({ ok: false, plotId: 'n', reason: 'no geometry' });
+  });
+
+  it('splits into files whose base64 stays within the limit, each naming its plots, each valid GeoJSON to a library ddsync does not write with', () => {
+    const features = Array.from({ length: 30 }, (_, i) => {
+      const f = plotFeature(
+        plot(`p${i}`, { type: 'Polygon', coordinates: [square(-50 + i * 0.1, -10.123456789, 0.05)] }),
+      );
+      if (!f.ok) throw new Error('unexpected');
+      return { plotId: `p${i}`, feature: f.feature };
+    });
+    const limit = 2_000;
+    const files = splitFeatures(features, limit);
+    expect(files.length).toBeGreaterThan(3);
+    expect(files.flatMap((f) => f.plotIds)).toEqual(features.map((f) => f.plotId));
+    for (const file of files) {
+      expect(file.base64Bytes).toBe(Buffer.from(file.text).toString('base64').length);
+      expect(file.base64Bytes).toBeLessThanOrEqual(limit);
+      expect(file.overLimit).toBe(false);
+      // @placemarkio/check-geojson throws a HintError on anything RFC 7946 refuses.
+      const parsed = check(file.text) as unknown as {
+        type: string;
+        features: Array<{ properties: object; geometry: { type: string; coordinates: unknown } }>;
+      };
+      expect(parsed.type).toBe('FeatureCollection');
+      expect(
+        parsed.features
+          .map((f) => f.properties)
+          .every((p) => Object.keys(p).every((k) => (EU_PROPERTIES as readonly string[]).includes(k))),
+      ).toBe(true);
+      // The next plot would not have fitted: the split is where the limit is, not before.
+      const next = files[files.indexOf(file) + 1];
+      if (next)
+        expect(
+          base64Bytes(
+            file.bytes +
+              1 +
+              Buffer.byteLength(JSON.stringify(features.find((f) => f.plotId === next.plotIds[0])!.feature)),
+          ),
+        ).toBeGreaterThan(limit);
+    }
+    expect(splitFeatures(features)).toHaveLength(1);
+  });
+
+  it('writes a plot that alone passes the limit in a file of its own, and says so', () => {
+    const f = plotFeature(plot('big', { type: 'Polygon', coordinates: [square(1, 1, 0.1)] }));
+    if (!f.ok) throw new Error('unexpected');
+    const files = splitFeatures([{ plotId: 'big', feature: f.feature }], 100);
+    expect(files.map((x) => [x.plotIds, x.overLimit])).toEqual([[['big'], true]]);
+  });
+});
