@@ -60,8 +60,6 @@ export async function run(
     let intake: IntakeSummary;
     try {
       const gate = await openReadinessGate(db, { policy, maxDataAgeMs });
-      // Said before the rows are read: what follows is judged by that data.
-      if (gate.note && !values.json) process.stderr.write(`ddsync submit: ${gate.note}\n`);
       intake = await takeInShipments(db, file, reportPathFor(file, values.report), gate);
     } catch (error) {
       // The file (or the report) is named in the message, printable: a name may hold control characters.
@@ -71,6 +69,8 @@ export async function run(
       }
       throw error;
     }
+    // What the gate judged by, said once the file was read (a file that cannot be read gets only its error).
+    if (intake.readiness?.note && !values.json) process.stderr.write(`ddsync submit: ${intake.readiness.note}\n`);
     if (!values.json) {
       process.stdout.write(`${formatIntake(intake)}\n`);
       const gate = readinessLine(intake);
