@@ -30,6 +30,7 @@ import {
 import { finishRun, type RunSummary } from '../../warehouse/refresh/sweep.ts';
 import { refreshTableStatistics } from '../../warehouse/refresh/table-statistics.ts';
 import { checkOverlapsAfterRun } from '../../warehouse/spatial/overlaps.ts';
+import { checkGeometryDuplicatesAfterRun } from '../../warehouse/spatial/geometry-duplicates.ts';
 import { planVerification, recordVerification, verifySupplierScan, type VerifyStatus } from './scan-verification.ts';
 
 /**
@@ -338,6 +339,11 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       // With PostGIS, and only when plots changed: overlaps across plots (docs/postgis.md); never fails the run.
       const overlaps = await checkOverlapsAfterRun(db, input.runId);
       if ('failed' in overlaps) log.warn({ runId: input.runId, error: overlaps.failed }, 'overlap check failed');
+      // With or without PostGIS, after the sweep (a deleted plot is no one's duplicate); never fails the run.
+      // Inside this activity, not a new one: the workflow's commands stay as recorded histories replay them.
+      const duplicates = await checkGeometryDuplicatesAfterRun(db, input.runId);
+      if ('failed' in duplicates)
+        log.warn({ runId: input.runId, error: duplicates.failed }, 'geometry duplicate check failed');
       log.info(
         {
           runId: input.runId,
@@ -347,6 +353,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
           plots: summary.plotsSeen,
           rowsWritten: summary.rowsWritten,
           overlaps,
+          duplicates,
           analyzed: statistics.analyzed,
         },
         'refresh finished',

@@ -10,7 +10,7 @@ import type { OddKind } from '../../simulator/index.ts';
  * the findings; findings keep their history as plots change and go; an unchanged refresh writes none.
  */
 
-/** The finding each odd record was made for (sameLand is the overlap check's, PostGIS only). */
+/** The finding each odd record was made for (sameLand's overlap findings need PostGIS; its duplicate does not). */
 const MADE_FOR: Partial<Record<OddKind, string>> = {
   bowTie: 'polygon_self_intersection',
   emptyObjects: 'production_period_missing',
@@ -27,6 +27,7 @@ const MADE_FOR: Partial<Record<OddKind, string>> = {
   pointZeroArea: 'point_area_too_small',
   swappedLonLat: 'coordinates_swapped',
   doubledCorner: 'geometry_invalid_at_6_decimals',
+  sameLand: 'geometry_duplicate',
 };
 
 /** Codes only odd records have: the simulator's other plots are valid seven-decimal polygons of the reported area, dated after the cut-off, with a country. */
@@ -96,6 +97,13 @@ describe('EUDR readiness', () => {
     expect(current.find((f) => f.plot_id === odd.beforeCutoff && f.code === 'production_before_cutoff')!.severity).toBe(
       'warning',
     );
+    // The same geometry twice: on sameLand and the plot it copies (not an odd record itself), and no other.
+    const duplicates = current.filter((f) => f.code === 'geometry_duplicate');
+    expect(duplicates).toHaveLength(2);
+    const copied = duplicates.map((f) => f.plot_id).find((id) => id !== odd.sameLand)!;
+    expect(duplicates.map((f) => f.plot_id)).toContain(odd.sameLand);
+    expect(h.sim.control.getPlot(copied)!['geometry']).toEqual(h.sim.control.getPlot(odd.sameLand!)!['geometry']);
+    expect(duplicates.every((f) => f.severity === 'warning')).toBe(true);
     // The same land claimed twice is the overlap check's: without PostGIS nothing is said about it.
     expect(current.filter((f) => f.code.startsWith('overlap_'))).toEqual([]);
     // The point is stored as sent, without an area, flagged as not a polygon.

@@ -9,6 +9,7 @@ import { addCounts, emptyCounts, mergeReplayCounts, type TableCounts } from './c
 import { jsonRows, uniqueSortedById, upsertCounted, type HashedTable } from './hashed-upsert.ts';
 import { recordIssues, type RecordIssue } from './issues.ts';
 import { OVERLAP_CODE_PREFIX } from '../eudr/finding.ts';
+import { GEOMETRY_DUPLICATE_CODE } from '../eudr/geometry-duplicates.ts';
 import { recordPage, type RequestCounts } from './page-ledger.ts';
 
 /**
@@ -382,7 +383,9 @@ async function advanceHistory(
  * SCD type 2 over each plot's EUDR readiness findings, keyed by (plot, code): a current finding of a
  * rewritten plot that is gone or differs (severity, message, details) is closed, and a finding with
  * no current row is opened. An unchanged finding stays as it is (its valid_from is when it was first
- * found). The overlap_* findings are the spatial check's, across plots: never touched here.
+ * found). The overlap_* and geometry_duplicate findings are computed across plots at the end of the
+ * refresh: never touched here, or a rewritten plot would lose its finding until then, and reopen it
+ * with a new valid_from.
  */
 async function advanceFindings(
   trx: Tx,
@@ -407,6 +410,7 @@ async function advanceFindings(
     const result = await sql`
       update eudr_findings f set valid_to = now(), is_current = false
       where f.plot_id = any(${ids}::text[]) and f.is_current and left(f.code, ${OVERLAP_CODE_PREFIX.length}) <> ${OVERLAP_CODE_PREFIX}
+        and f.code <> ${GEOMETRY_DUPLICATE_CODE}
         ${stillFound}`.execute(trx);
     closed = Number(result.numAffectedRows ?? 0);
   }

@@ -1,0 +1,90 @@
+import { sql } from 'kysely';
+import type { Warehouse } from '../database.ts';
+import { GEOMETRY_DUPLICATE_CODE, geometryDuplicateFindings } from '../eudr/geometry-duplicates.ts';
+import { toJsonRecordset } from '../refresh/json-recordset.ts';
+
+/** What the duplicate check did at the end of a refresh. */
+export type DuplicateOutcome =
+  | { ran: true; groups: number; findings: number; opened: number; closed: number; seconds: number }
+  | { ran: false; failed: string };
+
+/**
+ * The same geometry under two plot ids (warehouse/eudr/geometry-duplicates.ts), at the end of every
+ * refresh, after the sweep: plain SQL, so with or without PostGIS. Current plots (not soft-deleted)
+ * are grouped by their geometry as the EU keeps it: only `type` and `coordinates`, each number's
+ * decimal text cut after 6 decimals (the EU truncates: six-decimals.ts), compared as jsonb, whose
+ * numbers compare by value (1.5 = 1.50). Not the same geometry to this check, though it is the same
+ * land: rings that start at another corner or run the other way, a Polygon against a one-polygon
+ * MultiPolygon (docs/eudr-readiness.md).
+ *
+ * Findings keep the history every finding has: vanished or changed ones closed (a plot deleted or
+ * redrawn closes its partner's too), new ones opened, unchanged ones untouched, so an unchanged
+ * refresh writes nothing. It runs even when no plot changed: it is one scan of the plots, and a
+ * warehouse upgraded to this check gets its findings from the next refresh without a rewrite. A
+ * failure never fails the refresh: the next refresh tries again.
+ */
+export async function checkGeometryDuplicatesAfterRun(db: Warehouse, runId: string): Promise<DuplicateOutcome> {
+  const started = performance.now();
+  try {
+    const counts = await db.transaction().execute(async (trx) => {
+      const groups = await duplicateGroups(trx);
+      const found = geometryDuplicateFindings(groups);
+      const written = await writeFindings(trx, runId, found);
+      return { groups: groups.length, findings: found.length, ...written };
+    });
+    return { ran: true, ...counts, seconds: (performance.now() - started) / 1000 };
+  } catch (error) {
+    return { ran: false, failed: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/**
+ * Plot ids sharing a geometry as the EU keeps it, each group sorted. The cut is on jsonb's text, in
+ * which a number is plain decimal digits (never an exponent), so cutting the text is the EU's
+ * truncation toward zero, exact where float arithmetic would not be; -0.0000001 becomes -0.000000,
+ * equal to 0 as a jsonb number.
+ */
+async function duplicateGroups(trx: Warehouse): Promise<string[][]> {
+  const { rows } = await sql<{ ids: string[] }>`
+    with cut as (
+      select p.id, regexp_replace(
+          jsonb_build_object('type', p.geometry -> 'type', 'coordinates', p.geometry -> 'coordinates')::text,
+          ${'(\\.[0-9]{6})[0-9]+'}, ${'\\1'}, 'g')::jsonb as geometry
+      from plots p
+      where p.deleted_at is null and p.geometry is not null
+    )
+    select array_agg(c.id order by c.id) as ids from cut c group by c.geometry having count(*) > 1`.execute(trx);
+  return rows.map((r) => r.ids);
+}
+
+/** SCD type 2 over the duplicate code: close what vanished or changed, open what is new or changed. */
+async function writeFindings(
+  trx: Warehouse,
+  runId: string,
+  found: ReturnType<typeof geometryDuplicateFindings>,
+): Promise<{ opened: number; closed: number }> {
+  await sql`
+    create temp table duplicate_found (plot_id text not null, code text not null, severity text not null,
+      message text not null, details jsonb) on commit drop`.execute(trx);
+  if (found.length > 0) {
+    await sql`
+      insert into duplicate_found
+      select * from json_to_recordset(${toJsonRecordset(found, ['details'])}::json)
+        as r(plot_id text, code text, severity text, message text, details jsonb)`.execute(trx);
+  }
+  const closed = await sql`
+    update eudr_findings e set valid_to = now(), is_current = false
+    where e.is_current and e.code = ${GEOMETRY_DUPLICATE_CODE}
+      and not exists (
+        select 1 from duplicate_found f
+        where f.plot_id = e.plot_id and f.code = e.code and f.severity = e.severity and f.message = e.message
+          and f.details is not distinct from e.details)`.execute(trx);
+  const opened = await sql`
+    insert into eudr_findings (plot_id, code, severity, message, details, valid_from, valid_to, is_current, run_id)
+    select f.plot_id, f.code, f.severity, f.message, f.details, now(), null, true, ${runId}::uuid
+    from duplicate_found f
+    where not exists (select 1 from eudr_findings e where e.is_current and e.plot_id = f.plot_id and e.code = f.code)`.execute(
+    trx,
+  );
+  return { opened: Number(opened.numAffectedRows ?? 0), closed: Number(closed.numAffectedRows ?? 0) };
+}
