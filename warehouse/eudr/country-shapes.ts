@@ -1,7 +1,8 @@
 /**
  * Country outlines compiled for fast point lookups: "is this position inside country X, and if not,
- * is it within a few kilometres of its border?". Pure: the outlines come from a TopoJSON topology
- * (world-countries.ts reads Natural Earth 1:10m from world-atlas) and a numeric→alpha-2 map.
+ * is it within a few kilometres of its border?". Pure: the outlines come from a TopoJSON topology with
+ * packed arcs (packed-topology.ts; world-countries.ts reads Natural Earth 1:10m from world-atlas) and a
+ * numeric→alpha-2 map.
  *
  * Speed: every changed plot of a refresh is looked up, against outlines of tens of thousands of
  * edges. Each country's edges are filed in bands of BAND_DEG of latitude, so a point-in-polygon test
@@ -13,16 +14,7 @@
  * ring is unwrapped (west longitudes + 360°), and a western position is tested both as it is and + 360°.
  */
 
-export interface Topology {
-  transform?: { scale: [number, number]; translate: [number, number] };
-  arcs: number[][][];
-  objects: Record<string, { geometries: TopoGeometry[] }>;
-}
-interface TopoGeometry {
-  type: string;
-  id?: string | number;
-  arcs?: number[][] | number[][][];
-}
+import { arcPositions, type PackedTopology, type TopoGeometry } from './packed-topology.ts';
 
 const BAND_DEG = 0.5;
 const KM_PER_DEG_LAT = 110.574;
@@ -33,7 +25,7 @@ export interface CountryShape {
   /** [minLon, minLat, maxLon, maxLat], longitudes possibly up to 360 for an unwrapped ring. */
   bbox: [number, number, number, number];
   /** Edges by band index: x1, y1, x2, y2 in a flat array. */
-  bands: Map<number, number[]>;
+  bands: Map<number, Float64Array>;
 }
 
 export interface Placement {
@@ -50,18 +42,14 @@ export interface CountryShapes {
 
 /** Compiles every country of `topology.objects[object]`; ids map to codes through `codeOf` (undefined: skipped). */
 export function compileCountryShapes(
-  topology: Topology,
+  topology: PackedTopology,
   object: string,
   codeOf: (id: string) => string | undefined,
 ): CountryShapes {
   // Compiled lazily, country by country: a warehouse's plots lie in a handful of countries, and
-  // decoding all 255 outlines would cost a second for nothing.
-  const decoded = new Map<number, number[][]>();
-  const arcOf = (index: number) => {
-    let arc = decoded.get(index);
-    if (!arc) decoded.set(index, (arc = decodeArc(topology, index)));
-    return arc;
-  };
+  // decoding all 255 outlines would cost a second for nothing. Arcs are decoded from the packed
+  // positions each time a ring needs them (cheap), never kept as arrays of pairs.
+  const arcOf = (index: number) => arcPositions(topology, index);
   const geometries = new Map<string, TopoGeometry[]>();
   for (const g of topology.objects[object]?.geometries ?? []) {
     if (g.id === undefined || !g.arcs) continue;
@@ -73,7 +61,7 @@ export function compileCountryShapes(
   const shapeOf = (code: string): CountryShape | undefined => {
     if (shapes.has(code)) return shapes.get(code);
     const parts = geometries.get(code);
-    const rings: number[][][] = [];
+    const rings: number[][] = [];
     for (const g of parts ?? []) {
       const polygons = (g.type === 'Polygon' ? [g.arcs] : g.type === 'MultiPolygon' ? g.arcs : []) as number[][][];
       for (const polygon of polygons) for (const ring of polygon) rings.push(ringOf(ring, arcOf));
@@ -89,54 +77,53 @@ export function compileCountryShapes(
   };
 }
 
-function decodeArc(topology: Topology, index: number): number[][] {
-  const t = topology.transform;
-  const arc = topology.arcs[index] ?? [];
-  if (!t) return arc;
-  let x = 0;
-  let y = 0;
-  return arc.map(([dx, dy]) => {
-    x += dx!;
-    y += dy!;
-    return [x * t.scale[0] + t.translate[0], y * t.scale[1] + t.translate[1]];
-  });
-}
-
-function ringOf(indexes: number[], arcOf: (index: number) => number[][]): number[][] {
-  const ring: number[][] = [];
+/** A ring as x, y pairs in a flat array, from its arcs (a negative index ~i: arc i reversed). */
+function ringOf(indexes: number[], arcOf: (index: number) => Float64Array): number[] {
+  const ring: number[] = [];
   for (const index of indexes) {
-    const arc = index >= 0 ? arcOf(index) : [...arcOf(~index)].reverse();
+    const arc = arcOf(index >= 0 ? index : ~index);
+    const n = arc.length / 2;
     // Consecutive arcs share their joining position.
-    for (let i = ring.length === 0 ? 0 : 1; i < arc.length; i++) ring.push(arc[i]!);
+    for (let k = ring.length === 0 ? 0 : 1; k < n; k++) {
+      const p = index >= 0 ? k : n - 1 - k;
+      ring.push(arc[2 * p]!, arc[2 * p + 1]!);
+    }
   }
   return ring;
 }
 
-function compile(code: string, rings: number[][][]): CountryShape {
-  const bands = new Map<number, number[]>();
+function compile(code: string, rings: number[][]): CountryShape {
+  const lists = new Map<number, number[]>();
   const bbox: [number, number, number, number] = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const raw of rings) {
+  for (const ring of rings) {
     let min = Infinity;
     let max = -Infinity;
-    for (const [lon] of raw) {
-      min = Math.min(min, lon!);
-      max = Math.max(max, lon!);
+    for (let i = 0; i < ring.length; i += 2) {
+      min = Math.min(min, ring[i]!);
+      max = Math.max(max, ring[i]!);
     }
-    const ring = max - min > 180 ? raw.map(([lon, lat]) => [lon! < 0 ? lon! + 360 : lon!, lat!]) : raw;
-    for (let i = 1; i < ring.length; i++) {
-      const [x1, y1] = ring[i - 1] as [number, number];
-      const [x2, y2] = ring[i] as [number, number];
+    // Across the antimeridian (see the top): unwrapped, west longitudes + 360°.
+    if (max - min > 180) for (let i = 0; i < ring.length; i += 2) if (ring[i]! < 0) ring[i] = ring[i]! + 360;
+    for (let i = 2; i < ring.length; i += 2) {
+      const x1 = ring[i - 2]!;
+      const y1 = ring[i - 1]!;
+      const x2 = ring[i]!;
+      const y2 = ring[i + 1]!;
       bbox[0] = Math.min(bbox[0], x1);
       bbox[1] = Math.min(bbox[1], y1);
       bbox[2] = Math.max(bbox[2], x1);
       bbox[3] = Math.max(bbox[3], y1);
       for (let b = band(Math.min(y1, y2)); b <= band(Math.max(y1, y2)); b++) {
-        const list = bands.get(b);
+        const list = lists.get(b);
         if (list) list.push(x1, y1, x2, y2);
-        else bands.set(b, [x1, y1, x2, y2]);
+        else lists.set(b, [x1, y1, x2, y2]);
       }
     }
   }
+  // Typed, at their size: growing arrays keep up to half again their length spare, and countriesAt
+  // compiles every country once a plot lies outside its declared one.
+  const bands = new Map<number, Float64Array>();
+  for (const [b, list] of lists) bands.set(b, Float64Array.from(list));
   return { code, bbox, bands };
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { plotFindings } from '../../../warehouse/eudr/readiness.ts';
 import { hasMoreThan6Decimals, truncate6, truncatedGeometry } from '../../../warehouse/eudr/six-decimals.ts';
-import { compileCountryShapes, placeIn, type Topology } from '../../../warehouse/eudr/country-shapes.ts';
+import { compileCountryShapes, placeIn } from '../../../warehouse/eudr/country-shapes.ts';
+import { packTopology, type Topology } from '../../../warehouse/eudr/packed-topology.ts';
 import { worldCountries } from '../../../warehouse/eudr/world-countries.ts';
 import { TOLERANCE_KM } from '../../../warehouse/eudr/country-placement.ts';
 import { readyPlot, square } from './shapes.ts';
@@ -177,7 +178,7 @@ describe('compiled country outlines', () => {
     ],
     objects: { countries: { geometries: [{ type: 'Polygon', id: '1', arcs: [[0], [1]] }] } },
   };
-  const shapes = compileCountryShapes(topology, 'countries', (id) => (id === '1' ? 'AA' : undefined));
+  const shapes = compileCountryShapes(packTopology(topology), 'countries', (id) => (id === '1' ? 'AA' : undefined));
   const shape = shapes.shapeOf('AA')!;
 
   it('decodes the arcs and respects holes', () => {
