@@ -8,6 +8,17 @@ import { submitBatch, submitBatchWorkflowId } from '../workflows/submit-batch.ts
 import type { TransactionTiming } from '../workflows/submit-transaction.ts';
 import { followBatch } from './submission-runner.ts';
 import { fmt } from './progress.ts';
+import { openReadinessGate } from '../warehouse/submission/readiness-gate.ts';
+import { readinessLine } from './submission-summary.ts';
+
+/**
+ * The demo's readiness gate warns rather than blocks: every supplier of the simulator has plots that are
+ * not ready (deforestation detected, odd geometries), so `block`, the default of `ddsync submit`, would
+ * refuse every row that names a supplier, and the demo would show no DDS reference at all.
+ */
+const DEMO_READINESS = 'warn' as const;
+/** The demo's data is minutes old: a day is far from stale. */
+const DEMO_MAX_DATA_AGE_MS = 86_400_000;
 
 /**
  * The demo's second job: a sample file of shipments (a few rows break a rule) submitted durably and
@@ -45,7 +56,8 @@ export async function runDemoSubmission(
   client: Client,
   o: { taskQueue: string; timing: TransactionTiming; reportPath: string; progress: NodeJS.WriteStream | null },
 ): Promise<DemoSubmission> {
-  const intake = await takeInShipments(db, DEMO_SHIPMENTS, o.reportPath);
+  const gate = await openReadinessGate(db, { policy: DEMO_READINESS, maxDataAgeMs: DEMO_MAX_DATA_AGE_MS });
+  const intake = await takeInShipments(db, DEMO_SHIPMENTS, o.reportPath, gate);
   const handle = await client.workflow.start(submitBatch, {
     taskQueue: o.taskQueue,
     workflowId: submitBatchWorkflowId(intake.batchId),
@@ -73,6 +85,11 @@ export function formatDemoSubmission(s: DemoSubmission): string {
   for (const r of s.intake.samples)
     lines.push(
       `  line ${r.line}${r.key ? ` (${r.key})` : ''}: ${r.errors.map((e) => `${e.field}: ${e.rule}`).join('; ')}`,
+    );
+  const gate = readinessLine(s.intake);
+  if (gate)
+    lines.push(
+      `  ${gate.replace(/^readiness gate \(warn\)/, 'readiness gate (warn in the demo; ddsync submit blocks by default)')}`,
     );
   lines.push(`  ${fmt(s.references.length)} with a DDS reference (reference / verification number):`);
   for (const r of s.references) lines.push(`    ${r.key.padEnd(16)} ${r.referenceNumber} / ${r.verificationNumber}`);

@@ -108,3 +108,16 @@ export function batchExitCode(r: BatchReport): number {
     (r.states['error'] ?? 0) + (r.states['failed'] ?? 0) + (r.states['timed_out'] ?? 0) + (r.states['withdrawn'] ?? 0);
   return r.invalid > 0 || bad > 0 ? 1 : 0;
 }
+
+/** What the readiness gate did, in a line (nothing when it was off or found nothing). */
+export function readinessLine(intake: IntakeSummary): string | null {
+  const r = intake.readiness;
+  if (!r || r.policy === 'off' || (r.refused === 0 && r.warned === 0)) return null;
+  const parts = [
+    r.refused > 0
+      ? `${r.refused} row(s) refused (plots not ready or an EU limit passed; in the report, resubmittable once fixed)`
+      : '',
+    r.warned > 0 ? `${r.warned} row(s) sent with warnings (ddsync submissions status ${intake.batchId})` : '',
+  ].filter(Boolean);
+  return `readiness gate (${r.policy}): ${parts.join('; ')}`;
+}

@@ -184,6 +184,8 @@ export async function run(values: {
             rows: submission.intake.rows,
             accepted: submission.intake.accepted,
             refused: submission.intake.invalid,
+            readinessWarned: submission.intake.readiness?.warned ?? 0,
+            readinessRefused: submission.intake.readiness?.refused ?? 0,
             available: states['available'] ?? 0,
             error: states['error'] ?? 0,
             failed: states['failed'] ?? 0,

@@ -13,7 +13,7 @@ import { ShipmentFileError } from '../../warehouse/submission/shipment-file.ts';
 import { printable } from '../../warehouse/submission/printable.ts';
 import { submitBatch, submitBatchWorkflowId } from '../../workflows/submit-batch.ts';
 import { followBatch } from '../submission-runner.ts';
-import { batchExitCode, formatBatch, formatIntake, nothingToSend } from '../submission-summary.ts';
+import { batchExitCode, formatBatch, formatIntake, nothingToSend, readinessLine } from '../submission-summary.ts';
 import { batchReport } from '../../warehouse/submission/batch-report.ts';
 import { openReadinessGate } from '../../warehouse/submission/readiness-gate.ts';
 import type { ReadinessPolicy } from '../../warehouse/submission/readiness-rules.ts';
@@ -156,17 +156,4 @@ export async function run(
   } finally {
     await db.destroy();
   }
-}
-
-/** What the readiness gate did, in a line (nothing when it was off or found nothing). */
-function readinessLine(intake: IntakeSummary): string | null {
-  const r = intake.readiness;
-  if (!r || r.policy === 'off' || (r.refused === 0 && r.warned === 0)) return null;
-  const parts = [
-    r.refused > 0
-      ? `${r.refused} row(s) refused (plots not ready or an EU limit passed; in the report, resubmittable once fixed)`
-      : '',
-    r.warned > 0 ? `${r.warned} row(s) sent with warnings (ddsync submissions status ${intake.batchId})` : '',
-  ].filter(Boolean);
-  return `readiness gate (${r.policy}): ${parts.join('; ')}`;
 }

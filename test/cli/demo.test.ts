@@ -59,12 +59,17 @@ describe('ddsync demo', () => {
       rows: number;
       accepted: number;
       refused: number;
+      readinessWarned: number;
+      readinessRefused: number;
       available: number;
       error: number;
       failed: number;
       references: Array<{ key: string; referenceNumber: string; verificationNumber: string }>;
     };
-    expect(submission).toMatchObject({ rows: 12, accepted: 9, refused: 3, failed: 0 });
+    expect(submission).toMatchObject({ rows: 12, accepted: 9, refused: 3, failed: 0, readinessRefused: 0 });
+    // The readiness gate (warn in the demo) warned of the rows whose suppliers bring plots that are not ready.
+    expect(submission.readinessWarned).toBeGreaterThan(0);
+    expect(submission.readinessWarned).toBeLessThanOrEqual(9);
     expect(submission.available + submission.error).toBe(9);
     expect(submission.available).toBeGreaterThan(0);
     expect(submission.references).toHaveLength(submission.available);
