@@ -64,11 +64,24 @@ interface Row {
   details: Record<string, unknown> | null;
 }
 
+/**
+ * samplePlot moved from (10° E, 5° N), in Cameroon, to central Côte d'Ivoire (-5.5° E, 7.5° N), so a plot
+ * declared CI lies in its country: these tests are about the writer's history, not the country check.
+ */
+function inCoteDIvoire(i: number, over: Record<string, unknown> = {}): Record<string, unknown> {
+  const plot = samplePlot(i, over);
+  const geometry = plot['geometry'] as { type: string; coordinates: number[][][] };
+  return {
+    ...plot,
+    geometry: { ...geometry, coordinates: geometry.coordinates.map((r) => r.map(([x, y]) => [x! - 15.5, y! + 2.5])) },
+  };
+}
+
 async function exercise(db: Warehouse): Promise<Row[]> {
   // samplePlot's ring winds round more than once: every one has polygon_self_intersection.
-  const a = (over: Record<string, unknown> = {}) => samplePlot(1, { countryCode: "Côte d'Ivoire", ...over });
-  const b = (over: Record<string, unknown> = {}) => samplePlot(2, { countryCode: null, ...over });
-  const c = () => samplePlot(3);
+  const a = (over: Record<string, unknown> = {}) => inCoteDIvoire(1, { countryCode: "Côte d'Ivoire", ...over });
+  const b = (over: Record<string, unknown> = {}) => inCoteDIvoire(2, { countryCode: null, ...over });
+  const c = () => inCoteDIvoire(3);
   const first = await storePlotBatch(db, pageOf([a(), b(), c()], 1));
   expect(first.counts['eudr_findings']).toEqual({ inserted: 5, updated: 0, unchanged: 0, deleted: 0 });
   // As the spatial check would write it (PostGIS): the page writer must leave it alone.
@@ -135,7 +148,7 @@ describe('EUDR findings in the page writer', () => {
       await beginRun(db, RUN, null);
       // As a release before 0015 stored them (it wrote no findings): a live plot with its history, a
       // soft-deleted one, and the page that holds them.
-      const live = pageOf([samplePlot(1)], 1).rows[0]!.plot;
+      const live = pageOf([inCoteDIvoire(1)], 1).rows[0]!.plot;
       await sql`
         insert into plots (id, geometry_valid, content_hash, history_hash, deleted_at) values
           (${live.id}, false, ${live.content_hash}, ${live.history_hash}, null),
@@ -162,7 +175,7 @@ describe('EUDR findings in the page writer', () => {
         codes: ['not_checked'],
       });
       // The next read of that page rewrites the live plot with its findings, and no history row.
-      const rewritten = await storePlotBatch(db, { ...pageOf([samplePlot(1)], 1), sourceHash: 'page-1' });
+      const rewritten = await storePlotBatch(db, { ...pageOf([inCoteDIvoire(1)], 1), sourceHash: 'page-1' });
       expect(rewritten.counts['plots']).toMatchObject({ updated: 1 });
       expect(rewritten.counts['plot_history']).toMatchObject({ inserted: 0, updated: 0 });
       expect(rewritten.counts['eudr_findings']).toMatchObject({ inserted: 1 });
@@ -182,7 +195,7 @@ describe('EUDR findings in the page writer', () => {
       await beginRun(db, RUN, null);
       // Stored and checked before 0019: a plot whose padded start date was refused (stored null, with
       // an issue) on page 1, an ordinary plot on page 2.
-      const [padded, plain] = pageOf([samplePlot(1), samplePlot(2)], 1).rows.map((r) => r.plot);
+      const [padded, plain] = pageOf([inCoteDIvoire(1), inCoteDIvoire(2)], 1).rows.map((r) => r.plot);
       await sql`
         insert into plots (id, geometry_valid, content_hash, history_hash) values
           (${padded!.id}, true, 'fingerprint-1', 'h'), (${plain!.id}, true, 'fingerprint-2', 'h')`.execute(db);
@@ -195,7 +208,8 @@ describe('EUDR findings in the page writer', () => {
           ('supplier-e', 1, 'page-1', ${[padded!.id]}::text[], 1), ('supplier-e', 2, 'page-2', ${[plain!.id]}::text[], 1)`.execute(
         db,
       );
-      await migrateToLatest(db);
+      // 0019 alone: a later one-off (0024) has every live plot rewritten, which would hide what 0019 picks.
+      await migrateBefore(db, '0020');
       const plots = await sql<{ id: string; content_hash: string }>`select id, content_hash from plots`.execute(db);
       expect(Object.fromEntries(plots.rows.map((r) => [r.id, r.content_hash]))).toEqual({
         [padded!.id]: '',
