@@ -5,11 +5,15 @@ import { CliCommand, decimal, wholeNumber } from './usage.ts';
 // only when the command runs: `ddsync --help` and `ddsync <command> --help` answer without loading
 // Temporal's native module, Kysely, pg… (npm run bench:startup measures it).
 
-function batchId(value: string): string {
-  if (!/^[0-9a-f-]{36}$/i.test(value))
-    throw new InvalidArgumentError(`BATCH must be a batch id (a UUID), got "${value}"`);
-  return value;
+/** A batch id (a UUID); `name` is how the command line calls it: the argument BATCH, or a flag. */
+function batchIdNamed(name: string): (value: string) => string {
+  return (value) => {
+    if (!/^[0-9a-f-]{36}$/i.test(value))
+      throw new InvalidArgumentError(`${name} must be a batch id (a UUID), got "${value}"`);
+    return value;
+  };
 }
+const batchId = batchIdNamed('BATCH');
 
 function readinessPolicy(value: string): 'block' | 'warn' | 'off' {
   if (value !== 'block' && value !== 'warn' && value !== 'off')
@@ -199,7 +203,7 @@ export function ddsyncProgram(version: string, ran: (code: number) => void): Com
     )
     .usage('(--supplier ID | --batch ID --key KEY) [--out DIR] [--json]')
     .option('--supplier <ID>', "a direct supplier's business id: its plots and its upstream businesses'")
-    .option('--batch <ID>', 'a submission batch (with --key): the plots of that row', batchId)
+    .option('--batch <ID>', 'a submission batch (with --key): the plots of that row', batchIdNamed('--batch'))
     .option('--key <KEY>', 'the key of a row of --batch')
     .option('--out <DIR>', 'where the files go (default: the current directory)')
     .option('--json', 'print what was written as one JSON object (the last line)')

@@ -15,7 +15,8 @@
  *   each polygon is written and its holes are left out (the EU would count the area with them filled);
  * - LineString, MultiLineString and other types are refused (§9.2): such a plot is skipped, named;
  * - a Point without Area counts as 4 ha (§9.3 note 2): Area is written when the plot's area is known
- *   and left out otherwise, so the EU's own default applies rather than a figure of ours.
+ *   and left out otherwise, so the EU's own default applies rather than a figure of ours; a point whose
+ *   known area is below 0.0001 ha, which the EU refuses (§10.3), is not written (named as skipped).
  */
 
 export interface ExportPlot {
@@ -113,10 +114,21 @@ export function euGeometry(geometry: unknown): { ok: true; geometry: Geometry } 
   return { ok: false, reason: `a geometry of type ${JSON.stringify(String(g.type))}, which the EU does not accept` };
 }
 
+/** 0.0001 ha (1 m²): the smallest Area the EU information system takes for a point (§10.3). */
+export const MIN_POINT_AREA_HA = 0.0001;
+
 /** One plot as a Feature with the EU's four properties (Area only when known), or why it cannot be one. */
 export function plotFeature(plot: ExportPlot): FeatureResult {
   const geometry = euGeometry(plot.geometry);
   if (!geometry.ok) return { ok: false, plotId: plot.id, reason: geometry.reason };
+  // The EU refuses a point's Area below 0.0001 ha (§10.3), and the whole statement with it; leaving
+  // Area out would claim its default of 4 ha instead: such a point is not written, named.
+  if (geometry.geometry.type === 'Point' && plot.areaHa !== null && plot.areaHa < MIN_POINT_AREA_HA)
+    return {
+      ok: false,
+      plotId: plot.id,
+      reason: `a point reporting an area of ${plot.areaHa} ha, below the 0.0001 ha the EU takes for a point`,
+    };
   const properties: Record<string, string | number> = {
     ProducerName: plot.producerName ?? '',
     ProducerCountry: plot.countryCode ?? '',

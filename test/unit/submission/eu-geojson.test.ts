@@ -128,6 +128,16 @@ describe("the EU's GeoJSON, as ddsync writes it", () => {
       reason: 'a geometry of type "LineString", which the EU does not accept',
     });
     expect(plotFeature(plot('n', null))).toEqual({ ok: false, plotId: 'n', reason: 'no geometry' });
+    // A point's Area below 0.0001 ha is refused by the EU; left out, it would read as 4 ha.
+    const tiny = { type: 'Point', coordinates: [1, 1] };
+    expect(plotFeature(plot('z', tiny, { areaHa: 0 }))).toEqual({
+      ok: false,
+      plotId: 'z',
+      reason: expect.stringMatching(/below the 0\.0001 ha the EU takes for a point/),
+    });
+    expect(plotFeature(plot('t', tiny, { areaHa: 0.00009 })).ok).toBe(false);
+    const least = plotFeature(plot('e', tiny, { areaHa: 0.0001 }));
+    expect(least.ok && least.feature.properties['Area']).toBe(0.0001);
   });
 
   it('splits into files whose base64 stays within the limit, each naming its plots, each valid GeoJSON to a library ddsync does not write with', () => {
