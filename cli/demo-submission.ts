@@ -12,9 +12,9 @@ import { openReadinessGate } from '../warehouse/submission/readiness-gate.ts';
 import { readinessLine } from './submission-summary.ts';
 
 /**
- * The demo's readiness gate warns rather than blocks: every supplier of the simulator has plots that are
- * not ready (deforestation detected, odd geometries), so `block`, the default of `ddsync submit`, would
- * refuse every row that names a supplier, and the demo would show no DDS reference at all.
+ * The demo's readiness gate warns, as `ddsync submit` does by default: every supplier of the simulator
+ * has plots that are not ready (deforestation detected, odd geometries), so `block` would refuse every
+ * row that names a supplier, and the demo would show no DDS reference at all.
  */
 const DEMO_READINESS = 'warn' as const;
 /** The demo's data is minutes old: a day is far from stale. */
@@ -87,10 +87,7 @@ export function formatDemoSubmission(s: DemoSubmission): string {
       `  line ${r.line}${r.key ? ` (${r.key})` : ''}: ${r.errors.map((e) => `${e.field}: ${e.rule}`).join('; ')}`,
     );
   const gate = readinessLine(s.intake);
-  if (gate)
-    lines.push(
-      `  ${gate.replace(/^readiness gate \(warn\)/, 'readiness gate (warn in the demo; ddsync submit blocks by default)')}`,
-    );
+  if (gate) lines.push(`  ${gate}; --readiness block would have refused them`);
   lines.push(`  ${fmt(s.references.length)} with a DDS reference (reference / verification number):`);
   for (const r of s.references) lines.push(`    ${r.key.padEnd(16)} ${r.referenceNumber} / ${r.verificationNumber}`);
   for (const p of s.report.problems)

@@ -186,7 +186,7 @@ export function ddsyncProgram(version: string, ran: (code: number) => void): Com
     .option('--report <PATH>', 'where the rows not sent are written with their errors (default FILE.report.ndjson)')
     .option(
       '--readiness <POLICY>',
-      'the readiness gate: block (refuse rows whose plots are not ready or that pass an EU limit), warn (send them, record the warning) or off (default DDSYNC_SUBMIT_READINESS, block)',
+      'the readiness gate: block (refuse rows whose plots are not ready or that pass an EU limit), warn (send them, record the warning) or off (default DDSYNC_SUBMIT_READINESS, warn)',
       readinessPolicy,
     )
     .action((file, o) => runs(import('./commands/submit.ts').then((m) => m.run(file, o))));

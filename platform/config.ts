@@ -202,7 +202,7 @@ export const SETTINGS = {
   DDSYNC_SUBMIT_READINESS: {
     section: 'submission',
     rule: 'one of block, warn, off',
-    schema: z.enum(['block', 'warn', 'off']).default('block'),
+    schema: z.enum(['block', 'warn', 'off']).default('warn'),
     doc: 'The readiness gate of `ddsync submit` (`--readiness` overrides it): `block` refuses a row whose suppliers bring plots the warehouse knows are not ready, or that passes an EU per-statement limit, before anything is sent; `warn` sends it and records the warning; `off` does not look (docs/submission.md#the-readiness-gate).',
   },
   DDSYNC_SUBMIT_MAX_DATA_AGE: {

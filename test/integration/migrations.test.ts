@@ -156,6 +156,7 @@ describe('migrations', () => {
       'bi_transaction_errors',
       'bi_transaction_latency',
       'bi_transaction_pipeline',
+      'bi_transaction_readiness_warnings',
       'bi_warehouse_totals',
       'bi_webhook_health',
       'sync_last_seen',
