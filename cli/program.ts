@@ -194,6 +194,9 @@ export function ddsyncProgram(version: string, ran: (code: number) => void): Com
   program
     .command('export')
     .summary('write files for the EU: export geojson (--supplier ID | --batch ID --key KEY) [--out DIR]')
+    .description(
+      "Writes files the EU information system reads, from the warehouse: `export geojson`, the geolocation of a statement's plots.",
+    )
     .command('geojson')
     .summary(
       "write the geolocation of the plots a statement would carry, as the EU's GeoJSON file description wants it",
