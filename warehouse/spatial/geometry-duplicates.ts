@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Warehouse } from '../database.ts';
 import { GEOMETRY_DUPLICATE_CODE, geometryDuplicateFindings } from '../eudr/geometry-duplicates.ts';
-import { toJsonRecordset } from '../refresh/json-recordset.ts';
+import { writeCrossPlotFindings } from './cross-plot-findings.ts';
 
 /** What the duplicate check did at the end of a refresh. */
 export type DuplicateOutcome =
@@ -29,7 +29,7 @@ export async function checkGeometryDuplicatesAfterRun(db: Warehouse, runId: stri
     const counts = await db.transaction().execute(async (trx) => {
       const groups = await duplicateGroups(trx);
       const found = geometryDuplicateFindings(groups);
-      const written = await writeFindings(trx, runId, found);
+      const written = await writeCrossPlotFindings(trx, runId, [GEOMETRY_DUPLICATE_CODE], found);
       return { groups: groups.length, findings: found.length, ...written };
     });
     return { ran: true, ...counts, seconds: (performance.now() - started) / 1000 };
@@ -55,36 +55,4 @@ async function duplicateGroups(trx: Warehouse): Promise<string[][]> {
     )
     select array_agg(c.id order by c.id) as ids from cut c group by c.geometry having count(*) > 1`.execute(trx);
   return rows.map((r) => r.ids);
-}
-
-/** SCD type 2 over the duplicate code: close what vanished or changed, open what is new or changed. */
-async function writeFindings(
-  trx: Warehouse,
-  runId: string,
-  found: ReturnType<typeof geometryDuplicateFindings>,
-): Promise<{ opened: number; closed: number }> {
-  await sql`
-    create temp table duplicate_found (plot_id text not null, code text not null, severity text not null,
-      message text not null, details jsonb) on commit drop`.execute(trx);
-  if (found.length > 0) {
-    await sql`
-      insert into duplicate_found
-      select * from json_to_recordset(${toJsonRecordset(found, ['details'])}::json)
-        as r(plot_id text, code text, severity text, message text, details jsonb)`.execute(trx);
-  }
-  const closed = await sql`
-    update eudr_findings e set valid_to = now(), is_current = false
-    where e.is_current and e.code = ${GEOMETRY_DUPLICATE_CODE}
-      and not exists (
-        select 1 from duplicate_found f
-        where f.plot_id = e.plot_id and f.code = e.code and f.severity = e.severity and f.message = e.message
-          and f.details is not distinct from e.details)`.execute(trx);
-  const opened = await sql`
-    insert into eudr_findings (plot_id, code, severity, message, details, valid_from, valid_to, is_current, run_id)
-    select f.plot_id, f.code, f.severity, f.message, f.details, now(), null, true, ${runId}::uuid
-    from duplicate_found f
-    where not exists (select 1 from eudr_findings e where e.is_current and e.plot_id = f.plot_id and e.code = f.code)`.execute(
-    trx,
-  );
-  return { opened: Number(opened.numAffectedRows ?? 0), closed: Number(closed.numAffectedRows ?? 0) };
 }

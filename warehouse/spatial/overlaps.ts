@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Warehouse } from '../database.ts';
-import { toJsonRecordset } from '../refresh/json-recordset.ts';
+import { writeCrossPlotFindings } from './cross-plot-findings.ts';
 import { OVERLAP_CODES, overlapFindings, type Claimants, type OverlapPair } from './overlap-findings.ts';
 
 /** What the overlap check did at the end of a refresh. */
@@ -39,7 +39,7 @@ export async function checkOverlapsAfterRun(db: Warehouse, runId: string): Promi
       await sql`select set_config('jit', 'off', true)`.execute(trx);
       const { pairs, claimants } = await overlappingPairs(trx);
       const found = overlapFindings(pairs, (id) => claimants.get(id) ?? { suppliers: [], own: false });
-      const written = await writeFindings(trx, runId, found);
+      const written = await writeCrossPlotFindings(trx, runId, OVERLAP_CODES, found);
       await sql`
         update spatial_state set overlaps_checked_at = now(), overlaps_run_id = ${runId}::uuid,
           overlaps_seconds = ${(performance.now() - started) / 1000}, overlaps_error = null`.execute(trx);
@@ -105,36 +105,4 @@ async function overlappingPairs(trx: Warehouse): Promise<{ pairs: OverlapPair[];
   }
   const pairs = rows.map((r) => ({ a: r.a, b: r.b, overlapM2: r.overlap_m2, aM2: r.a_m2, bM2: r.b_m2 }));
   return { pairs, claimants };
-}
-
-/** SCD type 2 over the overlap codes: close what vanished or changed, open what is new or changed. */
-async function writeFindings(
-  trx: Warehouse,
-  runId: string,
-  found: ReturnType<typeof overlapFindings>,
-): Promise<{ opened: number; closed: number }> {
-  await sql`
-    create temp table overlap_found (plot_id text not null, code text not null, severity text not null,
-      message text not null, details jsonb) on commit drop`.execute(trx);
-  if (found.length > 0) {
-    await sql`
-      insert into overlap_found
-      select * from json_to_recordset(${toJsonRecordset(found, ['details'])}::json)
-        as r(plot_id text, code text, severity text, message text, details jsonb)`.execute(trx);
-  }
-  const closed = await sql`
-    update eudr_findings e set valid_to = now(), is_current = false
-    where e.is_current and e.code = any(${[...OVERLAP_CODES]}::text[])
-      and not exists (
-        select 1 from overlap_found f
-        where f.plot_id = e.plot_id and f.code = e.code and f.severity = e.severity and f.message = e.message
-          and f.details is not distinct from e.details)`.execute(trx);
-  const opened = await sql`
-    insert into eudr_findings (plot_id, code, severity, message, details, valid_from, valid_to, is_current, run_id)
-    select f.plot_id, f.code, f.severity, f.message, f.details, now(), null, true, ${runId}::uuid
-    from overlap_found f
-    where not exists (select 1 from eudr_findings e where e.is_current and e.plot_id = f.plot_id and e.code = f.code)`.execute(
-    trx,
-  );
-  return { opened: Number(opened.numAffectedRows ?? 0), closed: Number(closed.numAffectedRows ?? 0) };
 }

@@ -1,0 +1,49 @@
+import { sql } from 'kysely';
+import type { Warehouse } from '../database.ts';
+import { toJsonRecordset } from '../refresh/json-recordset.ts';
+
+/** A finding a check across plots makes (overlaps, duplicates), as eudr_findings holds it. */
+export interface CrossPlotFinding {
+  plot_id: string;
+  code: string;
+  severity: string;
+  message: string;
+  details: unknown;
+}
+
+/**
+ * SCD type 2 over the findings of one cross-plot check, whose `codes` it alone writes: closes what
+ * vanished or changed, opens what is new or changed, leaves the rest (and every other code) alone.
+ * Inside the caller's transaction; the staging table goes with it.
+ */
+export async function writeCrossPlotFindings(
+  trx: Warehouse,
+  runId: string,
+  codes: readonly string[],
+  found: readonly CrossPlotFinding[],
+): Promise<{ opened: number; closed: number }> {
+  await sql`
+    create temp table cross_plot_found (plot_id text not null, code text not null, severity text not null,
+      message text not null, details jsonb) on commit drop`.execute(trx);
+  if (found.length > 0) {
+    await sql`
+      insert into cross_plot_found
+      select * from json_to_recordset(${toJsonRecordset([...found], ['details'])}::json)
+        as r(plot_id text, code text, severity text, message text, details jsonb)`.execute(trx);
+  }
+  const closed = await sql`
+    update eudr_findings e set valid_to = now(), is_current = false
+    where e.is_current and e.code = any(${[...codes]}::text[])
+      and not exists (
+        select 1 from cross_plot_found f
+        where f.plot_id = e.plot_id and f.code = e.code and f.severity = e.severity and f.message = e.message
+          and f.details is not distinct from e.details)`.execute(trx);
+  const opened = await sql`
+    insert into eudr_findings (plot_id, code, severity, message, details, valid_from, valid_to, is_current, run_id)
+    select f.plot_id, f.code, f.severity, f.message, f.details, now(), null, true, ${runId}::uuid
+    from cross_plot_found f
+    where not exists (select 1 from eudr_findings e where e.is_current and e.plot_id = f.plot_id and e.code = f.code)`.execute(
+    trx,
+  );
+  return { opened: Number(opened.numAffectedRows ?? 0), closed: Number(closed.numAffectedRows ?? 0) };
+}
