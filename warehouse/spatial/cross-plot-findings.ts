@@ -47,3 +47,11 @@ export async function writeCrossPlotFindings(
   );
   return { opened: Number(opened.numAffectedRows ?? 0), closed: Number(closed.numAffectedRows ?? 0) };
 }
+
+/** Whether the run inserted, updated or deleted rows of `tables` (true when it recorded no counts). */
+export async function runChanged(db: Warehouse, runId: string, tables: readonly string[]): Promise<boolean> {
+  const { rows } = await sql<{ changed: boolean | null }>`
+    select coalesce(sum(inserted + updated + deleted), 0) > 0 as changed
+    from sync_run_counts where run_id = ${runId}::uuid and table_name = any(${[...tables]}::text[])`.execute(db);
+  return rows[0]?.changed ?? true;
+}

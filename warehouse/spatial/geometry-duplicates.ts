@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { Warehouse } from '../database.ts';
 import { GEOMETRY_DUPLICATE_CODE, geometryDuplicateFindings } from '../eudr/geometry-duplicates.ts';
-import { writeCrossPlotFindings } from './cross-plot-findings.ts';
+import { runChanged, writeCrossPlotFindings } from './cross-plot-findings.ts';
 
 /** What the duplicate check did at the end of a refresh. */
 export type DuplicateOutcome =
+  | { ran: false; reason: string }
   | { ran: true; groups: number; findings: number; opened: number; closed: number; seconds: number }
   | { ran: false; failed: string };
 
@@ -19,11 +20,14 @@ export type DuplicateOutcome =
  *
  * Findings keep the history every finding has: vanished or changed ones closed (a plot deleted or
  * redrawn closes its partner's too), new ones opened, unchanged ones untouched, so an unchanged
- * refresh writes nothing. It runs even when no plot changed: it is one scan of the plots, and a
- * warehouse upgraded to this check gets its findings from the next refresh without a rewrite. A
- * failure never fails the refresh: the next refresh tries again.
+ * refresh writes nothing. It runs only when the run inserted, updated or deleted plots: it reads
+ * every plot's geometry, which cost a refresh that changed nothing 2 s of its 2.8 s at 20,000 plots.
+ * A warehouse upgraded to this check gets its findings from the next refresh all the same: migration
+ * 0024 has that refresh rewrite every plot. A failure never fails the refresh: the next one that
+ * changes plots tries again.
  */
 export async function checkGeometryDuplicatesAfterRun(db: Warehouse, runId: string): Promise<DuplicateOutcome> {
+  if (!(await runChanged(db, runId, ['plots']))) return { ran: false, reason: 'no plot changed' };
   const started = performance.now();
   try {
     const counts = await db.transaction().execute(async (trx) => {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Warehouse } from '../database.ts';
-import { writeCrossPlotFindings } from './cross-plot-findings.ts';
+import { runChanged, writeCrossPlotFindings } from './cross-plot-findings.ts';
 import { OVERLAP_CODES, overlapFindings, type Claimants, type OverlapPair } from './overlap-findings.ts';
 
 /** What the overlap check did at the end of a refresh. */
@@ -27,7 +27,8 @@ export async function checkOverlapsAfterRun(db: Warehouse, runId: string): Promi
     .catch(() => ({ rows: [] }));
   const s = state.rows[0];
   if (s?.mode !== 'postgis' || !s.schema) return { ran: false, reason: 'no PostGIS' };
-  if (s.checked && !(await runChangedPlots(db, runId))) return { ran: false, reason: 'no plot changed' };
+  if (s.checked && !(await runChanged(db, runId, ['plots', 'plot_suppliers'])))
+    return { ran: false, reason: 'no plot changed' };
   const started = performance.now();
   try {
     const counts = await db.transaction().execute(async (trx) => {
@@ -56,12 +57,6 @@ export async function checkOverlapsAfterRun(db: Warehouse, runId: string): Promi
 }
 
 /** Whether the run inserted, changed or removed plots or supplier links (its sync_run_counts). */
-async function runChangedPlots(db: Warehouse, runId: string): Promise<boolean> {
-  const { rows } = await sql<{ changed: boolean }>`
-    select coalesce(sum(inserted + updated + deleted), 0) > 0 as changed
-    from sync_run_counts where run_id = ${runId}::uuid and table_name in ('plots', 'plot_suppliers')`.execute(db);
-  return rows[0]?.changed ?? true;
-}
 
 /**
  * Every pair of current polygon plots that intersect, once (a < b), with the shared area, both areas
