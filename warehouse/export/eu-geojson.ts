@@ -1,3 +1,6 @@
+// The cut the readiness checks make (the EU truncates), so a file carries exactly what was checked.
+import { truncate6 } from '../eudr/six-decimals.ts';
+
 /**
  * Plots → the GeoJSON the EU information system reads for a due-diligence statement. Pure: no I/O.
  *
@@ -46,17 +49,6 @@ export interface Feature {
 }
 
 export type FeatureResult = { ok: true; feature: Feature } | { ok: false; plotId: string; reason: string };
-
-/**
- * A coordinate cut to 6 decimals toward zero, as the EU does. Through the decimal text rather than
- * Math.trunc(x * 1e6): 12.345678 is held as 12.3456779999…, which times 1e6 truncates one step short.
- */
-export function truncate6(x: number): number {
-  const text = Math.abs(x).toFixed(10);
-  const cut = text.slice(0, text.indexOf('.') + 7);
-  const value = Number(cut);
-  return x < 0 && value !== 0 ? -value : value;
-}
 
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 

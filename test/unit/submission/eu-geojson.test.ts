@@ -6,8 +6,8 @@ import {
   type ExportPlot,
   plotFeature,
   splitFeatures,
-  truncate6,
 } from '../../../warehouse/export/eu-geojson.ts';
+import { truncate6 } from '../../../warehouse/eudr/six-decimals.ts';
 
 const square = (lon: number, lat: number, d: number) => [
   [lon, lat],
@@ -32,13 +32,15 @@ const positionsOf = (g: { type: string; coordinates: unknown }): number[][] =>
     : ((g.coordinates as unknown[]).flat(g.type === 'Polygon' ? 1 : 2) as number[][]);
 
 describe("the EU's GeoJSON, as ddsync writes it", () => {
-  it('truncates toward zero to 6 decimals, also where the double lies just under the decimal', () => {
-    expect(truncate6(-5.8227394567)).toBe(-5.822739);
-    expect(truncate6(144.2567074567)).toBe(144.256707);
-    expect(truncate6(12.345678)).toBe(12.345678);
-    expect(truncate6(0.1234569)).toBe(0.123456);
-    expect(truncate6(-0.0000001)).toBe(0);
-    expect(truncate6(7)).toBe(7);
+  it('truncates toward zero to 6 decimals, as the readiness checks do, also where the double lies just under the decimal', () => {
+    // 1.2345679999999 cuts to 1.234567; a cut of its 10-decimal text (1.2345680000) would carry 1.234568,
+    // a point the checks never saw.
+    const coordinates = [1.2345679999999, -5.8227394567, 144.2567074567, 12.345678, 0.1234569, -0.0000001, 7];
+    for (const x of coordinates) {
+      const f = plotFeature(plot('p', { type: 'Point', coordinates: [x, 5] }, { areaHa: 1 }));
+      expect(f.ok && (f.feature.geometry.coordinates as number[])[0]).toBe(truncate6(x));
+    }
+    expect(coordinates.map(truncate6)).toEqual([1.234567, -5.822739, 144.256707, 12.345678, 0.123456, 0, 7]);
   });
 
   it('writes the four properties only, coordinates of at most 6 decimals, the outer ring only', () => {
