@@ -1,9 +1,4 @@
-import type {
-  ReportFinding,
-  ReportHeader,
-  ReportPlotRow,
-  ReportSupplierRow,
-} from '../../warehouse/report/read-report.ts';
+import type { ReportFinding, ReportHeader, ReportPlotRow, ReportSupplierRow } from '../warehouse/report/read-report.ts';
 import { compactShape } from './shape.ts';
 
 // What the HTML report embeds, built from the warehouse's rows page by page. Pure: no I/O.
@@ -40,10 +35,10 @@ export interface ReportPlots {
   suppliers: number[][];
   /** Index in `findings` of each current finding of the plot. */
   findings: number[][];
-  /** Centre in 1e-5 degrees (cli/report/shape.ts); null when the plot has no position the map can place. */
+  /** Centre in 1e-5 degrees (report/shape.ts); null when the plot has no position the map can place. */
   x: Array<number | null>;
   y: Array<number | null>;
-  /** Rings, delta-encoded (cli/report/shape.ts); [] for a point or a plot without position. */
+  /** Rings, delta-encoded (report/shape.ts); [] for a point or a plot without position. */
   rings: number[][][];
 }
 

@@ -8,7 +8,7 @@ import { PAGE_STYLE } from './page-style.ts';
 // libraries, the country outlines, the data), and its Content-Security-Policy forbids the browser to
 // fetch anything at all: it opens the same offline, from a mail attachment or a file share.
 
-/** The libraries and outlines the page inlines, read from node_modules by the caller (cli/report/assets.ts). */
+/** The libraries and outlines the page inlines, read from node_modules by the caller (report/assets.ts). */
 export interface ReportAssets {
   leafletJs: string;
   leafletCss: string;

@@ -1,18 +1,18 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { Warehouse } from '../../warehouse/database.ts';
+import type { Warehouse } from '../warehouse/database.ts';
 import {
   readReportHeader,
   readReportPlots,
   readReportSuppliers,
   supplierExists,
-} from '../../warehouse/report/read-report.ts';
+} from '../warehouse/report/read-report.ts';
 import { readReportAssets } from './assets.ts';
 import { type ReportModel, ReportModelBuilder } from './model.ts';
 import { renderReport } from './render.ts';
 
 // `ddsync report` and the demo: read the warehouse, draw the page, write the file. The reading is
-// warehouse/report/, the drawing cli/report/render.ts; this only joins them.
+// warehouse/report/, the drawing report/render.ts; this only joins them.
 
 /** --supplier names a business the warehouse has no supplier row for. */
 export class UnknownSupplierError extends Error {

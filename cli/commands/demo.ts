@@ -18,7 +18,7 @@ import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { followRefresh, startRefresh } from '../refresh-runner.ts';
 import { formatRunSummary } from '../refresh-summary.ts';
 import { demoFigures, formatDemoFigures } from '../demo-report.ts';
-import { writeReport } from '../report/write.ts';
+import { writeReport } from '../../report/write.ts';
 import { describeSpatialMode, readSpatialMode } from '../../warehouse/spatial/mode.ts';
 import { demoStatus } from '../demo-status.ts';
 import { formatStatus, statusJson } from '../status/render.ts';

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { UsageError } from '../usage.ts';
-import { UnknownSupplierError, writeReport } from '../report/write.ts';
+import { UnknownSupplierError, writeReport } from '../../report/write.ts';
 
 /** The flags as commander hands them over. */
 export interface ReportFlags {

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { writeReport, type WrittenReport } from '../../cli/report/write.ts';
+import { writeReport, type WrittenReport } from '../../report/write.ts';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import {
   canvasInk,

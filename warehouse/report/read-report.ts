@@ -3,7 +3,7 @@ import type { Warehouse } from '../database.ts';
 
 // What `ddsync report` reads: the readiness views (docs/eudr-readiness.md), with the country risk they
 // carry (docs/country-risk.md), and the plots' GeoJSON.
-// Queries only; the picture is drawn elsewhere (cli/report/).
+// Queries only; the picture is drawn elsewhere (report/).
 
 /** One current finding of a plot, as bi_eudr_plot_readiness.findings holds it. */
 export interface ReportFinding {

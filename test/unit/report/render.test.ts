@@ -1,10 +1,10 @@
 import { describe, it, expect } from 'vitest';
-import { buildReportModel, NOT_READY, READY, UNKNOWN } from '../../../cli/report/model.ts';
-import { renderReport, type ReportAssets } from '../../../cli/report/render.ts';
-import { compactShape, decodeRings, simplifyRing } from '../../../cli/report/shape.ts';
-import { jsonForScript } from '../../../cli/report/html.ts';
-import { reportFileName } from '../../../cli/report/write.ts';
-import { readReportAssets } from '../../../cli/report/assets.ts';
+import { buildReportModel, NOT_READY, READY, UNKNOWN } from '../../../report/model.ts';
+import { renderReport, type ReportAssets } from '../../../report/render.ts';
+import { compactShape, decodeRings, simplifyRing } from '../../../report/shape.ts';
+import { jsonForScript } from '../../../report/html.ts';
+import { reportFileName } from '../../../report/write.ts';
+import { readReportAssets } from '../../../report/assets.ts';
 import { checkReportFlags } from '../../../cli/commands/report.ts';
 import { UsageError } from '../../../cli/usage.ts';
 import type { ReportPlotRow, ReportSupplierRow } from '../../../warehouse/report/read-report.ts';
