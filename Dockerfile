@@ -10,7 +10,7 @@ RUN npm ci --omit=dev --no-audit --no-fund
 # folder cannot be forgotten. test/unit/infra/production-stack.test.ts checks that every file the
 # build and the CLI use gets here.
 COPY . .
-RUN node node_modules/tsx/dist/cli.mjs infra/build.ts
+RUN node node_modules/tsx/dist/cli.mjs tools/build.ts
 # The PDF archive volume mounts here (docker-compose.yml); a named volume takes over this ownership.
 RUN mkdir -p /archive && chown node:node /archive
 USER node

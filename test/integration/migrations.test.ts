@@ -4,7 +4,7 @@ import pg from 'pg';
 import { readdirSync } from 'node:fs';
 import { copyFile, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TABLE_TYPES_FILE } from '../../infra/table-types.ts';
+import { TABLE_TYPES_FILE } from '../../tools/table-types.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { MIGRATIONS_DIR, migrateToLatest } from '../../warehouse/migrate.ts';
 import { createTestDatabase } from '../support/databases.ts';

@@ -1,7 +1,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
 import { readFile } from 'node:fs/promises';
-import { renderTableTypes, TABLE_TYPES_FILE } from '../../infra/table-types.ts';
+import { renderTableTypes, TABLE_TYPES_FILE } from '../../tools/table-types.ts';
 import { NARROWED_COLUMNS } from '../../schema/database.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';

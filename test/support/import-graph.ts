@@ -89,14 +89,17 @@ export const relativeTo = (root: string, path: string) => relative(root, path);
 
 /**
  * The house's layers, from the top: a layer imports only from layers below it (to its right in
- * `cli → infra → workflows → activities → upstream | warehouse → schema → platform`). Workflows
- * import activities as types only (workflow code is bundled apart and must stay deterministic);
+ * `tools → cli → infra → workflows → activities → upstream | warehouse → schema → platform`). The
+ * developer tooling (build, table types, migration release) may import any of the product, and
+ * nothing of the product imports it. Workflows import activities as types only (workflow code is
+ * bundled apart and must stay deterministic);
  * upstream and warehouse are siblings, neither imports the other; the simulator, a stand-in for the
  * service, imports only schema and platform, and only the CLI and process assembly start it; the
  * report (the HTML page of `ddsync report`) imports warehouse, schema and platform, and only the CLI
  * imports it.
  */
 export const LAYERS = [
+  'tools',
   'cli',
   'infra',
   'report',
@@ -129,7 +132,10 @@ export function layerViolations(edges: readonly ImportEdge[]): string[] {
     const b = layerOf(e.to);
     if (a === b) continue;
     let ok: boolean;
-    if (a === 'simulator') ok = b === 'schema' || b === 'platform';
+    // Developer tooling sits above the product: it uses any of it; the product never imports it.
+    if (a === 'tools') ok = b in RANK || b === 'report' || b === 'simulator';
+    else if (b === 'tools') ok = false;
+    else if (a === 'simulator') ok = b === 'schema' || b === 'platform';
     // The report reads the warehouse and draws a page: it imports warehouse, schema and platform, and
     // only the CLI imports it.
     else if (a === 'report') ok = b === 'warehouse' || b === 'schema' || b === 'platform';

@@ -22,7 +22,7 @@ describe('the house: layers that point one way', () => {
     expect(edges.filter((e) => !existsSync(`${ROOT}/${e.to}`)).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
 
-  it('has no import against the order cli → infra → workflows → activities → upstream | warehouse → schema → platform', () => {
+  it('has no import against the order tools → cli → infra → workflows → activities → upstream | warehouse → schema → platform', () => {
     expect(layerViolations(edges)).toEqual([]);
   });
 
@@ -49,6 +49,39 @@ describe('the house: layers that point one way', () => {
       'infra/worker.ts -> report/write.ts',
       'warehouse/w.ts -> report/model.ts',
     ]);
+  });
+
+  it('keeps the developer tooling above the product: tools/ may import any of it, nothing of it imports tools/', () => {
+    const edge = (from: string, to: string): ImportEdge => ({ from, to, typeOnly: false });
+    expect(
+      layerViolations([
+        edge('tools/build.ts', 'infra/worker.ts'),
+        edge('tools/build.ts', 'cli/main.ts'),
+        edge('tools/write-table-types.ts', 'warehouse/migrate.ts'),
+        edge('tools/release-migrations.ts', 'platform/package-root.ts'),
+        edge('tools/t.ts', 'simulator/s.ts'),
+        edge('tools/t.ts', 'report/write.ts'),
+        edge('tools/t.ts', 'test/support/stack.ts'),
+        edge('cli/main.ts', 'tools/build.ts'),
+        edge('infra/worker.ts', 'tools/table-types.ts'),
+        edge('schema/database.ts', 'tools/table-types.ts'),
+      ]),
+    ).toEqual([
+      'tools/t.ts -> test/support/stack.ts',
+      'cli/main.ts -> tools/build.ts',
+      'infra/worker.ts -> tools/table-types.ts',
+      'schema/database.ts -> tools/table-types.ts',
+    ]);
+    // The build, table-type and release scripts live there, and the layers test reads their imports.
+    expect(files.filter((f) => f.startsWith('tools/'))).toEqual(
+      expect.arrayContaining([
+        'tools/build.ts',
+        'tools/release-migrations.ts',
+        'tools/table-types.ts',
+        'tools/write-table-types.ts',
+      ]),
+    );
+    expect(files.filter((f) => f.startsWith('infra/') && /build|table-types|release/.test(f))).toEqual([]);
   });
 
   it('would notice an upward import, a workflow importing an activity, siblings importing each other, a circle', () => {

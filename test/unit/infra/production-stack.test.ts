@@ -285,7 +285,7 @@ describe('the image: every file the build and the CLI use is copied', () => {
   const needs = buildNeeds(image);
 
   it('finds the build, its bundles and the files read at run time', () => {
-    expect(needs.buildScripts).toEqual(['infra/build.ts']);
+    expect(needs.buildScripts).toEqual(['tools/build.ts']);
     const folders = new Set([...needs.sources, ...needs.data].map((f) => f.split('/')[0]));
     // The reader works: the layers the build reaches and the data folders read through packagePath.
     for (const f of [...LAYERS, 'sql', 'examples', 'package.json']) {

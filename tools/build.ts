@@ -5,7 +5,7 @@ import { build } from 'esbuild';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { packagePath } from '../platform/package-root.ts';
-import { WORKFLOWS_PATH } from './worker.ts';
+import { WORKFLOWS_PATH } from '../infra/worker.ts';
 
 const cli = packagePath('dist', 'ddsync.mjs');
 await build({

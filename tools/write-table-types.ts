@@ -1,12 +1,12 @@
 // Rewrites schema/database.generated.ts from the database sql/migrations makes: a throwaway
-// embedded Postgres, migrated, then read by kysely-codegen (infra/table-types.ts). Run it after
+// embedded Postgres, migrated, then read by kysely-codegen (tools/table-types.ts). Run it after
 // adding a migration. Usage: npm run db:types
 import { writeFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { packagePath } from '../platform/package-root.ts';
 import { openWarehouse } from '../warehouse/database.ts';
 import { migrateToLatest } from '../warehouse/migrate.ts';
-import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import { startEmbeddedPostgres } from '../infra/embedded-postgres.ts';
 import { renderTableTypes, TABLE_TYPES_FILE } from './table-types.ts';
 
 const postgres = await startEmbeddedPostgres({

@@ -5,7 +5,7 @@ import { packagePath } from '../platform/package-root.ts';
 /**
  * The warehouse's Kysely table types, generated from a migrated database by kysely-codegen: the
  * SQL in sql/migrations is the one place a table's shape is written. schema/database.ts overlays
- * the narrower types the code relies on; `npm run db:types` (infra/write-table-types.ts) rewrites
+ * the narrower types the code relies on; `npm run db:types` (tools/write-table-types.ts) rewrites
  * the file and test/integration/table-types.test.ts fails when it is stale.
  */
 export const TABLE_TYPES_FILE = packagePath('schema', 'database.generated.ts');
