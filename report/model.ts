@@ -1,17 +1,20 @@
 import type { ReportFinding, ReportHeader, ReportPlotRow, ReportSupplierRow } from '../warehouse/report/read-report.ts';
+import {
+  COUNTRY_RISK_LEVELS,
+  type CountryRiskLevel,
+  NOT_READY,
+  type PagePlots,
+  READY,
+  riskLevelIndex,
+  UNKNOWN,
+} from './page-data.ts';
 import { compactShape } from './shape.ts';
 
 // What the HTML report embeds, built from the warehouse's rows page by page. Pure: no I/O.
 // Plots are stored column by column (one array per attribute) and repeated texts (findings,
 // suppliers) once in a table each: at 100,000 plots the embedded data stays a few megabytes.
 
-/** A plot's readiness as the map colours it. */
-export const NOT_READY = 0;
-export const READY = 1;
-export const UNKNOWN = 2;
-
-/** Country risk levels as the page names them; a plot holds an index into it, -1 without a country. */
-export const COUNTRY_RISK_LEVELS = ['low', 'standard', 'high', 'unknown'] as const;
+export { COUNTRY_RISK_LEVELS, NOT_READY, READY, UNKNOWN } from './page-data.ts';
 
 /** The index of a level in COUNTRY_RISK_LEVELS; a value the views do not give (none today) counts as unknown. */
 export function countryRiskIndex(level: string | null): number {
@@ -20,27 +23,8 @@ export function countryRiskIndex(level: string | null): number {
   return i < 0 ? COUNTRY_RISK_LEVELS.indexOf('unknown') : i;
 }
 
-export interface ReportPlots {
-  ids: string[];
-  names: string[];
-  /** NOT_READY, READY or UNKNOWN. */
-  state: number[];
-  /** Hectares, one decimal; null when unknown. */
-  area: Array<number | null>;
-  /** Country of production; '' when missing. */
-  country: string[];
-  /** Country risk of the country of production: index in COUNTRY_RISK_LEVELS, -1 without a country. */
-  countryRisk: number[];
-  /** Index in `suppliers` of each supplier the plot is reached through. */
-  suppliers: number[][];
-  /** Index in `findings` of each current finding of the plot. */
-  findings: number[][];
-  /** Centre in 1e-5 degrees (report/shape.ts); null when the plot has no position the map can place. */
-  x: Array<number | null>;
-  y: Array<number | null>;
-  /** Rings, delta-encoded (report/shape.ts); [] for a point or a plot without position. */
-  rings: number[][][];
-}
+/** The plots as the page gets them (report/page-data.ts). */
+export type ReportPlots = PagePlots;
 
 export interface ReportModel {
   generatedAt: string;
@@ -50,6 +34,8 @@ export interface ReportModel {
   /** The supplier the report is restricted to (--supplier), or null for every plot. */
   supplier: { id: string; name: string } | null;
   totals: { plots: number; ready: number; notReady: number; unknown: number; hectares: number; located: number };
+  /** Plots per country risk level of their country of production; a plot without a country counts as unknown, as the views count it. */
+  countryRisk: Record<CountryRiskLevel, number>;
   /** bi_eudr_supplier_readiness rows (one only with --supplier). */
   supplierRows: ReportSupplierRow[];
   /** Every supplier a plot of the report is reached through: [id, name]. */
@@ -75,6 +61,7 @@ export class ReportModelBuilder {
     x: [],
     y: [],
     rings: [],
+    lines: {},
   };
   private readonly findingIndex = new Map<string, number>();
   private readonly findings: ReportModel['findings'] = [];
@@ -82,6 +69,7 @@ export class ReportModelBuilder {
   private readonly suppliers: Array<[string, string]> = [];
   private readonly reasons = new Map<string, number>();
   private readonly totals = { plots: 0, ready: 0, notReady: 0, unknown: 0, hectares: 0, located: 0 };
+  private readonly countryRisk: Record<CountryRiskLevel, number> = { low: 0, standard: 0, high: 0, unknown: 0 };
 
   /** Supplier names known up front (bi_eudr_supplier_readiness); others show their id. */
   constructor(private readonly supplierNames: ReadonlyMap<string, string> = new Map()) {}
@@ -96,12 +84,15 @@ export class ReportModelBuilder {
       p.state.push(state);
       p.area.push(row.areaHa === null || !Number.isFinite(row.areaHa) ? null : Math.round(row.areaHa * 10) / 10);
       p.country.push(row.countryCode ?? '');
-      p.countryRisk.push(countryRiskIndex(row.countryRiskLevel));
+      const risk = countryRiskIndex(row.countryRiskLevel);
+      p.countryRisk.push(risk);
+      this.countryRisk[COUNTRY_RISK_LEVELS[riskLevelIndex(risk)]!]++;
       p.suppliers.push(row.supplierIds.map((id) => this.supplier(id)));
       p.findings.push(row.findings.map((f) => this.finding(f)));
       p.x.push(shape ? shape.x : null);
       p.y.push(shape ? shape.y : null);
       p.rings.push(shape ? shape.rings : []);
+      if (shape?.lines) p.lines[p.ids.length - 1] = shape.lines;
       this.totals.plots++;
       if (state === READY) this.totals.ready++;
       else if (state === NOT_READY) this.totals.notReady++;
@@ -126,6 +117,7 @@ export class ReportModelBuilder {
       lastRefreshStatus: options.header.lastRefreshStatus,
       supplier: options.supplier,
       totals: { ...this.totals, hectares: Math.round(this.totals.hectares * 10) / 10 },
+      countryRisk: { ...this.countryRisk },
       supplierRows: options.supplierRows,
       suppliers: this.suppliers,
       findings: this.findings,

@@ -23,6 +23,10 @@ aside { flex: 0 0 320px; display: flex; flex-direction: column; gap: 10px; }
 .legend, #details { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; }
 #details { flex: 1 1 auto; overflow: auto; max-height: 440px; }
 .legend div { margin: 3px 0; color: var(--muted); }
+.colour-by { border: 0; padding: 0 0 6px; margin: 0 0 6px; border-bottom: 1px solid var(--line); }
+.colour-by legend { padding: 0; font-weight: 600; }
+.colour-by label { margin-right: 12px; cursor: pointer; }
+.legend .count { font-variant-numeric: tabular-nums; color: var(--ink); }
 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 50%; margin-right: 8px; vertical-align: -1px; }
 .gradient { display: block; height: 8px; margin: 6px 0 4px; border-radius: 4px; background: linear-gradient(90deg, hsl(0,70%,40%), hsl(60,70%,40%), hsl(120,70%,40%)); }
 .hint, .none, .note, .empty { color: var(--muted); }

@@ -1,7 +1,16 @@
 import { reasonsChart, supplierReadinessChart } from './charts.ts';
 import { escapeHtml, jsonForScript, scriptText, styleText } from './html.ts';
-import { COUNTRY_RISK_LEVELS, type ReportModel } from './model.ts';
-import { PAGE_SCRIPT } from './page-script.ts';
+import type { ReportModel } from './model.ts';
+import {
+  COUNTRY_RISK_COLOURS,
+  COUNTRY_RISK_LEVELS,
+  COUNTRY_RISK_ORDER,
+  NOT_READY,
+  type PageData,
+  READINESS_COLOURS,
+  READY,
+  UNKNOWN,
+} from './page-data.ts';
 import { PAGE_STYLE } from './page-style.ts';
 
 // The report as one HTML document: data → text, no I/O. Everything it needs is inside it (the
@@ -15,6 +24,8 @@ export interface ReportAssets {
   topojsonClientJs: string;
   /** world-atlas countries-110m.json (Natural Earth, TopoJSON) as text. */
   worldTopoJson: string;
+  /** The page's own script, bundled from report/page/ (report/page-bundle.ts). */
+  pageJs: string;
 }
 
 const CSP =
@@ -56,17 +67,38 @@ ${t.located < t.plots ? `<li class="unknown"><strong>${count(t.plots - t.located
 
 function mapSection(m: ReportModel): string {
   return `<section class="map-row">
-<div id="map" aria-label="Map of the plots coloured by readiness"></div>
+<div id="map" aria-label="Map of the plots coloured by readiness or by country risk"></div>
 <aside>
 <div class="legend">
-<div><span class="swatch" style="background:#1a9850"></span>ready</div>
-<div><span class="swatch" style="background:#d7301f"></span>not ready (a blocking finding)</div>
-<div><span class="swatch" style="background:#8c8c8c"></span>readiness unknown</div>
+<fieldset class="colour-by"><legend>Colour plots by</legend>
+<label><input type="radio" name="colour-by" value="readiness" checked> readiness</label>
+<label><input type="radio" name="colour-by" value="risk"> country risk</label>
+</fieldset>
+<div data-legend="readiness">
+<div><span class="swatch" style="background:${READINESS_COLOURS[READY]}"></span>ready</div>
+<div><span class="swatch" style="background:${READINESS_COLOURS[NOT_READY]}"></span>not ready (a blocking finding)</div>
+<div><span class="swatch" style="background:${READINESS_COLOURS[UNKNOWN]}"></span>readiness unknown</div>
 <div class="scale"><span class="gradient"></span>zoomed out: discs gather the plots near each other, coloured by their share ready (red 0% → green 100%)</div>
+</div>
+${riskLegend(m)}
 </div>
 <div id="details"><p class="hint">Hover over a plot for its summary; click it for its findings. Zoom in to see polygons (${count(m.totals.located)} plots on the map). Click a supplier below to go to its plots.</p></div>
 </aside>
 </section>`;
+}
+
+/** The legend of the country risk colouring, shown when it is chosen: each level with its plots. */
+function riskLegend(m: ReportModel): string {
+  const levels = [...COUNTRY_RISK_ORDER].reverse();
+  const rows = levels.map((level) => {
+    const colour = COUNTRY_RISK_COLOURS[COUNTRY_RISK_LEVELS.indexOf(level)];
+    const label = level === 'unknown' ? 'unknown (level not settled, or no country)' : `${level} risk`;
+    return `<div data-level="${level}"><span class="swatch" style="background:${colour}"></span>${label}: <span class="count">${count(m.countryRisk[level])}</span> plots</div>`;
+  });
+  return `<div data-legend="risk" hidden>
+${rows.join('\n')}
+<div class="scale">the country of production's level under the Commission's benchmarking (docs/country-risk.md); zoomed out, a disc takes the highest level among its plots (high, then unknown, standard, low), as a supplier's country risk does</div>
+</div>`;
 }
 
 function reasonCell(reasons: Array<{ code: string; plots: number }>): string {
@@ -112,7 +144,7 @@ export function renderReport(m: ReportModel, assets: ReportAssets): string {
       }</p></section>`
     : mapSection(m);
   // The page needs the plots, the finding and supplier tables; the rest is in the HTML already.
-  const pageData = {
+  const pageData: PageData = {
     plots: m.plots,
     findings: m.findings,
     suppliers: m.suppliers,
@@ -144,7 +176,7 @@ ${body}
 <script type="application/json" id="ddsync-data">${jsonForScript(pageData)}</script>
 ${empty ? '' : `<script type="application/json" id="ddsync-world">${jsonForScript(JSON.parse(assets.worldTopoJson))}</script>`}
 ${empty ? '' : `<script>${scriptText(assets.leafletJs)}</script>\n<script>${scriptText(assets.topojsonClientJs)}</script>`}
-<script>${PAGE_SCRIPT}</script>
+<script>${scriptText(assets.pageJs)}</script>
 </body>
 </html>
 `;

@@ -2,9 +2,10 @@
 // 1e-5 degree (about a metre: far below what a screen shows), rings simplified at that tolerance,
 // and each ring written as differences from the previous position (small numbers, few digits).
 // Pure: no I/O.
+import { UNITS_PER_DEGREE } from './page-data.ts';
 
 /** Units per degree of the report's coordinates. */
-export const UNITS_PER_DEGREE = 1e5;
+export { UNITS_PER_DEGREE };
 /** Simplification tolerance in units: positions within 2 units (about 2 m) of the line are dropped. */
 const TOLERANCE = 2;
 
@@ -17,6 +18,8 @@ export interface CompactShape {
    * position relative to the centre, each next one relative to the one before. Empty for a point.
    */
   rings: number[][];
+  /** Open lines (of a LineString or MultiLineString: the EU refuses them, the map still shows them), encoded as rings are; absent when none. */
+  lines?: number[][];
 }
 
 type Position = [number, number];
@@ -40,31 +43,50 @@ function ringOf(value: unknown): Position[] {
   return out;
 }
 
-/** Rings of a Polygon or MultiPolygon (a ring is an array of positions); a Point is a single ring of one. */
-function ringsOf(geometry: unknown): Position[][] {
-  if (!geometry || typeof geometry !== 'object') return [];
+interface Parts {
+  /** Rings of polygons (a Point: a single ring of one position). */
+  rings: Position[][];
+  /** Open lines. */
+  lines: Position[][];
+}
+
+/**
+ * The rings and lines of a geometry: Point, Polygon, MultiPolygon, LineString, MultiLineString, and
+ * those inside a GeometryCollection or a Feature. Any other type (MultiPoint, a type no GeoJSON has)
+ * has nothing the map draws.
+ */
+function partsOf(geometry: unknown, into: Parts = { rings: [], lines: [] }): Parts {
+  if (!geometry || typeof geometry !== 'object') return into;
   const g = geometry as { type?: unknown; coordinates?: unknown; geometries?: unknown };
   const c = g.coordinates;
+  const kept = (list: Position[][]) => list.filter((r) => r.length > 0);
   switch (g.type) {
     case 'Point': {
       const p = position(c);
-      return p ? [[p]] : [];
+      if (p) into.rings.push([p]);
+      break;
     }
     case 'Polygon':
-      return Array.isArray(c) ? c.map(ringOf).filter((r) => r.length > 0) : [];
+      if (Array.isArray(c)) into.rings.push(...kept(c.map(ringOf)));
+      break;
     case 'MultiPolygon':
-      return Array.isArray(c)
-        ? c
-            .flatMap((polygon: unknown) => (Array.isArray(polygon) ? polygon.map(ringOf) : []))
-            .filter((r) => r.length > 0)
-        : [];
+      if (Array.isArray(c))
+        into.rings.push(...kept(c.flatMap((polygon: unknown) => (Array.isArray(polygon) ? polygon.map(ringOf) : []))));
+      break;
+    case 'LineString':
+      into.lines.push(...kept([ringOf(c)]));
+      break;
+    case 'MultiLineString':
+      if (Array.isArray(c)) into.lines.push(...kept(c.map(ringOf)));
+      break;
     case 'GeometryCollection':
-      return Array.isArray(g.geometries) ? g.geometries.flatMap(ringsOf) : [];
+      if (Array.isArray(g.geometries)) for (const member of g.geometries) partsOf(member, into);
+      break;
     case 'Feature':
-      return ringsOf((geometry as { geometry?: unknown }).geometry);
-    default:
-      return [];
+      partsOf((geometry as { geometry?: unknown }).geometry, into);
+      break;
   }
+  return into;
 }
 
 /** Squared distance from p to the segment a–b. */
@@ -109,16 +131,31 @@ export function simplifyRing(ring: readonly Position[], tolerance = TOLERANCE): 
   return simplified.length >= 4 || simplified.length === points.length ? simplified : points;
 }
 
+/** Each position as the difference from the one before, the first from the centre, after simplification. */
+function encode(parts: Position[][], x: number, y: number): number[][] {
+  return parts.map((part) => {
+    const out: number[] = [];
+    let px = x;
+    let py = y;
+    for (const [rx, ry] of simplifyRing(part)) {
+      out.push(rx - px, ry - py);
+      px = rx;
+      py = ry;
+    }
+    return out;
+  });
+}
+
 /** The compact shape of a plot's GeoJSON; null when it has no position the map can place. */
 export function compactShape(geometry: unknown): CompactShape | null {
-  const rings = ringsOf(geometry);
-  if (rings.length === 0) return null;
+  const { rings, lines } = partsOf(geometry);
+  if (rings.length === 0 && lines.length === 0) return null;
   let minX = Infinity;
   let minY = Infinity;
   let maxX = -Infinity;
   let maxY = -Infinity;
-  for (const ring of rings)
-    for (const [x, y] of ring) {
+  for (const part of [...rings, ...lines])
+    for (const [x, y] of part) {
       if (x < minX) minX = x;
       if (x > maxX) maxX = x;
       if (y < minY) minY = y;
@@ -126,25 +163,16 @@ export function compactShape(geometry: unknown): CompactShape | null {
     }
   const x = Math.round((minX + maxX) / 2);
   const y = Math.round((minY + maxY) / 2);
-  const isPoint = rings.length === 1 && rings[0]!.length === 1;
+  const isPoint = lines.length === 0 && rings.length === 1 && rings[0]!.length === 1;
   if (isPoint) return { x, y, rings: [] };
-  const encoded = rings.map((ring) => {
-    const out: number[] = [];
-    let px = x;
-    let py = y;
-    for (const [rx, ry] of simplifyRing(ring)) {
-      out.push(rx - px, ry - py);
-      px = rx;
-      py = ry;
-    }
-    return out;
-  });
-  return { x, y, rings: encoded };
+  const shape: CompactShape = { x, y, rings: encode(rings, x, y) };
+  if (lines.length > 0) shape.lines = encode(lines, x, y);
+  return shape;
 }
 
 /** The rings back in degrees (the page does the same): for tests. */
-export function decodeRings(shape: CompactShape): Array<Array<[number, number]>> {
-  return shape.rings.map((ring) => {
+export function decodeRings(shape: CompactShape, which: 'rings' | 'lines' = 'rings'): Array<Array<[number, number]>> {
+  return (shape[which] ?? []).map((ring) => {
     const out: Array<[number, number]> = [];
     let px = shape.x;
     let py = shape.y;

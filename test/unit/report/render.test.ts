@@ -17,6 +17,7 @@ const ASSETS: ReportAssets = {
   leafletCss: '/* https://bugs.example/1 */ .leaflet-container { color: red; }',
   topojsonClientJs: 'window.topojson = {}; /* TOPOJSON */',
   worldTopoJson: '{"type":"Topology","objects":{"countries":{"type":"GeometryCollection","geometries":[]}},"arcs":[]}',
+  pageJs: 'window.ddsyncReport = {}; /* PAGE */',
 };
 const HOSTILE = '</script><img src=x onerror=alert(1)>';
 const NOW = new Date('2026-11-23T20:45:00Z');
