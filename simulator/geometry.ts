@@ -13,6 +13,15 @@ export interface PointGeometry {
   coordinates: number[];
 }
 
+/**
+ * Off the contract altogether: never generated, only set by a test through the control API
+ * (`editPlot`) to play a service that sends a plot as a line, several points or a collection.
+ */
+export type OffContractGeometry =
+  | { type: 'LineString' | 'MultiPoint'; coordinates: number[][] }
+  | { type: 'MultiLineString'; coordinates: number[][][] }
+  | { type: 'GeometryCollection'; geometries: Array<PolygonGeometry | PointGeometry | OffContractGeometry> };
+
 // Same sphere radius as @turf/area, so planar areas in the local tangent plane agree closely.
 const EARTH_RADIUS_M = 6371008.8;
 const METERS_PER_DEGREE = (Math.PI * EARTH_RADIUS_M) / 180;

@@ -21,6 +21,7 @@ import {
   toPolygon,
   unclosed,
   withHole,
+  type OffContractGeometry,
   type PointGeometry,
   type PolygonGeometry,
 } from './geometry.ts';
@@ -51,7 +52,7 @@ export interface PlotState {
   createdAt: string;
   updatedAt: string;
   /** A Polygon as the contract shows; the pointOver4ha odd record is a Point (see ODD_KINDS). */
-  geometry: PolygonGeometry | PointGeometry;
+  geometry: PolygonGeometry | PointGeometry | OffContractGeometry;
   commodities: string[];
   name: string;
   surfaceArea: number;

@@ -1,12 +1,13 @@
 // The plot dataset: generated plots plus an in-memory overlay of mutations. Memory grows with the
 // number of mutations only; an unfiltered page costs O(page), filtered queries scan.
-import { ringAreaM2, type PolygonGeometry } from './geometry.ts';
+import { ringAreaM2, type OffContractGeometry, type PolygonGeometry } from './geometry.ts';
 import { globalIndexAt, ownerOf, type Layout, type SupplierReach } from './layout.ts';
 import { generatePlot, plotIndexOf, type Analysis, type PlotState } from './plot-factory.ts';
 
 export interface PlotPatch {
   name?: string;
-  geometry?: PolygonGeometry;
+  /** A test may set a geometry off the contract (a line) to play a service that breaks it. */
+  geometry?: PolygonGeometry | OffContractGeometry;
   commodities?: string[];
   riskAssessmentStatus?: string;
   riskLevel?: string | null;
@@ -54,7 +55,7 @@ export class PlotStore {
     const g = this.indexOf(id);
     if (g === undefined) return undefined;
     const merged = { ...this.patches.get(g), ...patch, updatedAt: new Date().toISOString() };
-    if (patch.geometry && patch.surfaceArea === undefined) {
+    if (patch.geometry?.type === 'Polygon' && patch.surfaceArea === undefined) {
       merged.surfaceArea = Math.round(ringAreaM2(patch.geometry.coordinates[0] ?? []) * 100) / 100;
     }
     this.patches.set(g, merged);

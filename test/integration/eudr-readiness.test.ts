@@ -263,6 +263,54 @@ describe('EUDR readiness', () => {
     expect(view.rows).toEqual([]);
   });
 
+  it('stores a plot a service sends as a line (off its contract), blocks it as the EU would, and clears it once drawn again', async () => {
+    const control = h.sim.control;
+    // A plot ready as it stands, so the line's finding is its only one.
+    const ready = await sql<{ plot_id: string }>`
+      select plot_id from bi_eudr_plot_readiness where ready and plot_id <> all(${Object.values(odd)}::text[])
+      order by plot_id limit 1`.execute(h.db);
+    const id = ready.rows[0]!.plot_id;
+    const plain = control.getPlot(id)!;
+    const polygon = plain['geometry'] as { type: 'Polygon'; coordinates: number[][][] };
+    const ring = polygon.coordinates[0]!;
+    // The outline as a line: the same positions, which the EU information system refuses.
+    control.editPlot(id, { geometry: { type: 'LineString', coordinates: ring }, surfaceArea: 12_000 });
+    const summary = await h.refresh();
+    expect(summary.status).toBe('succeeded');
+    // Stored, not skipped: no issue names it, and the warehouse has it as the service sent it.
+    const issues = await sql<{ n: number }>`
+      select count(*)::int as n from sync_issues where run_id = ${summary.runId}::uuid and record_id = ${id}`.execute(
+      h.db,
+    );
+    expect(issues.rows[0]!.n).toBe(0);
+    const row = await sql<{
+      geometry: { type: string };
+      geometry_valid: boolean;
+      geometry_issue: string;
+      area_ha: number | null;
+    }>`
+      select geometry, geometry_valid, geometry_issue, area_ha from plots where id = ${id}`.execute(h.db);
+    expect(row.rows[0]).toMatchObject({
+      geometry: { type: 'LineString' },
+      geometry_valid: false,
+      geometry_issue: 'a LineString, not a polygon or a point (no area)',
+      area_ha: null,
+    });
+    const current = (await findings(id)).filter((f) => f.is_current);
+    expect(current.map((f) => [f.code, f.severity])).toEqual([['geometry_type_refused', 'blocking']]);
+    const view = await sql<{ ready: boolean; blocking_codes: string[] }>`
+      select ready, blocking_codes from bi_eudr_plot_readiness where plot_id = ${id}`.execute(h.db);
+    expect(view.rows[0]).toMatchObject({ ready: false, blocking_codes: ['geometry_type_refused'] });
+
+    control.editPlot(id, { geometry: polygon, surfaceArea: plain['surfaceArea'] as number });
+    expect((await h.refresh()).status).toBe('succeeded');
+    expect((await findings(id)).filter((f) => f.is_current)).toEqual([]);
+    const again = await sql<{ ready: boolean }>`select ready from bi_eudr_plot_readiness where plot_id = ${id}`.execute(
+      h.db,
+    );
+    expect(again.rows[0]!.ready).toBe(true);
+  });
+
   it('says the overlap check was not run on a warehouse without PostGIS', async () => {
     const { rows } = await sql<{ checked: boolean }>`select eudr_overlap_checked() as checked`.execute(h.db);
     expect(rows[0]!.checked).toBe(false);

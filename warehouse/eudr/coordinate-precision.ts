@@ -1,4 +1,4 @@
-import type { PlotGeometry } from '../../schema/upstream.ts';
+import { isCheckedGeometry, type PlotGeometry } from '../../schema/upstream.ts';
 import { finding, type Finding } from './finding.ts';
 
 /**
@@ -11,7 +11,8 @@ import { finding, type Finding } from './finding.ts';
 export const SHORT_SHARE_LIMIT = 0.5;
 
 export function coordinatePrecisionFindings(geometry: PlotGeometry | null | undefined): Finding[] {
-  if (!geometry) return [];
+  // A line or a collection has its own finding (geolocation-form.ts); its precision is not the question.
+  if (!geometry || !isCheckedGeometry(geometry)) return [];
   const tally = { values: 0, short: 0 };
   if (geometry.type === 'Point') countPosition(geometry.coordinates, tally);
   else if (geometry.type === 'Polygon') countRings(geometry.coordinates, tally);

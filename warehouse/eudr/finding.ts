@@ -36,6 +36,8 @@ export const CHECKS = {
   country_outside_declared: 'blocking',
   coordinates_swapped: 'blocking',
   country_near_border: 'info',
+  geometry_type_refused: 'blocking',
+  geometry_type_not_checked: 'warning',
 } as const satisfies Record<string, Severity>;
 
 export type FindingCode = keyof typeof CHECKS;

@@ -2,6 +2,12 @@ import type { Plot } from '../../schema/upstream.ts';
 import { finding, type Finding } from './finding.ts';
 
 /**
+ * The geometry types (GeoJSON File Description v1.3, Operator API Reference v1.0 §9.2): the EU takes
+ * Point, MultiPoint, Polygon, MultiPolygon and GeometryCollection, and "LineString" and
+ * "MultiLineString" "will not be accepted/processed": a plot drawn as a line is blocking. A
+ * MultiPoint or a collection the EU takes, but the service's contract never sends one and ddsync's
+ * shape checks do not read it: a warning that says so, rather than a silence that looks like a pass.
+ *
  * Point or polygon (Regulation (EU) 2023/1115, Art. 2(28)): a plot of more than 4 hectares used for
  * a commodity other than cattle must be described by a polygon; a smaller one may be a single point.
  * A point has no area of its own, so the size is the surfaceArea the service reports; without it the
@@ -21,6 +27,22 @@ export const POINT_MINIMUM_M2 = 1;
 export function geolocationFormFindings(plot: Plot): Finding[] {
   const geometry = plot.geometry;
   if (!geometry) return [finding('geometry_missing', 'The plot has no geolocation (no point or polygon).')];
+  if (geometry.type === 'LineString' || geometry.type === 'MultiLineString')
+    return [
+      finding(
+        'geometry_type_refused',
+        `The plot is drawn as a ${geometry.type}: the EU information system does not accept lines as the geolocation of a plot of land; give a polygon (or a point for a plot of up to 4 ha).`,
+        { type: geometry.type },
+      ),
+    ];
+  if (geometry.type === 'MultiPoint' || geometry.type === 'GeometryCollection')
+    return [
+      finding(
+        'geometry_type_not_checked',
+        `The plot is a ${geometry.type}: the EU information system accepts one, but ddsync does not check its shape, area or decimals; check it by hand, or send it as a polygon or a point.`,
+        { type: geometry.type },
+      ),
+    ];
   if (geometry.type !== 'Point') return [];
   const commodities = plot.commodities ?? [];
   // Cattle establishments may be given as a point whatever their size; a plot also used for another commodity may not.

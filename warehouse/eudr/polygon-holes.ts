@@ -1,5 +1,5 @@
 import turfArea from '@turf/area';
-import type { PlotGeometry, Position } from '../../schema/upstream.ts';
+import { isCheckedGeometry, type PlotGeometry, type Position } from '../../schema/upstream.ts';
 import type { GeometryFacts } from '../refresh/geometry-quality.ts';
 import { finding, type Finding } from './finding.ts';
 
@@ -12,7 +12,7 @@ import { finding, type Finding } from './finding.ts';
  * ("two half-doughnut shaped polygons"). The sentence says how much land the outer boundary adds.
  */
 export function polygonHoleFindings(geometry: PlotGeometry | null | undefined, facts: GeometryFacts): Finding[] {
-  if (!geometry || geometry.type === 'Point') return [];
+  if (!geometry || !isCheckedGeometry(geometry) || geometry.type === 'Point') return [];
   const polygons = geometry.type === 'MultiPolygon' ? geometry.coordinates : [geometry.coordinates];
   const holes = polygons.reduce((n, rings) => n + Math.max(0, rings.length - 1), 0);
   if (holes === 0) return [];

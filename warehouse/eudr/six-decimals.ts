@@ -1,4 +1,4 @@
-import type { PlotGeometry, Position } from '../../schema/upstream.ts';
+import type { CheckedGeometry, Position } from '../../schema/upstream.ts';
 
 /**
  * Coordinates as the EU information system keeps them: cut to 6 decimal places. The Operator API
@@ -36,7 +36,7 @@ function truncatePosition(position: Position): Position {
 }
 
 /** The geometry as the EU keeps it (longitude and latitude only, each cut to 6 decimals). */
-export function truncatedGeometry(geometry: PlotGeometry): PlotGeometry {
+export function truncatedGeometry(geometry: CheckedGeometry): CheckedGeometry {
   switch (geometry.type) {
     case 'Point':
       return { type: 'Point', coordinates: truncatePosition(geometry.coordinates) };
@@ -51,7 +51,7 @@ export function truncatedGeometry(geometry: PlotGeometry): PlotGeometry {
 }
 
 /** Whether any longitude or latitude has more than 6 decimals (the cut would change the geometry). */
-export function hasMoreThan6Decimals(geometry: PlotGeometry): boolean {
+export function hasMoreThan6Decimals(geometry: CheckedGeometry): boolean {
   const long = (p: Position) => truncate6(p[0]!) !== p[0] || truncate6(p[1]!) !== p[1];
   switch (geometry.type) {
     case 'Point':

@@ -1,4 +1,4 @@
-import type { PlotGeometry, Position } from '../../schema/upstream.ts';
+import { type CheckedGeometry, isCheckedGeometry, type PlotGeometry, type Position } from '../../schema/upstream.ts';
 import { assessGeometry, type GeometryFacts } from '../refresh/geometry-quality.ts';
 import { finding, type Finding } from './finding.ts';
 import { hasMoreThan6Decimals, truncatedGeometry } from './six-decimals.ts';
@@ -16,7 +16,7 @@ import { hasMoreThan6Decimals, truncatedGeometry } from './six-decimals.ts';
 const COLLAPSED_HA = 1e-10;
 
 export function truncationFindings(geometry: PlotGeometry | null | undefined, facts: GeometryFacts): Finding[] {
-  if (!geometry || geometry.type === 'Point' || !facts.valid) return [];
+  if (!geometry || !isCheckedGeometry(geometry) || geometry.type === 'Point' || !facts.valid) return [];
   if (!hasMoreThan6Decimals(geometry)) return [];
   const cut = truncatedGeometry(geometry);
   // The EU's own words first: a duplicate coordinate (a checker of sides would call it a crossing).
@@ -55,8 +55,11 @@ export function truncationFindings(geometry: PlotGeometry | null | undefined, fa
 }
 
 /** The first pair of consecutive positions that differ as sent but are equal once cut. */
-function newDuplicate(sent: PlotGeometry, cut: PlotGeometry): { at: Position; polygon: number; ring: number } | null {
-  const polygonsOf = (g: PlotGeometry): Position[][][] =>
+function newDuplicate(
+  sent: CheckedGeometry,
+  cut: CheckedGeometry,
+): { at: Position; polygon: number; ring: number } | null {
+  const polygonsOf = (g: CheckedGeometry): Position[][][] =>
     g.type === 'MultiPolygon' ? g.coordinates : g.type === 'Polygon' ? [g.coordinates] : [];
   const before = polygonsOf(sent);
   const after = polygonsOf(cut);

@@ -103,6 +103,8 @@ export function euGeometry(geometry: unknown): { ok: true; geometry: Geometry } 
     }
     if (polygons.length > 0) return { ok: true, geometry: { type: 'MultiPolygon', coordinates: polygons } };
   }
+  if (g.type === 'MultiPoint' || g.type === 'GeometryCollection')
+    return { ok: false, reason: `a ${g.type}, which the EU accepts but ddsync does not check, so does not write` };
   return { ok: false, reason: `a geometry of type ${JSON.stringify(String(g.type))}, which the EU does not accept` };
 }
 
@@ -121,11 +123,14 @@ export function plotFeature(plot: ExportPlot): FeatureResult {
       plotId: plot.id,
       reason: `a point reporting an area of ${plot.areaHa} ha, below the 0.0001 ha the EU takes for a point`,
     };
-  const properties: Record<string, string | number> = {
-    ProducerName: plot.producerName ?? '',
-    ProducerCountry: plot.countryCode ?? '',
-    ProductionPlace: plot.name ?? plot.id,
-  };
+  // All four are optional to the EU (§9.2): one not known is left out, never written empty; a
+  // country that is not an ISO alpha-2 code would be refused, so it is left out too (its finding says so).
+  const properties: Record<string, string | number> = {};
+  const producer = plot.producerName?.trim();
+  if (producer) properties['ProducerName'] = producer;
+  const country = plot.countryCode?.trim().toUpperCase();
+  if (country && /^[A-Z]{2}$/.test(country)) properties['ProducerCountry'] = country;
+  properties['ProductionPlace'] = plot.name?.trim() || plot.id;
   // Hectares to 4 decimals: the EU's smallest point area is 0.0001 ha.
   if (plot.areaHa !== null && Number.isFinite(plot.areaHa)) properties['Area'] = Math.round(plot.areaHa * 1e4) / 1e4;
   return { ok: true, feature: { type: 'Feature', properties, geometry: geometry.geometry } };

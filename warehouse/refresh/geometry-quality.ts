@@ -1,7 +1,13 @@
 import turfArea from '@turf/area';
 import turfBbox from '@turf/bbox';
 import turfKinks from '@turf/kinks';
-import type { PlotGeometry, Position } from '../../schema/upstream.ts';
+import {
+  isCheckedGeometry,
+  positionsOf,
+  type PlotGeometry,
+  type Position,
+  type UncheckedGeometry,
+} from '../../schema/upstream.ts';
 import { drawnRingAreaM2 } from './drawn-area.ts';
 
 /**
@@ -37,13 +43,15 @@ export type GeometryProblem =
   | ({ kind: 'too_few_positions'; positions: number; distinct?: number } & RingAt)
   | ({ kind: 'not_closed' } & RingAt)
   | { kind: 'self_intersection'; at: [number, number]; count: number }
-  | ({ kind: 'hole_outside' } & RingAt);
+  | ({ kind: 'hole_outside' } & RingAt)
+  | { kind: 'not_a_plot_shape'; type: UncheckedGeometry['type'] };
 
 const M2_PER_HECTARE = 10_000;
 
 export function assessGeometry(geometry: PlotGeometry | null | undefined): GeometryFacts {
   if (!geometry) return flaggedWithout({ kind: 'missing' }, 'no geometry');
   if (geometry.type === 'Point') return assessPoint(geometry.coordinates);
+  if (!isCheckedGeometry(geometry)) return assessUnchecked(geometry);
   const multi = geometry.type === 'MultiPolygon';
   const polygons: Position[][][] = multi ? geometry.coordinates : [geometry.coordinates];
   const problem = structuralProblem(polygons);
@@ -97,6 +105,21 @@ function assessPoint(position: Position): GeometryFacts {
   };
 }
 
+/**
+ * A line, several points or a collection: stored with where it lies, no area, and its type as the
+ * problem (the one that matters: the EU refuses lines, and ddsync checks no shape of these types).
+ */
+function assessUnchecked(geometry: UncheckedGeometry): GeometryFacts {
+  const problem: GeometryProblem = { kind: 'not_a_plot_shape', type: geometry.type };
+  let bbox: GeometryFacts['bbox'] = null;
+  for (const [lon, lat] of positionsOf(geometry) as Iterable<[number, number]>) {
+    bbox = bbox
+      ? [Math.min(bbox[0], lon), Math.min(bbox[1], lat), Math.max(bbox[2], lon), Math.max(bbox[3], lat)]
+      : [lon, lat, lon, lat];
+  }
+  return { areaHa: null, bbox, valid: false, issue: describe(problem, false), problem, crossesAntimeridian: false };
+}
+
 function describe(problem: GeometryProblem, multi: boolean): string {
   const where = (at: Partial<RingAt>) => (multi ? `polygon ${at.polygon} ring ${at.ring}` : `ring ${at.ring}`);
   switch (problem.kind) {
@@ -124,6 +147,8 @@ function describe(problem: GeometryProblem, multi: boolean): string {
       return `self-intersection at [${problem.at[0]}, ${problem.at[1]}]${problem.count > 1 ? ` and ${problem.count - 1} more` : ''}`;
     case 'hole_outside':
       return `${where(problem)} is a hole outside its outer ring`;
+    case 'not_a_plot_shape':
+      return `a ${problem.type}, not a polygon or a point (no area)`;
   }
 }
 

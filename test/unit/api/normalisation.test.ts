@@ -127,6 +127,32 @@ describe('normalisation at the boundary', () => {
       samplePlot(6, { commodities: 'cocoa' }),
       samplePlot(7, { species: [{ commonName: 3 }] }),
       samplePlot(8, { geometry: { type: 'Point', coordinates: [1, 2] } }),
+      samplePlot(9, {
+        geometry: {
+          type: 'LineString',
+          coordinates: [
+            [1, 2],
+            [3, 4],
+          ],
+        },
+      }),
+      samplePlot(10, {
+        geometry: {
+          type: 'MultiLineString',
+          coordinates: [
+            [
+              [1, 2],
+              [3, 4],
+            ],
+          ],
+        },
+      }),
+      samplePlot(11, {
+        geometry: { type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: [1, 2] }] },
+      }),
+      samplePlot(12, { geometry: { type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: 'x' }] } }),
+      samplePlot(13, { geometry: { type: 'Circle', coordinates: [1, 2] } }),
+      samplePlot(14, { geometry: { type: 'LineString', coordinates: [1, 2] } }),
     ];
     for (const c of cases) {
       const viaZod = PlotSchema.safeParse(structuredClone(c));

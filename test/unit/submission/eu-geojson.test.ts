@@ -67,6 +67,19 @@ describe("the EU's GeoJSON, as ddsync writes it", () => {
     expect((f.feature.geometry.coordinates as number[][][])[0]![0]).toEqual([-47.123456, -15.987654]);
   });
 
+  it('leaves out a property it does not know, never writes it empty, and writes a country only as an ISO alpha-2 code', () => {
+    const square1 = { type: 'Polygon', coordinates: [square(1, 1, 0.01)] };
+    const unknown = plotFeature(plot('u', square1, { countryCode: null, producerName: '  ', name: null }));
+    expect(unknown.ok && unknown.feature.properties).toEqual({ ProductionPlace: 'u', Area: 12.3457 });
+    const lower = plotFeature(plot('l', square1, { countryCode: ' br ', producerName: ' Fazenda ' }));
+    expect(lower.ok && lower.feature.properties).toMatchObject({ ProducerCountry: 'BR', ProducerName: 'Fazenda' });
+    for (const bad of ['', 'BRA', 'B1', 'Brazil']) {
+      // Still written: the plot's geolocation stands without the country, which the statement carries too.
+      const f = plotFeature(plot('b', square1, { countryCode: bad }));
+      expect(f.ok && Object.keys(f.feature.properties)).toEqual(['ProducerName', 'ProductionPlace', 'Area']);
+    }
+  });
+
   it('keeps only the outer ring of each part of a multipolygon, and leaves Area out of a point whose area is unknown', () => {
     const multi = plotFeature(
       plot('m', {
@@ -128,6 +141,11 @@ describe("the EU's GeoJSON, as ddsync writes it", () => {
       ok: false,
       plotId: 'l',
       reason: 'a geometry of type "LineString", which the EU does not accept',
+    });
+    expect(plotFeature(plot('mp', { type: 'MultiPoint', coordinates: [[1, 1]] }))).toEqual({
+      ok: false,
+      plotId: 'mp',
+      reason: 'a MultiPoint, which the EU accepts but ddsync does not check, so does not write',
     });
     expect(plotFeature(plot('n', null))).toEqual({ ok: false, plotId: 'n', reason: 'no geometry' });
     // A point's Area below 0.0001 ha is refused by the EU; left out, it would read as 4 ha.
