@@ -2399,6 +2399,21 @@ export interface TransactionStatusEvents {
   transaction_key: string;
 }
 
+export interface ViewChecksums {
+  /**
+   * When the view was last made from its file; for a view as the migrations before 0027 made it, when 0027 ran.
+   */
+  applied_at: Generated<Timestamp>;
+  /**
+   * The view (sql/views/<name>.sql).
+   */
+  name: string;
+  /**
+   * sha256 of the file's text (line endings as \n) the view was made from.
+   */
+  sha256: string;
+}
+
 export interface WebhookAttempts {
   /**
    * When it was attempted.
@@ -2613,6 +2628,7 @@ export interface DB {
   transaction_requests: TransactionRequests;
   transaction_status_events: TransactionStatusEvents;
   transactions: Transactions;
+  view_checksums: ViewChecksums;
   webhook_attempts: WebhookAttempts;
   webhook_events: WebhookEvents;
   webhook_stats: WebhookStats;

@@ -1,6 +1,6 @@
-// Rewrites schema/database.generated.ts from the database sql/migrations makes: a throwaway
+// Rewrites schema/database.generated.ts from the database sql/migrations and sql/views make: a throwaway
 // embedded Postgres, migrated, then read by kysely-codegen (tools/table-types.ts). Run it after
-// adding a migration. Usage: npm run db:types
+// adding a migration or changing a view. Usage: npm run db:types
 import { writeFile } from 'node:fs/promises';
 import { relative } from 'node:path';
 import { packagePath } from '../platform/package-root.ts';

@@ -3,6 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { isAbsolute, join, relative } from 'node:path';
 import { packagePath } from '../platform/package-root.ts';
 import { ensureSpatial, type SpatialSetup } from './spatial/ensure.ts';
+import { applyViews, inDependencyOrder, readViewFiles, VIEWS_DIR, ViewFileError, type ViewFile } from './views.ts';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 
 export const MIGRATIONS_DIR = packagePath('sql', 'migrations');
@@ -10,6 +11,12 @@ export const MIGRATIONS_DIR = packagePath('sql', 'migrations');
 export const CHECKSUMS_FILE = 'checksums.json';
 const MIGRATION_FILE = /^\d{4}_[a-z0-9_]+\.sql$/;
 const NEVER_EDIT = 'Never edit a released migration; add a new one (the next number) that makes the change.';
+/**
+ * The advisory lock Kysely's Migrator takes (its PostgresAdapter's), as every ddsync before this one
+ * took it: held here for the whole transaction of migrations and views, so a worker of any version
+ * starting meanwhile waits for both.
+ */
+const MIGRATION_LOCK_ID = '3853314791062309107';
 
 export interface MigrationFile {
   /** `0001_warehouse.sql` */
@@ -93,7 +100,7 @@ export function unreleased(
 
 /**
  * Numbered plain-SQL files (`0001_name.sql`), forward-only. Each file runs as one multi-statement
- * query inside the migrator's transaction; Kysely holds a Postgres advisory lock meanwhile, so two
+ * query inside migrateToLatest's transaction, which holds the migrator's advisory lock, so two
  * workers starting at once apply each migration exactly once. Each migration applied is recorded in
  * migration_checksums with its file's sha256, in the same transaction.
  */
@@ -164,6 +171,8 @@ async function unknownApplied(db: Kysely<unknown>, files: readonly MigrationFile
 export interface MigrationOutcome {
   applied: string[];
   current: string | undefined;
+  /** The views made again from sql/views, in the order made (empty when none changed). */
+  views: string[];
   /** The spatial mode decided after migrating (docs/postgis.md); undefined before migration 0016. */
   spatial: SpatialSetup | undefined;
 }
@@ -173,19 +182,36 @@ export class MigrationError extends Error {
 }
 
 /**
- * Applies the migrations not applied yet. Refuses to start, before touching anything, when a
- * released migration's file was edited or removed (checksums.json), or when a file differs from what
- * this warehouse applied (migration_checksums): what the warehouse is would no longer be what the
- * files say.
+ * Applies the migrations not applied yet, then brings the views to what sql/views says
+ * (warehouse/views.ts), in one transaction under the migrator's lock: a warehouse has both or
+ * neither, and workers starting together apply each once. Refuses to start, before touching
+ * anything, when a released migration's file was edited or removed (checksums.json), or when a file
+ * differs from what this warehouse applied (migration_checksums): what the warehouse is would no
+ * longer be what the files say.
+ *
+ * `viewsDir`: the view files, by default sql/views with sql/migrations; none with another folder of
+ * migrations (a test's copy of some of them: the warehouse as an older release left it, whose views
+ * its migrations made).
  */
-// biome-ignore lint/suspicious/noExplicitAny: the migrator works on any schema
-export async function migrateToLatest(db: Kysely<any>, dir = MIGRATIONS_DIR): Promise<MigrationOutcome> {
+export async function migrateToLatest(
+  // biome-ignore lint/suspicious/noExplicitAny: the migrator works on any schema
+  db: Kysely<any>,
+  dir = MIGRATIONS_DIR,
+  viewsDir: string | undefined = dir === MIGRATIONS_DIR ? VIEWS_DIR : undefined,
+): Promise<MigrationOutcome> {
   const files = await readMigrationFiles(dir);
   const edited = releasedMismatches(files, await readReleased(dir), dir);
   if (edited.length > 0) {
     throw new MigrationError(
       `${edited.join(' ')} ${NEVER_EDIT} To go on, put the file back as it was released (git log -- ${shown(dir, '')}).`,
     );
+  }
+  let views: ViewFile[] = [];
+  try {
+    if (viewsDir !== undefined) views = inDependencyOrder(await readViewFiles(viewsDir));
+  } catch (error) {
+    if (error instanceof ViewFileError) throw new MigrationError(error.message);
+    throw error;
   }
   const newer = await unknownApplied(db, files);
   if (newer.length > 0) {
@@ -199,16 +225,36 @@ export async function migrateToLatest(db: Kysely<any>, dir = MIGRATIONS_DIR): Pr
       `${drifted.join(' ')} ${NEVER_EDIT} Put the file back as this warehouse ran it; a development warehouse that ran a draft can be made anew instead (ddsync stack --fresh).`,
     );
   }
-  const migrator = new Migrator({ db, provider: new SqlFileMigrationProvider(files) });
-  const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
-  const failed = results?.find((r) => r.status === 'Error');
-  if (error || failed) {
-    const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
-    throw new MigrationError(`migration ${failed?.migrationName ?? '(setup)'} failed: ${reason}`);
-  }
-  const all = await migrator.getMigrations();
-  const executed = all.filter((m) => m.executedAt !== undefined);
+  const provider = new SqlFileMigrationProvider(files);
+  const outcome = await db.connection().execute(async (conn) => {
+    // One transaction of ours, under the lock: Kysely's Migrator runs inside it (its own transaction
+    // turned off), then the views.
+    await sql`begin`.execute(conn);
+    try {
+      await sql`select pg_advisory_xact_lock(${sql.raw(MIGRATION_LOCK_ID)})`.execute(conn);
+      const migrator = new Migrator({ db: conn, provider, disableTransactions: true });
+      const { error, results }: MigrationResultSet = await migrator.migrateToLatest();
+      const failed = results?.find((r) => r.status === 'Error');
+      if (error || failed) {
+        const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
+        throw new MigrationError(`migration ${failed?.migrationName ?? '(setup)'} failed: ${reason}`);
+      }
+      let made: string[] = [];
+      try {
+        if (viewsDir !== undefined) made = await applyViews(conn, views);
+      } catch (e) {
+        if (e instanceof ViewFileError) throw new MigrationError(e.message);
+        throw e;
+      }
+      const executed = (await migrator.getMigrations()).filter((m) => m.executedAt !== undefined);
+      await sql`commit`.execute(conn);
+      return { applied: (results ?? []).map((r) => r.migrationName), current: executed.at(-1)?.name, views: made };
+    } catch (error) {
+      await sql`rollback`.execute(conn).catch(() => undefined);
+      throw error;
+    }
+  });
   // The mode follows the warehouse as it is now: PostGIS installed after 0016 ran is taken up here.
   const spatial = await ensureSpatial(db);
-  return { applied: (results ?? []).map((r) => r.migrationName), current: executed.at(-1)?.name, spatial };
+  return { ...outcome, spatial };
 }
