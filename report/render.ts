@@ -93,7 +93,7 @@ function riskLegend(m: ReportModel): string {
   const rows = levels.map((level) => {
     const colour = COUNTRY_RISK_COLOURS[COUNTRY_RISK_LEVELS.indexOf(level)];
     const label = level === 'unknown' ? 'unknown (level not settled, or no country)' : `${level} risk`;
-    return `<div data-level="${level}"><span class="swatch" style="background:${colour}"></span>${label}: <span class="count">${count(m.countryRisk[level])}</span> plots</div>`;
+    return `<div data-level="${level}"><span class="swatch" style="background:${colour}"></span>${label}: <span class="count">${count(m.countryRisk[level])}</span> ${m.countryRisk[level] === 1 ? 'plot' : 'plots'}</div>`;
   });
   return `<div data-legend="risk" hidden>
 ${rows.join('\n')}

@@ -6,6 +6,15 @@ import type { Browser } from 'playwright-core';
 import { writeReport, type WrittenReport } from '../../report/write.ts';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import {
+  COUNTRY_RISK_COLOURS,
+  COUNTRY_RISK_LEVELS,
+  NOT_READY,
+  READINESS_COLOURS,
+  READY,
+} from '../../report/page-data.ts';
+import {
+  canvasColourAt,
+  canvasColours,
   canvasInk,
   drawn,
   focusPlot,
@@ -105,6 +114,73 @@ describe('the HTML report in a real browser', () => {
     }
     expect(await page.locator('svg.chart g.bar').count()).toBe(suppliers.filter((s) => s.plots > 0).length);
     await page.screenshot({ path: resolve(ARTIFACTS, 'report-overview.png'), fullPage: true });
+  });
+
+  it("colours the plots by their country's risk level at the legend's switch, with each level's plots counted as the warehouse counts them", async () => {
+    const { page } = opened;
+    const risk = (level: string) => COUNTRY_RISK_COLOURS[COUNTRY_RISK_LEVELS.indexOf(level as never)]!;
+    const [ready, notReady] = [READINESS_COLOURS[READY], READINESS_COLOURS[NOT_READY]];
+    // The switch: readiness by default, the country risk legend hidden until chosen.
+    const byRisk = page.locator('input[name="colour-by"][value="risk"]');
+    expect(await page.locator('input[name="colour-by"][value="readiness"]').isChecked()).toBe(true);
+    expect(await byRisk.isChecked()).toBe(false);
+    expect(await page.locator('[data-legend="risk"]').isVisible()).toBe(false);
+    expect(await page.locator('[data-legend="readiness"]').isVisible()).toBe(true);
+
+    // A plot with no country (the views count it as unknown) and one of a standard-risk country, on the map.
+    const { rows } = await sql<{ plot_id: string; ready: boolean; country_risk_level: string | null }>`
+      select r.plot_id, r.ready, r.country_risk_level from bi_eudr_plot_readiness r join plots p on p.id = r.plot_id
+      where p.geometry is not null order by r.plot_id`.execute(h.db);
+    const located = new Set(written.model.plots.ids.filter((_, i) => written.model.plots.x[i] !== null));
+    const noCountry = rows.find((r) => r.country_risk_level === null && located.has(r.plot_id));
+    expect(noCountry, 'a located plot without a country (the simulator has one)').toBeDefined();
+    expect(noCountry!.ready).toBe(false);
+
+    // Dots (zoom 11) around it, by readiness: it is red (not ready), and no dot has a risk colour.
+    const at = await focusPlot(page, noCountry!.plot_id, 11);
+    expect(at.mode).toBe('points');
+    expect(await canvasColourAt(page, at)).toBe(notReady);
+    const before = await canvasColours(page, [ready, notReady, risk('standard'), risk('low'), risk('high')]);
+    expect(before[ready]! + before[notReady]!).toBeGreaterThan(0);
+    expect(before[risk('standard')]).toBe(0);
+
+    // Switched to country risk: the same view redrawn in the risk colours, the plot grey (unknown).
+    await byRisk.check();
+    await expect.poll(() => page.evaluate('window.ddsyncReport.drawn.colourBy')).toBe('risk');
+    expect(await page.locator('[data-legend="risk"]').isVisible()).toBe(true);
+    expect(await page.locator('[data-legend="readiness"]').isVisible()).toBe(false);
+    expect(await canvasColourAt(page, at)).toBe(risk('unknown'));
+    const after = await canvasColours(page, [ready, notReady, risk('standard'), risk('low'), risk('high')]);
+    expect(after[ready]).toBe(0);
+    expect(after[notReady]).toBe(0);
+    // The simulator's countries are standard (Brazil, Malaysia) or low: standard dots in view, none high.
+    expect(after[risk('standard')]! + after[risk('low')]!).toBeGreaterThan(0);
+    expect(after[risk('high')]).toBe(0);
+
+    // The legend counts each level's plots as bi_eudr_supplier_readiness's columns do (no country: unknown).
+    const counts = (
+      await sql<{ level: string; plots: number }>`
+        select case when country_risk_level in ('low', 'standard', 'high') then country_risk_level else 'unknown' end as level,
+               count(*)::int as plots
+        from bi_eudr_plot_readiness group by 1`.execute(h.db)
+    ).rows;
+    const shown = await page
+      .locator('[data-legend="risk"] [data-level]')
+      .evaluateAll((items) =>
+        items.map((item) => [item.getAttribute('data-level'), item.querySelector('.count')?.textContent]),
+      );
+    expect(Object.fromEntries(shown)).toEqual(
+      Object.fromEntries(
+        COUNTRY_RISK_LEVELS.map((level) => [level, String(counts.find((c) => c.level === level)?.plots ?? 0)]),
+      ),
+    );
+    expect(counts.find((c) => c.level === 'unknown')?.plots).toBeGreaterThan(0);
+    await page.screenshot({ path: resolve(ARTIFACTS, 'report-country-risk.png'), fullPage: true });
+
+    // Back to readiness: the plot red again.
+    await page.locator('input[name="colour-by"][value="readiness"]').check();
+    await expect.poll(() => page.evaluate('window.ddsyncReport.drawn.colourBy')).toBe('readiness');
+    expect(await canvasColourAt(page, await focusPlot(page, noCountry!.plot_id, 11))).toBe(notReady);
   });
 
   it('shows a not-ready plot as its polygon when zoomed in, its summary on hover and its findings on click', async () => {

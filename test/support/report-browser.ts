@@ -101,3 +101,33 @@ export async function canvasInk(page: Page): Promise<number> {
     return ink / (pixels.length / 4);
   })()`);
 }
+
+/** How many pixels of the plot canvas are exactly each of these colours ('#rrggbb', opaque): what the map painted, by colour. */
+export async function canvasColours(page: Page, colours: readonly string[]): Promise<Record<string, number>> {
+  return page.evaluate(`((colours) => {
+    const canvas = document.querySelector('canvas.ddsync-plots');
+    const counts = Object.fromEntries(colours.map((c) => [c, 0]));
+    if (!canvas) return counts;
+    const rgb = colours.map((c) => [parseInt(c.slice(1, 3), 16), parseInt(c.slice(3, 5), 16), parseInt(c.slice(5, 7), 16)]);
+    const pixels = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    for (let i = 0; i < pixels.length; i += 4) {
+      if (pixels[i + 3] !== 255) continue;
+      for (let k = 0; k < rgb.length; k++)
+        if (pixels[i] === rgb[k][0] && pixels[i + 1] === rgb[k][1] && pixels[i + 2] === rgb[k][2]) counts[colours[k]]++;
+    }
+    return counts;
+  })(${JSON.stringify(colours)})`);
+}
+
+/** The colour ('#rrggbb') the plot canvas has at a point of the page (as focusPlot returns it). */
+export async function canvasColourAt(page: Page, at: { x: number; y: number }): Promise<string> {
+  return page.evaluate(`((x, y) => {
+    const map = document.getElementById('map');
+    const box = map.getBoundingClientRect();
+    const canvas = document.querySelector('canvas.ddsync-plots');
+    const ratio = window.devicePixelRatio || 1;
+    const cx = x - box.left - map.clientLeft, cy = y - box.top - map.clientTop;
+    const [r, g, b] = canvas.getContext('2d').getImageData(Math.round(cx * ratio), Math.round(cy * ratio), 1, 1).data;
+    return '#' + [r, g, b].map((v) => v.toString(16).padStart(2, '0')).join('');
+  })(${at.x}, ${at.y})`);
+}

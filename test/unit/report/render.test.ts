@@ -1,12 +1,10 @@
 import { describe, it, expect } from 'vitest';
 import { buildReportModel, NOT_READY, READY, UNKNOWN } from '../../../report/model.ts';
 import { renderReport, type ReportAssets } from '../../../report/render.ts';
-import { compactShape, decodeRings, simplifyRing } from '../../../report/shape.ts';
 import { jsonForScript } from '../../../report/html.ts';
+import { COUNTRY_RISK_COLOURS, READINESS_COLOURS } from '../../../report/page-data.ts';
 import { reportFileName } from '../../../report/write.ts';
 import { readReportAssets } from '../../../report/assets.ts';
-import { checkReportFlags } from '../../../cli/commands/report.ts';
-import { UsageError } from '../../../cli/usage.ts';
 import type { ReportPlotRow, ReportSupplierRow } from '../../../warehouse/report/read-report.ts';
 import { remoteResources, reportData } from '../../support/report-html.ts';
 
@@ -112,6 +110,33 @@ describe('the report renderer', () => {
     expect(model.plots.countryRisk).toEqual(data.plots.countryRisk);
   });
 
+  it("offers a switch to colour the map by country risk, with a legend counting each level's plots (no country counts as unknown)", () => {
+    const { html, model } = render([
+      plot('P1', { countryCode: 'GH', countryRiskLevel: 'low' }),
+      plot('P2', { countryCode: 'BY', countryRiskLevel: 'high' }),
+      plot('P3', { countryCode: null, countryRiskLevel: null }),
+      plot('P4', { countryCode: 'GF', countryRiskLevel: 'unknown' }),
+      plot('P5', { countryCode: 'BR', countryRiskLevel: 'standard', geometry: null }),
+    ]);
+    expect(model.countryRisk).toEqual({ low: 1, standard: 1, high: 1, unknown: 2 });
+    expect(html).toMatch(/<input type="radio" name="colour-by" value="readiness" checked>/);
+    expect(html).toMatch(/<input type="radio" name="colour-by" value="risk">/);
+    expect(html).toContain('<div data-legend="risk" hidden>');
+    const legend = [
+      ...html.matchAll(
+        /<div data-level="([a-z]+)"><span class="swatch" style="background:(#[0-9a-f]{6})"><\/span>[^<]*<span class="count">(\d+)<\/span> (plots?)</g,
+      ),
+    ].map((m) => m.slice(1));
+    // Most worrying first, each in the colour the page draws it with.
+    expect(legend).toEqual([
+      ['high', COUNTRY_RISK_COLOURS[2], '1', 'plot'],
+      ['unknown', COUNTRY_RISK_COLOURS[3], '2', 'plots'],
+      ['standard', COUNTRY_RISK_COLOURS[1], '1', 'plot'],
+      ['low', COUNTRY_RISK_COLOURS[0], '1', 'plot'],
+    ]);
+    expect(html).toContain(`<span class="swatch" style="background:${READINESS_COLOURS[READY]}"></span>ready`);
+  });
+
   it('keeps a hostile plot name, supplier name and finding message as text: nothing breaks out of the data or the page', () => {
     const { html } = render(
       [
@@ -159,6 +184,9 @@ describe('the report renderer', () => {
     });
     const html = renderReport(model, await readReportAssets());
     expect(html).toContain('Leaflet 1.9.4');
+    // The page's own script, bundled from report/page/: its switch and its window.ddsyncReport.
+    expect(html).toContain('input[name="colour-by"]');
+    expect(html).toContain('window.ddsyncReport = report');
     expect(remoteResources(html)).toEqual([]);
     // Leaflet's own source must not end its script element early.
     expect(html.match(/<\/script>/g)).toHaveLength(5);
@@ -208,6 +236,27 @@ describe('the report renderer', () => {
     expect(html).toContain('No supplier in the warehouse yet.');
   });
 
+  it('embeds the lines of a LineString plot by its index, for those plots only, and leaves an unknown type off the map', () => {
+    const { model, html } = render([
+      plot('P1'),
+      plot('P2', {
+        geometry: {
+          type: 'LineString',
+          coordinates: [
+            [-5, 7],
+            [-4.99, 7.01],
+          ],
+        },
+      }),
+      plot('P3', { geometry: { type: 'Hexagon', coordinates: [1, 2] } }),
+    ]);
+    expect(Object.keys(model.plots.lines)).toEqual(['1']);
+    expect(model.plots.rings[1]).toEqual([]);
+    expect(model.plots.x[2]).toBeNull();
+    expect(model.totals.located).toBe(2);
+    expect(reportData<{ plots: { lines: Record<string, number[][]> } }>(html).plots.lines).toEqual(model.plots.lines);
+  });
+
   it('stores repeated findings and suppliers once, and plots column by column', () => {
     const finding = { code: 'country_missing', severity: 'blocking' as const, message: 'The country is missing.' };
     const { model } = render([
@@ -222,75 +271,5 @@ describe('the report renderer', () => {
     ]);
     expect(model.plots.suppliers).toEqual([[0, 1], [0]]);
     expect(model.reasons).toEqual([['country_missing', 2]]);
-  });
-});
-
-describe('compact plot shapes', () => {
-  it('round to 1e-5 degree, delta-encode from the centre and decode back within a metre', () => {
-    const ring = [
-      [-5.123456, 7.654321],
-      [-5.113456, 7.654321],
-      [-5.113456, 7.664321],
-      [-5.123456, 7.654321],
-    ];
-    const shape = compactShape({ type: 'Polygon', coordinates: [ring] })!;
-    expect(shape).toMatchObject({ x: -511846, y: 765932 });
-    const [decoded] = decodeRings(shape);
-    expect(decoded).toHaveLength(4);
-    decoded!.forEach(([lon, lat], i) => {
-      expect(Math.abs(lon - ring[i]![0]!)).toBeLessThan(1e-5);
-      expect(Math.abs(lat - ring[i]![1]!)).toBeLessThan(1e-5);
-    });
-  });
-
-  it('simplifies long rings, keeps holes and multipolygons, takes points, and leaves out what cannot be placed', () => {
-    // 1,000 positions on a straight edge of a triangle: the edge needs two.
-    const edge = Array.from({ length: 1000 }, (_, i) => [i / 1e4, 0]);
-    const long = [...edge, [0.05, 0.05], [0, 0]];
-    const [ring] = decodeRings(compactShape({ type: 'Polygon', coordinates: [long] })!);
-    expect(ring!.length).toBeLessThanOrEqual(5);
-    expect(
-      simplifyRing([
-        [0, 0],
-        [1, 0],
-        [0, 0],
-      ] as Array<[number, number]>),
-    ).toHaveLength(3);
-
-    const square = (x: number) => [
-      [x, 0],
-      [x + 0.01, 0],
-      [x + 0.01, 0.01],
-      [x, 0.01],
-      [x, 0],
-    ];
-    const multi = compactShape({ type: 'MultiPolygon', coordinates: [[square(0), square(0.002)], [square(1)]] })!;
-    expect(multi.rings).toHaveLength(3);
-    expect(compactShape({ type: 'Point', coordinates: [10, 20] })).toEqual({ x: 1000000, y: 2000000, rings: [] });
-    expect(compactShape(null)).toBeNull();
-    expect(compactShape({})).toBeNull();
-    expect(
-      compactShape({
-        type: 'Polygon',
-        coordinates: [
-          [
-            [200, 0],
-            ['a', 1],
-          ],
-        ],
-      }),
-    ).toBeNull();
-    expect(compactShape({ type: 'Polygon', coordinates: 'nonsense' })).toBeNull();
-  });
-});
-
-describe('ddsync report flags', () => {
-  it('refuse an --out that is a file and an empty or unprintable --supplier, naming the flag and the rule', () => {
-    expect(() => checkReportFlags({ out: 'package.json' })).toThrow(
-      new UsageError('--out must be a folder (or a path to create one), got a file: "package.json"'),
-    );
-    expect(() => checkReportFlags({ out: '.', supplier: '  ' })).toThrow(/--supplier must be a supplier business id/);
-    expect(() => checkReportFlags({ out: '.', supplier: 'a\nb' })).toThrow(/--supplier must be/);
-    expect(checkReportFlags({ out: 'not/yet/there', supplier: ' S1 ' })).toMatchObject({ supplierId: 'S1' });
   });
 });
