@@ -158,4 +158,29 @@ describe('geometry duplicates', () => {
       select count(*)::int as n from plots where id = ${copy} and deleted_at is not null`.execute(h.db);
     expect(gone.rows[0]!.n).toBe(1);
   });
+
+  it('tells collections apart by their members, and finds the same line under two ids', async () => {
+    const control = h.sim.control;
+    const ids = new Set(Object.values(odd));
+    const [a, b, c, d] = [...control.plots()]
+      .map((p) => p.plot['id'] as string)
+      .filter((id) => !ids.has(id) && id !== twin)
+      .slice(0, 4) as [string, string, string, string];
+    const point = (lon: number) => ({ type: 'Point' as const, coordinates: [lon, 5.5] });
+    // Two collections of different points: nothing in common but their type.
+    control.editPlot(a, { geometry: { type: 'GeometryCollection', geometries: [point(-3.1)] } });
+    control.editPlot(b, { geometry: { type: 'GeometryCollection', geometries: [point(-3.2)] } });
+    // The same line twice.
+    const line = {
+      type: 'LineString' as const,
+      coordinates: [
+        [-3.3, 5.5],
+        [-3.31, 5.51],
+      ],
+    };
+    control.editPlot(c, { geometry: line });
+    control.editPlot(d, { geometry: line });
+    expect((await h.refresh()).status).toBe('succeeded');
+    expect((await current()).map((r) => r.plot_id)).toEqual([c, d].sort());
+  });
 });

@@ -12,7 +12,8 @@ export type DuplicateOutcome =
 /**
  * The same geometry under two plot ids (warehouse/eudr/geometry-duplicates.ts), at the end of every
  * refresh, after the sweep: plain SQL, so with or without PostGIS. Current plots (not soft-deleted)
- * are grouped by their geometry as the EU keeps it: only `type` and `coordinates`, each number's
+ * are grouped by their geometry as the EU keeps it: only `type` and `coordinates` (a collection's
+ * `geometries`), each number's
  * decimal text cut after 6 decimals (the EU truncates: six-decimals.ts), compared as jsonb, whose
  * numbers compare by value (1.5 = 1.50). Not the same geometry to this check, though it is the same
  * land: rings that start at another corner or run the other way, a Polygon against a one-polygon
@@ -52,7 +53,8 @@ async function duplicateGroups(trx: Warehouse): Promise<string[][]> {
   const { rows } = await sql<{ ids: string[] }>`
     with cut as (
       select p.id, regexp_replace(
-          jsonb_build_object('type', p.geometry -> 'type', 'coordinates', p.geometry -> 'coordinates')::text,
+          jsonb_build_object('type', p.geometry -> 'type', 'coordinates', p.geometry -> 'coordinates',
+                             'geometries', p.geometry -> 'geometries')::text,
           ${'(\\.[0-9]{6})[0-9]+'}, ${'\\1'}, 'g')::jsonb as geometry
       from plots p
       where p.deleted_at is null and p.geometry is not null
