@@ -138,6 +138,24 @@ describe('a refresh on a warehouse with PostGIS', () => {
     expect(history.rows.every((r) => r.closed)).toBe(true);
   });
 
+  it('keeps a plot sent as a line as a PostGIS line, and the overlap check, for land, passes over it', async () => {
+    const { control } = h.sim;
+    const odd = new Set(Object.values(control.oddRecords()));
+    const ids = [...control.plots()].map((p) => p.plot['id'] as string).filter((id) => !odd.has(id));
+    const [land, lined] = ids.slice(0, 2) as [string, string];
+    const ring = (control.getPlot(land)!['geometry'] as PolygonGeometry).coordinates[0]!;
+    // Its outline drawn as a line straight across another plot's land.
+    control.editPlot(lined, { geometry: { type: 'LineString', coordinates: [ring[0]!, ring[2]!] } });
+    expect((await h.refresh()).status).toBe('succeeded');
+    const row = await sql<{ type: string | null; issue: string | null }>`
+      select ST_GeometryType(geom) as type, geom_issue as issue from plots where id = ${lined}`.execute(h.db);
+    expect(row.rows[0]).toEqual({ type: 'ST_LineString', issue: null });
+    expect(await currentOverlaps([land, lined])).toEqual([]);
+    const codes = await sql<{ code: string }>`
+      select code from eudr_findings where plot_id = ${lined} and is_current order by code`.execute(h.db);
+    expect(codes.rows.map((r) => r.code)).toContain('geometry_type_refused');
+  });
+
   it("flags the simulator's copy of another supplier's plot, when the simulator holds one", async () => {
     const odd = h.sim.control.oddRecords() as Record<string, string | undefined>;
     const sameLand = odd['sameLand'];
