@@ -119,7 +119,11 @@ export async function canvasColours(page: Page, colours: readonly string[]): Pro
   })(${JSON.stringify(colours)})`);
 }
 
-/** The colour ('#rrggbb') the plot canvas has at a point of the page (as focusPlot returns it). */
+/**
+ * The colour the plot canvas has at a point of the page (as focusPlot returns it): '#rrggbb' where it
+ * is opaque, '#rrggbbaa' elsewhere ('#00000000' where nothing is drawn). The pixel is the one whose
+ * square holds the point.
+ */
 export async function canvasColourAt(page: Page, at: { x: number; y: number }): Promise<string> {
   return page.evaluate(`((x, y) => {
     const map = document.getElementById('map');
@@ -127,7 +131,7 @@ export async function canvasColourAt(page: Page, at: { x: number; y: number }): 
     const canvas = document.querySelector('canvas.ddsync-plots');
     const ratio = window.devicePixelRatio || 1;
     const cx = x - box.left - map.clientLeft, cy = y - box.top - map.clientTop;
-    const [r, g, b] = canvas.getContext('2d').getImageData(Math.round(cx * ratio), Math.round(cy * ratio), 1, 1).data;
-    return '#' + [r, g, b].map((v) => v.toString(16).padStart(2, '0')).join('');
+    const [r, g, b, a] = canvas.getContext('2d').getImageData(Math.floor(cx * ratio), Math.floor(cy * ratio), 1, 1).data;
+    return '#' + (a === 255 ? [r, g, b] : [r, g, b, a]).map((v) => v.toString(16).padStart(2, '0')).join('');
   })(${at.x}, ${at.y})`);
 }
