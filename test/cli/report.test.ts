@@ -113,6 +113,9 @@ describe('ddsync report', () => {
       ['country_missing', 1],
       ['polygon_self_intersection', 1],
     ]);
+    // The map's country risk colouring counts each level's plots as the view counts them (P3 has no
+    // country: unknown, as plots_country_risk_unknown counts it); CI is standard, GH low (0022).
+    expect(model.countryRisk).toEqual({ low: 1, standard: 1, high: 0, unknown: 1 });
   });
 
   it('restricts to one supplier, naming the other suppliers of its plots; an unknown supplier is an error', async () => {
@@ -136,6 +139,9 @@ describe('ddsync report', () => {
     expect(remoteResources(html)).toEqual([]);
     expect(html).not.toContain('<img src=x');
     expect(reportData<{ plots: { names: string[] } }>(html).plots.names).toContain(NAMES.P2);
+    // The map's switch to colour by country risk, its legend counting the plots per level.
+    expect(html).toContain('<input type="radio" name="colour-by" value="risk">');
+    expect(html).toMatch(/<div data-level="unknown">[^\n]*<span class="count">1<\/span> plot</);
     // The libraries and the outlines are inside the file.
     expect(html).toContain('Leaflet 1.9.4, a JS library for interactive maps');
     expect(html).toContain('id="ddsync-world">{"type":"Topology"');
