@@ -587,6 +587,10 @@ export interface BiRiskOverview {
    */
   country_code: string | null;
   /**
+   * Risk level in force today of the plots' country of production (country_code, trimmed, upper case) under the Commission's benchmarking (bi_country_risk), as bi_current_plots.country_risk_level: low, standard or high; unknown when the code is not settled by the stored sources (a territory, VA, TW, EH) or is not an ISO code at all; null for plots without a country.
+   */
+  country_risk_level: string | null;
+  /**
    * Of plots, those flagged (bi_current_plots.flagged). Not summable across rows.
    */
   flagged_plots: number | null;

@@ -149,6 +149,41 @@ describe('country risk: the reference table', () => {
     expect(Object.fromEntries(plots.rows.map((r) => [r.plot_id, r.a]))).toEqual(expected);
     expect(Object.fromEntries(plots.rows.map((r) => [r.plot_id, r.b]))).toEqual(expected);
 
+    // bi_risk_overview: each supplier, commodity and country row carries the country's level, as the
+    // plots do (the deleted plot and link are not there; a plot without a country has none).
+    const overview = await sql<{ row: string; country_risk_level: string | null }>`
+      select supplier_business_id || ' ' || commodity || ' [' || country_code || ']' as row, country_risk_level
+      from bi_risk_overview order by 1`.execute(db);
+    expect(Object.fromEntries(overview.rows.map((r) => [r.row, r.country_risk_level]))).toEqual({
+      'E1 cocoa [ gh ]': 'low',
+      'E1 wood [DE]': 'low',
+      'H1 cocoa [CI]': 'standard',
+      'H1 wood [BY]': 'high',
+      'M1 soya [BR]': 'standard',
+      'M1 wood [FR]': 'low',
+      'N1 wood []': null,
+      'N1 wood [IT]': 'low',
+      'U1 coffee [VN]': 'low',
+      'U1 wood [GF]': 'unknown',
+    });
+    // The new column comes last: the columns before it keep their order.
+    const columns = await sql<{ column_name: string }>`
+      select column_name from information_schema.columns
+      where table_schema = current_schema() and table_name = 'bi_risk_overview' order by ordinal_position`.execute(db);
+    expect(columns.rows.map((c) => c.column_name)).toEqual([
+      'supplier_business_id',
+      'supplier_name',
+      'commodity',
+      'country_code',
+      'plots',
+      'hectares',
+      'flagged_plots',
+      'flagged_share',
+      'plots_allocated',
+      'hectares_allocated',
+      'country_risk_level',
+    ]);
+
     const row = (
       level: string | null,
       [low, standard, high, unknown]: number[],
@@ -240,6 +275,16 @@ describe('country risk on the simulator refreshed', () => {
         Object.fromEntries(truth),
       );
     }
+
+    // bi_risk_overview: every row's level is the act's for its country; its rows still add up to the plots.
+    const overview = await sql<{ country_code: string | null; country_risk_level: string | null; plots: number }>`
+      select country_code, country_risk_level, plots_allocated as plots from bi_risk_overview`.execute(h.db);
+    expect(overview.rows.length).toBeGreaterThan(4);
+    for (const r of overview.rows) {
+      const code = (r.country_code ?? '').trim();
+      expect(r.country_risk_level, code).toBe(code === '' ? null : (ACT_LEVEL[code] ?? 'unexpected'));
+    }
+    expect(Math.round(overview.rows.reduce((sum, r) => sum + Number(r.plots), 0))).toBe(truth.size);
 
     const summary = (levels: Array<string | null>) => {
       const n = (l: string) => levels.filter((x) => x === l).length;
