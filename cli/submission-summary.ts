@@ -1,7 +1,7 @@
 import type { BatchReport } from '../warehouse/submission/batch-report.ts';
 import { ENDED_STATES } from '../warehouse/submission/batch-report.ts';
 import type { IntakeSummary } from '../warehouse/submission/intake.ts';
-import { printable } from '../warehouse/submission/printable.ts';
+import { printable } from '../domain/submission/printable.ts';
 import { fmt, type Progress } from './progress.ts';
 
 /**

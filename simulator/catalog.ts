@@ -21,7 +21,7 @@ export interface ProducingCountry {
   /**
    * [minLon, maxLon, minLat, maxLat]: a box mostly over agricultural land, and wholly inside the
    * country more than 10 km from its border or coast as Natural Earth 1:10m draws it, so only the odd
-   * records are found outside their country (warehouse/eudr/country-placement.ts).
+   * records are found outside their country (domain/eudr/country-placement.ts).
    */
   box: readonly [number, number, number, number];
   commodities: readonly string[];

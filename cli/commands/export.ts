@@ -4,9 +4,9 @@ import { resolve } from 'node:path';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
-import { plotFeature, splitFeatures, type Feature } from '../../warehouse/export/eu-geojson.ts';
+import { plotFeature, splitFeatures, type Feature } from '../../domain/eudr/eu-geojson.ts';
 import { acceptedRowComponents, plotsOfSuppliers } from '../../warehouse/export/statement-plots.ts';
-import { printable } from '../../warehouse/submission/printable.ts';
+import { printable } from '../../domain/submission/printable.ts';
 import { UsageError } from '../usage.ts';
 
 /** The flags as commander hands them over. */

@@ -8,7 +8,7 @@ import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
-import { IdCollector, type IdList } from '../../activities/pdfs/ids.ts';
+import { IdCollector, type IdList } from '../../domain/pdfs/ids.ts';
 import {
   enqueueSurveyPdfs,
   pdfArchiveStatus,

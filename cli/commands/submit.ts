@@ -10,13 +10,13 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { takeInShipments, type IntakeSummary } from '../../warehouse/submission/intake.ts';
 import { ShipmentFileError } from '../../warehouse/submission/shipment-file.ts';
-import { printable } from '../../warehouse/submission/printable.ts';
+import { printable } from '../../domain/submission/printable.ts';
 import { submitBatch, submitBatchWorkflowId } from '../../workflows/submit-batch.ts';
 import { followBatch } from '../submission-runner.ts';
 import { batchExitCode, formatBatch, formatIntake, nothingToSend, readinessLine } from '../submission-summary.ts';
 import { batchReport } from '../../warehouse/submission/batch-report.ts';
 import { openReadinessGate } from '../../warehouse/submission/readiness-gate.ts';
-import type { ReadinessPolicy } from '../../warehouse/submission/readiness-rules.ts';
+import type { ReadinessPolicy } from '../../domain/submission/readiness-rules.ts';
 import { durationMs } from '../../platform/config.ts';
 
 /** Earlier batches this file's duplicate keys belong to that are still open (not done, not cancelled). */

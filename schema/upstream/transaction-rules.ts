@@ -3,7 +3,7 @@ import { COMMODITY_HS_CHAPTERS, EU_COUNTRY_CODES, HS_CODE_FORMAT } from './servi
 
 /**
  * The rules of a transaction body that the client (upstream/request-checks.ts), the file intake
- * (warehouse/submission/shipment-rules.ts) and the simulator (simulator/transaction-input.ts) all
+ * (domain/submission/shipment-rules.ts) and the simulator (simulator/transaction-input.ts) all
  * apply: each lives here once, so a correction of a fact in service-facts.ts changes all three. Pure;
  * each returns the issues at the field path its caller gives (none when the value is valid).
  */

@@ -5,7 +5,7 @@ import { check } from '@placemarkio/check-geojson';
 import { sql } from 'kysely';
 import { startSimulator, type OddKind, type Simulator } from '../../simulator/index.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
-import { truncate6 } from '../../warehouse/eudr/six-decimals.ts';
+import { truncate6 } from '../../domain/eudr/six-decimals.ts';
 import { takeInShipments } from '../../warehouse/submission/intake.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import {

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import type { OddKind } from '../../simulator/index.ts';
 import type { PolygonGeometry } from '../../simulator/geometry.ts';
-import { truncate6 } from '../../warehouse/eudr/six-decimals.ts';
+import { truncate6 } from '../../domain/eudr/six-decimals.ts';
 
 /**
  * The same geometry under two plot ids (geometry_duplicate, docs/eudr-readiness.md), on a refreshed

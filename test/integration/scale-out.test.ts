@@ -234,7 +234,9 @@ describe('scale-out: two ddsync worker processes on one task queue', () => {
       await killWorker(victim);
       sim.control.setFaults(SIMULATOR.faults);
       // The server still holds the dead worker's attempt as started: the kill cut it, it did not end.
-      const cut = (await runningActivities(temporal.client, [workflowId])).filter((a) => a.identity === victim.identity);
+      const cut = (await runningActivities(temporal.client, [workflowId])).filter(
+        (a) => a.identity === victim.identity,
+      );
       expect(cut.length).toBeGreaterThan(0);
       expect((await states(batchId))['available'] ?? 0).toBeLessThan(keys.length);
 

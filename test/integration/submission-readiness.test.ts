@@ -5,7 +5,7 @@ import { startWorkerHarness, FAST_TIMING, type WorkerHarness } from '../support/
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { takeInShipments } from '../../warehouse/submission/intake.ts';
 import { openReadinessGate } from '../../warehouse/submission/readiness-gate.ts';
-import type { ReadinessPolicy } from '../../warehouse/submission/readiness-rules.ts';
+import type { ReadinessPolicy } from '../../domain/submission/readiness-rules.ts';
 import { batchReport } from '../../warehouse/submission/batch-report.ts';
 import { formatBatch } from '../../cli/submission-summary.ts';
 import { submitBatch, submitBatchWorkflowId } from '../../workflows/submit-batch.ts';

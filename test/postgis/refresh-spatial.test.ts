@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
-import { OVERLAP_CODES } from '../../warehouse/spatial/overlap-findings.ts';
+import { OVERLAP_CODES } from '../../domain/eudr/overlap-findings.ts';
 import type { PolygonGeometry } from '../../simulator/geometry.ts';
 import { ddsyncEnv, runDdsync } from '../support/processes.ts';
 

@@ -25,6 +25,25 @@ function onlyTypeNames(clause: string): boolean {
   return names.length > 0 && names.every((n) => n.startsWith('type '));
 }
 
+/** Packages the domain's pure rules may use: computation only, no file, network, database or clock of their own. */
+export const PURE_PACKAGES = [/^@turf\//, /^zod$/];
+
+/**
+ * The packages a file imports that do I/O or are not known to be pure: every bare specifier (a
+ * package or a node: builtin) that PURE_PACKAGES does not name, as "file -> package" lines.
+ */
+export function ioImports(root: string, file: string): string[] {
+  const text = readFileSync(join(root, file), 'utf8');
+  const bare =
+    /(?:^|[\s;])(?:import|export)\s+(?:type\s+)?[^'";]*?\s*from\s*['"]([^.'"][^'"]*)['"]|import\(\s*['"]([^.'"][^'"]*)['"]\s*\)|^\s*import\s+['"]([^.'"][^'"]*)['"]/gm;
+  const out: string[] = [];
+  for (const m of text.matchAll(bare)) {
+    const spec = m[1] ?? m[2] ?? m[3]!;
+    if (!PURE_PACKAGES.some((p) => p.test(spec))) out.push(`${file} -> ${spec}`);
+  }
+  return out;
+}
+
 export function importsOf(root: string, file: string): ImportEdge[] {
   const text = readFileSync(join(root, file), 'utf8');
   const edges: ImportEdge[] = [];
@@ -89,14 +108,15 @@ export const relativeTo = (root: string, path: string) => relative(root, path);
 
 /**
  * The house's layers, from the top: a layer imports only from layers below it (to its right in
- * `tools → cli → infra → workflows → activities → upstream | warehouse → schema → platform`). The
+ * `tools → cli → infra → workflows → activities → upstream | warehouse → domain → schema → platform`). The
  * developer tooling (build, table types, migration release) may import any of the product, and
  * nothing of the product imports it. Workflows import activities as types only (workflow code is
  * bundled apart and must stay deterministic);
  * upstream and warehouse are siblings, neither imports the other; the simulator, a stand-in for the
  * service, imports only schema and platform, and only the CLI and process assembly start it; the
- * report (the HTML page of `ddsync report`) imports warehouse, schema and platform, and only the CLI
- * imports it.
+ * report (the HTML page of `ddsync report`) imports warehouse, domain, schema and platform, and only
+ * the CLI imports it. The domain's pure rules (EUDR checks, geometry quality, shipment rules, ids)
+ * sit below every layer that does I/O and import none (`ioImports`).
  */
 export const LAYERS = [
   'tools',
@@ -107,6 +127,7 @@ export const LAYERS = [
   'activities',
   'upstream',
   'warehouse',
+  'domain',
   'schema',
   'platform',
   'simulator',
@@ -118,8 +139,9 @@ const RANK: Record<string, number> = {
   activities: 3,
   upstream: 4,
   warehouse: 4,
-  schema: 5,
-  platform: 6,
+  domain: 5,
+  schema: 6,
+  platform: 7,
 };
 
 export const layerOf = (path: string): string => path.split('/')[0]!;
@@ -138,7 +160,7 @@ export function layerViolations(edges: readonly ImportEdge[]): string[] {
     else if (a === 'simulator') ok = b === 'schema' || b === 'platform';
     // The report reads the warehouse and draws a page: it imports warehouse, schema and platform, and
     // only the CLI imports it.
-    else if (a === 'report') ok = b === 'warehouse' || b === 'schema' || b === 'platform';
+    else if (a === 'report') ok = b === 'warehouse' || b === 'domain' || b === 'schema' || b === 'platform';
     else if (b === 'report') ok = a === 'cli';
     else if (b === 'simulator') ok = a === 'cli' || a === 'infra';
     else if (RANK[a] === undefined || RANK[b] === undefined) ok = false;

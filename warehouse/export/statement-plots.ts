@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Warehouse } from '../database.ts';
-import type { ExportPlot } from './eu-geojson.ts';
+import type { ExportPlot } from '../../domain/eudr/eu-geojson.ts';
 
 /**
  * The plots a statement would carry, as the warehouse has them: those of a direct supplier (its own

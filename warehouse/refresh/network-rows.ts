@@ -3,7 +3,7 @@ import * as serviceFacts from '../../schema/upstream/service-facts.ts';
 import { contentHash } from './content-hash.ts';
 import type { RecordIssue } from './issues.ts';
 import type { BusinessRow, ConnectionRow, InvitationRow } from './rows.ts';
-import { jsonOrNull, numberOrNull, textOrNull, timestampOrNull, type ValueIssue } from './values.ts';
+import { jsonOrNull, numberOrNull, textOrNull, timestampOrNull, type ValueIssue } from '../../domain/values.ts';
 
 /**
  * The supplier and buyer listings → the businesses and connections the warehouse keeps, the calling

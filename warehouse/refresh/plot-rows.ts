@@ -1,16 +1,24 @@
 import type { Analysis, Plot } from '../../schema/upstream.ts';
-import { plotFindings } from '../eudr/readiness.ts';
+import { plotFindings } from '../../domain/eudr/readiness.ts';
 import { contentHash } from './content-hash.ts';
-import { assessGeometry } from './geometry-quality.ts';
+import { assessGeometry } from '../../domain/geometry/geometry-quality.ts';
 import { plotFingerprint } from './plot-fingerprint.ts';
+import { worldCountries } from './world-countries.ts';
 import type { AnalysisRow, FindingRow, HistoryAttributes, PlotRow, PlotRows, SpeciesRow } from './rows.ts';
-import { dateOrNull, jsonOrNull, numberOrNull, textOrNull, timestampOrNull, type ValueIssue } from './values.ts';
+import {
+  dateOrNull,
+  jsonOrNull,
+  numberOrNull,
+  textOrNull,
+  timestampOrNull,
+  type ValueIssue,
+} from '../../domain/values.ts';
 
 /**
  * A validated plot of the service → the rows the warehouse keeps of it: the plot (typed columns,
  * area and bounding box computed from the polygon, a geometry-quality flag), its species, the
  * analyses it carries (each once, the most recent overall and per type marked), the attributes
- * history tracks, its EUDR readiness findings (warehouse/eudr, from the same geometry facts), and
+ * history tracks, its EUDR readiness findings (domain/eudr, from the same geometry facts), and
  * the hashes that decide whether anything needs writing. Pure.
  */
 
@@ -81,7 +89,7 @@ export function toPlotRows(plot: Plot, isOwn: boolean): MappedPlot {
     history_hash: contentHash(history),
   };
   const findings: FindingRow[] = [];
-  for (const f of plotFindings(plot, geometry)) {
+  for (const f of plotFindings(plot, geometry, worldCountries())) {
     findings.push({
       plot_id: plot.id,
       code: f.code,

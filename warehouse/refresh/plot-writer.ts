@@ -8,8 +8,8 @@ import { copyRows } from './copy-text.ts';
 import { addCounts, emptyCounts, mergeReplayCounts, type TableCounts } from './counts.ts';
 import { jsonRows, uniqueSortedById, upsertCounted, type HashedTable } from './hashed-upsert.ts';
 import { recordIssues, type RecordIssue } from './issues.ts';
-import { OVERLAP_CODE_PREFIX } from '../eudr/finding.ts';
-import { GEOMETRY_DUPLICATE_CODE } from '../eudr/geometry-duplicates.ts';
+import { OVERLAP_CODE_PREFIX } from '../../domain/eudr/finding.ts';
+import { GEOMETRY_DUPLICATE_CODE } from '../../domain/eudr/geometry-duplicates.ts';
 import { recordPage, type RequestCounts } from './page-ledger.ts';
 
 /**

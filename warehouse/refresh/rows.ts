@@ -107,7 +107,7 @@ export type HistoryAttributes = ColumnValues<
 /** A history row as the writer sends it: the plot, its history hash and the tracked attributes (the SQL adds valid_from, is_current, run_id). */
 export type HistoryRow = ColumnValues<'plot_history', 'plot_id' | 'history_hash' | keyof HistoryAttributes>;
 
-/** A finding of an EUDR readiness check (warehouse/eudr) as the writer sends it; details as JSON text. The SQL adds valid_from, is_current, run_id. */
+/** A finding of an EUDR readiness check (domain/eudr) as the writer sends it; details as JSON text. The SQL adds valid_from, is_current, run_id. */
 export type FindingRow = ColumnValues<'eudr_findings', 'plot_id' | 'code' | 'severity' | 'message' | 'details'>;
 
 export interface PlotRows {

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Warehouse } from '../database.ts';
-import { GEOMETRY_DUPLICATE_CODE, geometryDuplicateFindings } from '../eudr/geometry-duplicates.ts';
+import { GEOMETRY_DUPLICATE_CODE, geometryDuplicateFindings } from '../../domain/eudr/geometry-duplicates.ts';
 import { runChanged, writeCrossPlotFindings } from './cross-plot-findings.ts';
 
 /** What the duplicate check did at the end of a refresh. */
@@ -10,7 +10,7 @@ export type DuplicateOutcome =
   | { ran: false; failed: string };
 
 /**
- * The same geometry under two plot ids (warehouse/eudr/geometry-duplicates.ts), at the end of every
+ * The same geometry under two plot ids (domain/eudr/geometry-duplicates.ts), at the end of every
  * refresh, after the sweep: plain SQL, so with or without PostGIS. Current plots (not soft-deleted)
  * are grouped by their geometry as the EU keeps it: only `type` and `coordinates` (a collection's
  * `geometries`), each number's

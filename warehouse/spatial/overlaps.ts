@@ -1,7 +1,12 @@
 import { sql } from 'kysely';
 import type { Warehouse } from '../database.ts';
 import { runChanged, writeCrossPlotFindings } from './cross-plot-findings.ts';
-import { OVERLAP_CODES, overlapFindings, type Claimants, type OverlapPair } from './overlap-findings.ts';
+import {
+  OVERLAP_CODES,
+  overlapFindings,
+  type Claimants,
+  type OverlapPair,
+} from '../../domain/eudr/overlap-findings.ts';
 
 /** What the overlap check did at the end of a refresh. */
 export type OverlapOutcome =

@@ -6,9 +6,9 @@ import { sql } from 'kysely';
 import type { CreateTransactionInput } from '../../schema/upstream.ts';
 import type { Warehouse } from '../database.ts';
 import { toJsonRecordset } from '../refresh/json-recordset.ts';
-import { printable, printableExcerpt } from './printable.ts';
+import { printable, printableExcerpt } from '../../domain/submission/printable.ts';
 import { FileFormatError, type FileRow, readShipmentFile, ShipmentFileError } from './shipment-file.ts';
-import { checkShipmentRow, type RowError } from './shipment-rules.ts';
+import { checkShipmentRow, type RowError } from '../../domain/submission/shipment-rules.ts';
 import type { ReadinessGate } from './readiness-gate.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { CreateTransactionInput } from '../../schema/upstream.ts';
 import type { Warehouse } from '../database.ts';
-import { featureBytes, plotFeature } from '../export/eu-geojson.ts';
+import { featureBytes, plotFeature } from '../../domain/eudr/eu-geojson.ts';
 import { lastRefreshFinishedAt, plotsOfSuppliers } from '../export/statement-plots.ts';
 import {
   applyPolicy,
@@ -11,7 +11,7 @@ import {
   type PlotFacts,
   type ReadinessLimits,
   type ReadinessPolicy,
-} from './readiness-rules.ts';
+} from '../../domain/submission/readiness-rules.ts';
 
 /**
  * The readiness gate as the intake uses it: reads what the warehouse knows of the suppliers a chunk

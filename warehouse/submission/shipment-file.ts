@@ -1,7 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { printable } from './printable.ts';
-import { parseRowText } from './row-json.ts';
-import type { RowError } from './shipment-rules.ts';
+import { printable } from '../../domain/submission/printable.ts';
+import { parseRowText } from '../../domain/submission/row-json.ts';
+import type { RowError } from '../../domain/submission/shipment-rules.ts';
 
 /**
  * The rows of a shipments file, read once as a stream of bytes (so a named pipe works, and a file of

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { coordinatePrecisionFindings, fewerThanSixDecimals } from '../../../warehouse/eudr/coordinate-precision.ts';
-import { countryFindings } from '../../../warehouse/eudr/country-of-production.ts';
-import { deforestationAnalysisFindings } from '../../../warehouse/eudr/deforestation-analysis.ts';
-import { polygonValidityFindings } from '../../../warehouse/eudr/polygon-validity.ts';
-import { productionPeriodFindings } from '../../../warehouse/eudr/production-period.ts';
-import { surfaceAreaFindings } from '../../../warehouse/eudr/surface-area.ts';
-import { assessGeometry } from '../../../warehouse/refresh/geometry-quality.ts';
-import { dateOrNull, type ValueIssue } from '../../../warehouse/refresh/values.ts';
+import { coordinatePrecisionFindings, fewerThanSixDecimals } from '../../../domain/eudr/coordinate-precision.ts';
+import { countryFindings } from '../../../domain/eudr/country-of-production.ts';
+import { deforestationAnalysisFindings } from '../../../domain/eudr/deforestation-analysis.ts';
+import { polygonValidityFindings } from '../../../domain/eudr/polygon-validity.ts';
+import { productionPeriodFindings } from '../../../domain/eudr/production-period.ts';
+import { surfaceAreaFindings } from '../../../domain/eudr/surface-area.ts';
+import { assessGeometry } from '../../../domain/geometry/geometry-quality.ts';
+import { dateOrNull, type ValueIssue } from '../../../domain/values.ts';
 import { square } from './shapes.ts';
 
 const codes = (found: Array<{ code: string }>) => found.map((f) => f.code);

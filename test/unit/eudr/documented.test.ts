@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { CHECKS } from '../../../warehouse/eudr/finding.ts';
+import { CHECKS } from '../../../domain/eudr/finding.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const read = (path: string) => readFileSync(`${ROOT}/${path}`, 'utf8');

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { plotFindings } from '../../../warehouse/eudr/readiness.ts';
-import { hasMoreThan6Decimals, truncate6, truncatedGeometry } from '../../../warehouse/eudr/six-decimals.ts';
-import { compileCountryShapes, placeIn } from '../../../warehouse/eudr/country-shapes.ts';
-import { packTopology, type Topology } from '../../../warehouse/eudr/packed-topology.ts';
-import { worldCountries } from '../../../warehouse/eudr/world-countries.ts';
-import { TOLERANCE_KM } from '../../../warehouse/eudr/country-placement.ts';
-import { readyPlot, square } from './shapes.ts';
+import { hasMoreThan6Decimals, truncate6, truncatedGeometry } from '../../../domain/eudr/six-decimals.ts';
+import { compileCountryShapes, placeIn } from '../../../domain/eudr/country-shapes.ts';
+import { packTopology, type Topology } from '../../../domain/eudr/packed-topology.ts';
+import { worldCountries } from '../../../warehouse/refresh/world-countries.ts';
+import { TOLERANCE_KM } from '../../../domain/eudr/country-placement.ts';
+import { findingsOf, readyPlot, square } from './shapes.ts';
 
-const codes = (plot: Parameters<typeof plotFindings>[0]) => plotFindings(plot).map((f) => f.code);
+const codes = (plot: Parameters<typeof findingsOf>[0]) => findingsOf(plot).map((f) => f.code);
 
 describe('the 6-decimal cut, as the EU information system keeps coordinates', () => {
   it('truncates towards zero on the decimal text, never rounds, and keeps 6-decimal values as they are', () => {
@@ -50,7 +49,7 @@ describe('the 6-decimal cut, as the EU information system keeps coordinates', ()
   it('a polygon whose two corners become one position once cut is blocking; the same corners 1e-6 apart are not', () => {
     const ring = square(-3.5312345, 5.8512345, 0.001);
     const doubled = [[-3.5312349, 5.8512345], [-3.5312345, 5.8512345], ...ring.slice(1, -1), [-3.5312349, 5.8512345]];
-    const found = plotFindings(readyPlot({ geometry: { type: 'Polygon', coordinates: [doubled] } }));
+    const found = findingsOf(readyPlot({ geometry: { type: 'Polygon', coordinates: [doubled] } }));
     expect(found.map((f) => f.code)).toEqual(['geometry_invalid_at_6_decimals']);
     expect(found[0]!.severity).toBe('blocking');
     expect(found[0]!.details).toMatchObject({ rule: 'duplicate_position' });
@@ -66,7 +65,7 @@ describe('the 6-decimal cut, as the EU information system keeps coordinates', ()
       [-3.495, 5.85123409],
       [-3.5, 5.85123401],
     ];
-    const found = plotFindings(readyPlot({ geometry: { type: 'Polygon', coordinates: [sliver] }, surfaceArea: null }));
+    const found = findingsOf(readyPlot({ geometry: { type: 'Polygon', coordinates: [sliver] }, surfaceArea: null }));
     expect(found.map((f) => f.code)).toContain('geometry_invalid_at_6_decimals');
     expect(found.find((f) => f.code === 'geometry_invalid_at_6_decimals')!.details).toMatchObject({
       rule: 'collapsed',
@@ -78,7 +77,7 @@ describe('holes, which the EU information system does not process', () => {
   it('a polygon with a hole is blocking and says how much more the outer boundary counts', () => {
     const outer = square(-3.5312345, 5.8512345, 0.002);
     const hole = square(-3.5307345, 5.8517345, 0.001).reverse();
-    const found = plotFindings(
+    const found = findingsOf(
       readyPlot({ geometry: { type: 'Polygon', coordinates: [outer, hole] }, surfaceArea: 36_870 }),
     );
     expect(found.map((f) => f.code)).toEqual(['polygon_has_holes']);
@@ -107,7 +106,7 @@ describe("a point's area, as the EU information system takes it", () => {
     expect(codes(readyPlot({ geometry: point, surfaceArea: 1 }))).toEqual([]);
   });
   it('missing is a warning that says the EU assumes 4 ha', () => {
-    const [found] = plotFindings(readyPlot({ geometry: point, surfaceArea: null }));
+    const [found] = findingsOf(readyPlot({ geometry: point, surfaceArea: null }));
     expect(found).toMatchObject({ code: 'point_area_unknown', severity: 'warning' });
     expect(found!.message).toContain('assumes 4 ha');
   });
@@ -124,19 +123,19 @@ describe('the plot against its declared country (Natural Earth 1:10m)', () => {
 
   it('a plot inside its country has nothing to say; one far outside is blocking and says where it lies', () => {
     expect(codes(at(-3.5312345, 5.8512345, 'CI'))).toEqual([]);
-    const found = plotFindings(at(-47.5, -15.5, 'PE'));
+    const found = findingsOf(at(-47.5, -15.5, 'PE'));
     expect(found.map((f) => f.code)).toEqual(['country_outside_declared']);
     expect(found[0]!.message).toContain('in BR');
   });
 
   it('a plot written latitude first is found swapped, not merely outside', () => {
-    const found = plotFindings(at(-15.5, -47.5, 'BR'));
+    const found = findingsOf(at(-15.5, -47.5, 'BR'));
     expect(found.map((f) => f.code)).toEqual(['coordinates_swapped']);
   });
 
   it(`within ${TOLERANCE_KM} km outside the outline it cannot decide (info); beyond it, outside`, () => {
     // Côte d'Ivoire's coast near Abidjan runs at about 5.25°N at 4°W; the sea south of it.
-    const near = plotFindings(at(-4.0, 5.22, 'CI'));
+    const near = findingsOf(at(-4.0, 5.22, 'CI'));
     expect(near.map((f) => f.code)).toEqual(['country_near_border']);
     expect(near[0]!.severity).toBe('info');
     expect(codes(at(-4.0, 4.9, 'CI'))).toEqual(['country_outside_declared']);

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { geometryDuplicateFindings, namedPlots } from '../../../warehouse/eudr/geometry-duplicates.ts';
+import { geometryDuplicateFindings, namedPlots } from '../../../domain/eudr/geometry-duplicates.ts';
 
 describe('geometry duplicate findings', () => {
   it('names at most five other plots, then counts the rest', () => {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { geometryIssue, type PlotGeometry } from '../../../schema/upstream.ts';
-import { assessGeometry } from '../../../warehouse/refresh/geometry-quality.ts';
-import { plotFindings } from '../../../warehouse/eudr/readiness.ts';
-import { readyPlot } from './shapes.ts';
+import { assessGeometry } from '../../../domain/geometry/geometry-quality.ts';
+import { findingsOf, readyPlot } from './shapes.ts';
 
 /** The EU information system's geometry types (Operator API Reference v1.0 §9.2): lines refused, MultiPoint and collections taken. */
 const line: PlotGeometry = {
@@ -72,7 +71,7 @@ describe('geometry types the EU information system refuses or ddsync does not ch
 
   it('blocks a plot drawn as a line (LineString, MultiLineString) and says why, with no polygon finding beside it', () => {
     for (const g of [line, lines]) {
-      const found = plotFindings(readyPlot({ geometry: g }));
+      const found = findingsOf(readyPlot({ geometry: g }));
       const refused = found.filter((f) => f.code === 'geometry_type_refused');
       expect(refused, g.type).toEqual([
         {
@@ -91,7 +90,7 @@ describe('geometry types the EU information system refuses or ddsync does not ch
 
   it('warns that a MultiPoint or a collection is not checked by ddsync, which the EU takes', () => {
     for (const g of [points, collection]) {
-      const found = plotFindings(readyPlot({ geometry: g }));
+      const found = findingsOf(readyPlot({ geometry: g }));
       expect(found.map((f) => [f.code, f.severity])).toEqual([['geometry_type_not_checked', 'warning']]);
     }
   });
@@ -105,7 +104,7 @@ describe('geometry types the EU information system refuses or ddsync does not ch
         [-0.99, 7.01],
       ],
     };
-    const codes = plotFindings(readyPlot({ geometry: inGhana })).map((f) => f.code);
+    const codes = findingsOf(readyPlot({ geometry: inGhana })).map((f) => f.code);
     expect(codes).toContain('country_outside_declared');
     expect(codes).toContain('geometry_type_refused');
   });

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import countries from 'i18n-iso-countries';
 import { describe, expect, it } from 'vitest';
-import { placeIn } from '../../../warehouse/eudr/country-shapes.ts';
-import { TOLERANCE_KM } from '../../../warehouse/eudr/country-placement.ts';
-import { packTopology, readPackedTopology, type Topology } from '../../../warehouse/eudr/packed-topology.ts';
-import { worldCountries } from '../../../warehouse/eudr/world-countries.ts';
+import { placeIn } from '../../../domain/eudr/country-shapes.ts';
+import { TOLERANCE_KM } from '../../../domain/eudr/country-placement.ts';
+import { packTopology, readPackedTopology, type Topology } from '../../../domain/eudr/packed-topology.ts';
+import { worldCountries } from '../../../warehouse/refresh/world-countries.ts';
 
 const file = createRequire(import.meta.url).resolve('world-atlas/countries-10m.json');
 const bytes = readFileSync(file);

@@ -1,22 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import turfArea from '@turf/area';
-import { plotFindings } from '../../../warehouse/eudr/readiness.ts';
-import { CHECKS } from '../../../warehouse/eudr/finding.ts';
-import { assessGeometry } from '../../../warehouse/refresh/geometry-quality.ts';
-import { readyPlot, square } from './shapes.ts';
+import { plotFindings } from '../../../domain/eudr/readiness.ts';
+import { worldCountries } from '../../../warehouse/refresh/world-countries.ts';
+import { CHECKS } from '../../../domain/eudr/finding.ts';
+import { assessGeometry } from '../../../domain/geometry/geometry-quality.ts';
+import { findingsOf, readyPlot, square } from './shapes.ts';
 
-const codes = (plot: Parameters<typeof plotFindings>[0]) => plotFindings(plot).map((f) => f.code);
+const codes = (plot: Parameters<typeof findingsOf>[0]) => findingsOf(plot).map((f) => f.code);
 
 describe('plotFindings', () => {
   it('finds nothing wrong with a plot that has everything', () => {
     const plot = readyPlot();
     // The fixture's reported area is the polygon's, within the tolerance.
     expect(Math.abs(turfArea(plot.geometry as never) - plot.surfaceArea!)).toBeLessThan(100);
-    expect(plotFindings(plot)).toEqual([]);
+    expect(findingsOf(plot)).toEqual([]);
   });
 
   it('gives each finding the severity of its check, a sentence and sorted codes', () => {
-    const found = plotFindings(readyPlot({ countryCode: null, productionDateStart: null, productionDateEnd: null }));
+    const found = findingsOf(readyPlot({ countryCode: null, productionDateStart: null, productionDateEnd: null }));
     expect(found.map((f) => f.code)).toEqual(['country_missing', 'production_period_missing']);
     for (const f of found) {
       expect(f.severity).toBe(CHECKS[f.code]);
@@ -27,7 +28,7 @@ describe('plotFindings', () => {
   it('uses the geometry facts it is given (the refresh assesses a shape once)', () => {
     const plot = readyPlot();
     const facts = { ...assessGeometry(plot.geometry), areaHa: 50 };
-    expect(plotFindings(plot, facts).map((f) => f.code)).toEqual(['surface_area_mismatch']);
+    expect(plotFindings(plot, facts, worldCountries()).map((f) => f.code)).toEqual(['surface_area_mismatch']);
   });
 
   it('a point over 4 ha is blocking; a point of 4 ha or less, or for cattle, is not', () => {
@@ -56,7 +57,7 @@ describe('plotFindings', () => {
       [-3.53, 5.851],
       [-3.53, 5.85],
     ].map(([lon, lat]) => [lon! + 0.0000001, lat! + 0.0000001]);
-    const found = plotFindings(readyPlot({ geometry: { type: 'Polygon', coordinates: [bowTie] } }));
+    const found = findingsOf(readyPlot({ geometry: { type: 'Polygon', coordinates: [bowTie] } }));
     expect(found.map((f) => f.code)).toEqual(['polygon_self_intersection']);
     expect(found[0]!.details).toMatchObject({ at: [-3.5295, 5.8505], crossings: 1 });
   });
@@ -67,7 +68,7 @@ describe('plotFindings', () => {
       'polygon_ring_not_closed',
     ]);
     const three = [open[0]!, open[1]!, open[0]!];
-    const found = plotFindings(readyPlot({ geometry: { type: 'Polygon', coordinates: [three] } }));
+    const found = findingsOf(readyPlot({ geometry: { type: 'Polygon', coordinates: [three] } }));
     expect(found.map((f) => f.code)).toEqual(['polygon_too_few_positions']);
     expect(found[0]!.details).toEqual({ positions: 3, polygon: 0, ring: 0 });
   });
@@ -80,7 +81,7 @@ describe('plotFindings', () => {
     ] as const) {
       const geometry = { type: 'Polygon' as const, coordinates: [[...ring]] };
       expect(assessGeometry(geometry).valid).toBe(false);
-      const found = plotFindings(readyPlot({ geometry }));
+      const found = findingsOf(readyPlot({ geometry }));
       expect(found.map((f) => f.code)).toEqual(['polygon_too_few_positions']);
       expect(found[0]!.details).toEqual({ positions: ring.length, distinct, polygon: 0, ring: 0 });
     }
@@ -122,7 +123,7 @@ describe('plotFindings', () => {
     expect(facts).toMatchObject({ valid: true, crossesAntimeridian: true });
     expect(facts.areaHa).toBeGreaterThan(4.5);
     expect(facts.areaHa).toBeLessThan(5.0);
-    const found = plotFindings(
+    const found = findingsOf(
       readyPlot({
         geometry: { type: 'Polygon', coordinates: [ring] },
         surfaceArea: facts.areaHa! * 10_000,

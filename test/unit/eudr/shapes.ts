@@ -1,4 +1,13 @@
 import type { Plot, Position } from '../../../schema/upstream.ts';
+import { assessGeometry } from '../../../domain/geometry/geometry-quality.ts';
+import { plotFindings } from '../../../domain/eudr/readiness.ts';
+import type { Finding } from '../../../domain/eudr/finding.ts';
+import { worldCountries } from '../../../warehouse/refresh/world-countries.ts';
+
+/** Every finding of `plot` as the refresh finds them: its shape assessed, against Natural Earth's outlines. */
+export function findingsOf(plot: Plot): Finding[] {
+  return plotFindings(plot, assessGeometry(plot.geometry), worldCountries());
+}
 
 /** Hand-made shapes for the readiness checks: positions with 7 decimals unless a test says otherwise. */
 export function square(lon: number, lat: number, side: number): Position[] {

@@ -1,10 +1,13 @@
 import { describe, it, expect } from 'vitest';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   LAYERS,
   circles,
   importsOf,
+  ioImports,
   layerViolations,
   sourceFiles,
   type ImportEdge,
@@ -22,8 +25,33 @@ describe('the house: layers that point one way', () => {
     expect(edges.filter((e) => !existsSync(`${ROOT}/${e.to}`)).map((e) => `${e.from} -> ${e.to}`)).toEqual([]);
   });
 
-  it('has no import against the order tools → cli → infra → workflows → activities → upstream | warehouse → schema → platform', () => {
+  it('has no import against the order tools → cli → infra → workflows → activities → upstream | warehouse → domain → schema → platform', () => {
     expect(layerViolations(edges)).toEqual([]);
+  });
+
+  it('keeps the domain layer pure: its rules import no package that does I/O, and nothing above schema', () => {
+    const domain = files.filter((f) => f.startsWith('domain/'));
+    expect(domain.length).toBeGreaterThan(20);
+    expect(domain.flatMap((f) => ioImports(ROOT, f))).toEqual([]);
+    expect(edges.filter((e) => e.from.startsWith('domain/') && !/^(domain|schema|platform)\//.test(e.to))).toEqual([]);
+  });
+
+  it('would notice a domain rule reading a file or a database', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'layers-'));
+    try {
+      mkdirSync(join(dir, 'domain'));
+      writeFileSync(
+        join(dir, 'domain/rule.ts'),
+        "import { readFileSync } from 'node:fs';\nimport type { Kysely } from 'kysely';\nimport area from '@turf/area';\nconst pg = await import('pg');\n",
+      );
+      expect(ioImports(dir, 'domain/rule.ts')).toEqual([
+        'domain/rule.ts -> node:fs',
+        'domain/rule.ts -> kysely',
+        'domain/rule.ts -> pg',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('has no import circles', () => {

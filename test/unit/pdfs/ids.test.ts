@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { IdCollector, checkSurveyResponseId, parseIdLines } from '../../../activities/pdfs/ids.ts';
+import { IdCollector, checkSurveyResponseId, parseIdLines } from '../../../domain/pdfs/ids.ts';
 
 const A = '3f2b8c1e-9a4d-4c7e-8b21-5d6f0a9e1c34';
 const B = '00000000-0000-4000-8000-00000000000b';

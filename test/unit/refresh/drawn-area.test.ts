@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import turfArea from '@turf/area';
-import { drawnRingAreaM2 } from '../../../warehouse/refresh/drawn-area.ts';
-import { assessGeometry } from '../../../warehouse/refresh/geometry-quality.ts';
+import { drawnRingAreaM2 } from '../../../domain/geometry/drawn-area.ts';
+import { assessGeometry } from '../../../domain/geometry/geometry-quality.ts';
 import { bowTie } from '../../../simulator/geometry.ts';
 import type { Position } from '../../../schema/upstream.ts';
 

@@ -70,7 +70,7 @@ describe('network', () => {
 
 describe('values', () => {
   it('passes canonical UTC timestamps through and normalises or refuses the rest', async () => {
-    const { timestampOrNull } = await import('../../../warehouse/refresh/values.ts');
+    const { timestampOrNull } = await import('../../../domain/values.ts');
     const issues: Array<{ field: string; rule: string }> = [];
     expect(timestampOrNull('2024-02-29T10:11:12.345Z', 'a', issues)).toBe('2024-02-29T10:11:12.345Z');
     expect(timestampOrNull('2024-01-02T03:04:05+02:00', 'b', issues)).toBe('2024-01-02T01:04:05.000Z');

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { toPlotRows } from '../../../warehouse/refresh/plot-rows.ts';
-import { assessGeometry } from '../../../warehouse/refresh/geometry-quality.ts';
+import { assessGeometry } from '../../../domain/geometry/geometry-quality.ts';
 import { normalisePlot } from '../../../upstream/index.ts';
 import { samplePlot } from '../api/samples.ts';
 import type { Plot } from '../../../schema/upstream.ts';

@@ -7,7 +7,7 @@ import {
   toleranceM2,
   type Claimants,
   type OverlapPair,
-} from '../../../warehouse/spatial/overlap-findings.ts';
+} from '../../../domain/eudr/overlap-findings.ts';
 import { describeSpatialMode, type SpatialMode } from '../../../warehouse/spatial/mode.ts';
 
 const HA = 10_000;

@@ -6,8 +6,8 @@ import {
   type ExportPlot,
   plotFeature,
   splitFeatures,
-} from '../../../warehouse/export/eu-geojson.ts';
-import { truncate6 } from '../../../warehouse/eudr/six-decimals.ts';
+} from '../../../domain/eudr/eu-geojson.ts';
+import { truncate6 } from '../../../domain/eudr/six-decimals.ts';
 
 const square = (lon: number, lat: number, d: number) => [
   [lon, lat],

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { isUtf8 } from 'node:buffer';
 import { checkFileRow } from '../../../warehouse/submission/intake.ts';
-import { printable } from '../../../warehouse/submission/printable.ts';
+import { printable } from '../../../domain/submission/printable.ts';
 import {
   FileFormatError,
   firstInvalidUtf8,

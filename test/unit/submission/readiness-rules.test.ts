@@ -7,7 +7,7 @@ import {
   judgeRow,
   type Freshness,
   type PlotFacts,
-} from '../../../warehouse/submission/readiness-rules.ts';
+} from '../../../domain/submission/readiness-rules.ts';
 
 const fresh: Freshness = { state: 'fresh', asOf: new Date('2026-11-25T10:00:00Z') };
 const plot = (id: string, o: Partial<PlotFacts> = {}): PlotFacts => ({

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { MAX_ROW_DEPTH, parseRowText, sameDecimal } from '../../../warehouse/submission/row-json.ts';
+import { MAX_ROW_DEPTH, parseRowText, sameDecimal } from '../../../domain/submission/row-json.ts';
 
 const errorsOf = (text: string) => parseRowText(text).errors;
 const jsonParses = (text: string) => {

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { checkShipmentRow } from '../../../warehouse/submission/shipment-rules.ts';
+import { checkShipmentRow } from '../../../domain/submission/shipment-rules.ts';
 
 const supplierComponent = {
   hsn: '18010000',

@@ -1,5 +1,5 @@
 import { type CheckedGeometry, isCheckedGeometry, type PlotGeometry, type Position } from '../../schema/upstream.ts';
-import { assessGeometry, type GeometryFacts } from '../refresh/geometry-quality.ts';
+import { assessGeometry, type GeometryFacts } from '../geometry/geometry-quality.ts';
 import { finding, type Finding } from './finding.ts';
 import { hasMoreThan6Decimals, truncatedGeometry } from './six-decimals.ts';
 

@@ -1,5 +1,5 @@
 import type { CreateTransactionInput, SupplierComponentInput } from '../../schema/upstream.ts';
-import { base64Bytes, collectionBytes, EU_GEOLOCATION_LIMIT_BYTES } from '../export/eu-geojson.ts';
+import { base64Bytes, collectionBytes, EU_GEOLOCATION_LIMIT_BYTES } from '../eudr/eu-geojson.ts';
 
 /**
  * The readiness gate's judgement of one row of a shipments file. Pure: what the warehouse knows of

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import countries from 'i18n-iso-countries';
-import { compileCountryShapes, type CountryShapes } from './country-shapes.ts';
-import { readPackedTopology } from './packed-topology.ts';
+import { compileCountryShapes, type CountryShapes } from '../../domain/eudr/country-shapes.ts';
+import { readPackedTopology } from '../../domain/eudr/packed-topology.ts';
 
 /**
  * The world's countries at Natural Earth 1:10m (world-atlas 2.0.2, countries-10m.json: Natural Earth

@@ -1,4 +1,4 @@
-import type { GeometryFacts } from '../refresh/geometry-quality.ts';
+import type { GeometryFacts } from '../geometry/geometry-quality.ts';
 import { finding, type Finding } from './finding.ts';
 import { formatHa } from './geolocation-form.ts';
 

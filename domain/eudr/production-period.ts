@@ -1,4 +1,4 @@
-import { calendarDay } from '../refresh/values.ts';
+import { calendarDay } from '../values.ts';
 import { finding, type Finding } from './finding.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { Plot } from '../../schema/upstream.ts';
-import { assessGeometry, type GeometryFacts } from '../refresh/geometry-quality.ts';
+import type { GeometryFacts } from '../geometry/geometry-quality.ts';
 import { coordinatePrecisionFindings } from './coordinate-precision.ts';
 import { countryFindings } from './country-of-production.ts';
 import { countryPlacementFindings } from './country-placement.ts';
@@ -12,20 +12,16 @@ import { polygonValidityFindings } from './polygon-validity.ts';
 import { productionPeriodFindings } from './production-period.ts';
 import { surfaceAreaFindings } from './surface-area.ts';
 import { truncationFindings } from './truncation.ts';
-import { worldCountries } from './world-countries.ts';
 
 /**
  * Every per-plot EUDR readiness finding of a validated plot (docs/eudr-readiness.md), sorted by code.
  * Pure. The refresh passes the geometry facts it computed for the plot row, so the shape is assessed
  * once. What needs other plots (land claimed twice, the same geometry twice) is not here: that is
- * SQL at the end of a refresh. The country outlines default to Natural Earth 1:10m, read once per
- * process (world-countries.ts); a test may pass its own.
+ * SQL at the end of a refresh. The country outlines are given: the refresh passes Natural Earth
+ * 1:10m, read from its package once per process (warehouse/refresh/world-countries.ts), a test may
+ * pass its own; reading them is I/O, which this layer does not do.
  */
-export function plotFindings(
-  plot: Plot,
-  geometry: GeometryFacts = assessGeometry(plot.geometry),
-  countries: CountryShapes = worldCountries(),
-): Finding[] {
+export function plotFindings(plot: Plot, geometry: GeometryFacts, countries: CountryShapes): Finding[] {
   const found = [
     ...geolocationFormFindings(plot),
     ...(plot.geometry && plot.geometry.type !== 'Point' ? polygonValidityFindings(geometry) : pointRange(geometry)),

@@ -1,6 +1,6 @@
 import turfArea from '@turf/area';
 import { isCheckedGeometry, type PlotGeometry, type Position } from '../../schema/upstream.ts';
-import type { GeometryFacts } from '../refresh/geometry-quality.ts';
+import type { GeometryFacts } from '../geometry/geometry-quality.ts';
 import { finding, type Finding } from './finding.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { PlotGeometry } from '../../schema/upstream.ts';
-import type { GeometryFacts } from '../refresh/geometry-quality.ts';
+import type { GeometryFacts } from '../geometry/geometry-quality.ts';
 import { placeIn, type CountryShapes } from './country-shapes.ts';
 import { finding, type Finding } from './finding.ts';
 

@@ -1,5 +1,5 @@
 // The cut the readiness checks make (the EU truncates), so a file carries exactly what was checked.
-import { truncate6 } from '../eudr/six-decimals.ts';
+import { truncate6 } from './six-decimals.ts';
 
 /**
  * Plots → the GeoJSON the EU information system reads for a due-diligence statement. Pure: no I/O.

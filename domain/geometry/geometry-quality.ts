@@ -16,7 +16,7 @@ import { drawnRingAreaM2 } from './drawn-area.ts';
  * dropped: the plot is still a plot the supplier declared, and its area is the area it encloses as
  * drawn (flaggedAreaM2), so its hectares stay in every total. A point is stored too (the EU system
  * accepts one for a small plot): it has no area and is flagged as not a polygon. The structured
- * `problem` is what the EUDR readiness checks (warehouse/eudr) turn into findings.
+ * `problem` is what the EUDR readiness checks (domain/eudr) turn into findings.
  */
 export interface GeometryFacts {
   areaHa: number | null;
