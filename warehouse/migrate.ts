@@ -115,7 +115,16 @@ class SqlFileMigrationProvider implements MigrationProvider {
     for (const f of this.files) {
       migrations[f.name] = {
         up: async (db) => {
-          await sql.raw(f.text).execute(db);
+          // In a savepoint: a failing file leaves the transaction usable, so the migrator still
+          // releases its lock and reports which file failed and why; then everything is rolled back.
+          await sql`savepoint migration`.execute(db);
+          try {
+            await sql.raw(f.text).execute(db);
+          } catch (error) {
+            await sql`rollback to savepoint migration`.execute(db);
+            throw error;
+          }
+          await sql`release savepoint migration`.execute(db);
           this.unrecorded.push({ name: f.name, sha256: f.sha256 });
           await this.record(db);
         },

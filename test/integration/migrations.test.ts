@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { readdirSync } from 'node:fs';
-import { copyFile, readdir, readFile } from 'node:fs/promises';
+import { copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TABLE_TYPES_FILE } from '../../tools/table-types.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
@@ -117,6 +117,24 @@ describe('migrations', () => {
       ]);
     } finally {
       await old.destroy();
+    }
+  });
+
+  it('names the migration that failed and why, and keeps nothing of the run', async () => {
+    const broken = openWarehouse(await createTestDatabase('migratefail'), 2);
+    try {
+      const dir = scratchDir('migrations');
+      for (const f of (await readdir(MIGRATIONS_DIR)).filter((f) => f < '0004'))
+        await copyFile(join(MIGRATIONS_DIR, f), join(dir, f));
+      await writeFile(join(dir, '0004_broken.sql'), 'alter table plots add column note text;\nselect 1 / 0;\n');
+      await expect(migrateToLatest(broken, dir)).rejects.toThrow(/^migration 0004_broken failed: division by zero$/);
+      // The migrations before it ran in the same transaction: none stayed, and the lock was let go.
+      const { rows } = await sql<{ plots: string | null }>`select to_regclass('plots')::text as plots`.execute(broken);
+      expect(rows[0]!.plots).toBeNull();
+      await rm(join(dir, '0004_broken.sql'));
+      expect((await migrateToLatest(broken, dir)).current).toBe('0003_transactions');
+    } finally {
+      await broken.destroy();
     }
   });
 

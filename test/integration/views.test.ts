@@ -240,6 +240,26 @@ describe('analyst views kept as code (sql/views)', () => {
     });
   });
 
+  it('makes again, in the same transaction, the views a later migration drops to change a column they read', async () => {
+    await withWarehouse('viewsmigration', async (db) => {
+      await migrateToLatest(db);
+      // A migration after these: Postgres refuses to change a column a view reads while the view stands.
+      const dir = scratchDir('migrations');
+      for (const f of await readdir(MIGRATIONS_DIR)) await copyFile(join(MIGRATIONS_DIR, f), join(dir, f));
+      await writeFile(
+        join(dir, '0999_plot_bbox_numeric.sql'),
+        'drop view bi_current_plots cascade;\nalter table plots alter column bbox_min_lon type numeric(10, 6);\n',
+      );
+      const { applied, views } = await migrateToLatest(db, dir, VIEWS_DIR);
+      expect(applied).toEqual(['0999_plot_bbox_numeric']);
+      expect([...views].sort()).toEqual(['bi_current_plots', ...(await usersOf('bi_current_plots'))].sort());
+      const { rows } = await sql<{ type: string }>`
+        select format_type(atttypid, atttypmod) as type from pg_attribute
+        where attrelid = 'bi_current_plots'::regclass and attname = 'bbox_min_lon'`.execute(db);
+      expect(rows[0]!.type).toBe('numeric(10,6)');
+    });
+  });
+
   it('makes a missing view again, and drops a view whose file is gone', async () => {
     await withWarehouse('viewsgone', async (db) => {
       await migrateToLatest(db);
