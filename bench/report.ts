@@ -5,7 +5,7 @@
 // the map drawn, and the time of a redraw when zooming in. Prints figures; never asserts on time.
 // Usage: npm run bench:report [-- --plots 100000] [--suppliers 10] [--json]
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { startEmbeddedPostgres } from '../infra/embedded-postgres.ts';
@@ -88,6 +88,8 @@ function runReport(databaseUrl: string, out: string): Promise<{ seconds: number;
 }
 
 try {
+  // .ddsync/bench does not exist on a fresh checkout: mkdtemp makes only the last part.
+  await mkdir(packagePath('.ddsync', 'bench'), { recursive: true });
   const dir = await mkdtemp(packagePath('.ddsync', 'bench', 'report-'));
   teardown.add('the bench folder', () => rm(dir, { recursive: true, force: true }));
   const postgres = await phase(say, seconds, 'start Postgres', () =>
