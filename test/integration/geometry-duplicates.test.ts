@@ -183,4 +183,28 @@ describe('geometry duplicates', () => {
     expect((await h.refresh()).status).toBe('succeeded');
     expect((await current()).map((r) => r.plot_id)).toEqual([c, d].sort());
   });
+
+  it('finds a pair whose corners straddle a line of the grid it looks for candidates on', async () => {
+    const control = h.sim.control;
+    const ids = new Set(Object.values(odd));
+    const [a, b] = [...control.plots()]
+      .map((p) => p.plot['id'] as string)
+      .filter((id) => !ids.has(id) && id !== twin)
+      .slice(4, 6) as [string, string];
+    // West of Greenwich the cut rounds up: -47.10000049 is -47.100000 to the EU, as -47.1 is; the two
+    // south-west corners lie in two cells of the unshifted 0.0001° grid (-471000 and -471001 ten-thousandths).
+    const ring = (west: number) => [
+      [west, -15.5],
+      [-47.09, -15.5],
+      [-47.09, -15.49],
+      [-47.1, -15.49],
+      [west, -15.5],
+    ];
+    control.editPlot(a, { geometry: { type: 'Polygon', coordinates: [ring(-47.1)] } });
+    control.editPlot(b, { geometry: { type: 'Polygon', coordinates: [ring(-47.10000049)] } });
+    expect((await h.refresh()).status).toBe('succeeded');
+    expect((await current()).map((r) => r.plot_id)).toEqual(expect.arrayContaining([a, b]));
+    const pair = (await current()).filter((r) => r.plot_id === a || r.plot_id === b);
+    expect(pair.map((r) => r.details.plot_ids)).toEqual(a < b ? [[b], [a]] : [[a], [b]]);
+  });
 });
