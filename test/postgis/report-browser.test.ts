@@ -43,11 +43,17 @@ describe('the HTML report in a real browser', () => {
   let browser: Browser;
   let written: WrittenReport;
   let opened: OpenedReport;
+  /** A plot the service sends as a LineString (off the contract; the EU refuses it): stored, blocked, drawn as a line. */
+  let linePlot: string;
   beforeAll(async () => {
     // Chromium first: when it is missing, the test says so before a refresh is spent.
     browser = await launchChromium();
     h = await startWorkerHarness({ seed: 14, layout }, 'report');
     h.sim.control.editPlot(h.sim.control.oddRecords().deforested!, { name: HOSTILE });
+    const odd = new Set(Object.values(h.sim.control.oddRecords()));
+    linePlot = h.sim.control.supplierPlotIds(h.sim.control.suppliers()[0]!.id).find((id) => !odd.has(id))!;
+    const ring = (h.sim.control.getPlot(linePlot)!.geometry as { coordinates: number[][][] }).coordinates[0]!;
+    h.sim.control.editPlot(linePlot, { geometry: { type: 'LineString', coordinates: ring.slice(0, 3) } });
     expect((await h.refresh()).status).toBe('succeeded');
     mkdirSync(ARTIFACTS, { recursive: true });
     written = await writeReport(h.db, { outDir: ARTIFACTS, fileName: 'report.html' });
@@ -181,6 +187,19 @@ describe('the HTML report in a real browser', () => {
     await page.locator('input[name="colour-by"][value="readiness"]').check();
     await expect.poll(() => page.evaluate('window.ddsyncReport.drawn.colourBy')).toBe('readiness');
     expect(await canvasColourAt(page, await focusPlot(page, noCountry!.plot_id, 11))).toBe(notReady);
+  });
+
+  it('draws a plot the service sent as a LineString as a line, not ready', async () => {
+    const { page } = opened;
+    const i = written.model.plots.ids.indexOf(linePlot);
+    expect(i).toBeGreaterThanOrEqual(0);
+    expect(written.model.plots.lines[i]).toHaveLength(1);
+    expect(written.model.plots.rings[i]).toEqual([]);
+    expect(written.model.plots.state[i]).toBe(NOT_READY);
+    const at = await focusPlot(page, linePlot, 16);
+    expect(at.mode).toBe('polygons');
+    expect(await page.evaluate('window.ddsyncReport.drawnIds()')).toContain(linePlot);
+    expect(opened.pageErrors).toEqual([]);
   });
 
   it('shows a not-ready plot as its polygon when zoomed in, its summary on hover and its findings on click', async () => {
