@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { PlotSchema } from '../schema/upstream.ts';
 import { normalisePlots } from '../upstream/plot-validator.ts';
-import { samplePage } from '../test/unit/api/samples.ts';
+import { samplePage } from '../test/unit/upstream/samples.ts';
 import { median, positiveFlag } from './support/figures.ts';
 
 const ENDPOINT = 'GET /businesses/{businessId}/plots';

@@ -11,7 +11,7 @@ import { normalisePlotsSkippingInvalid } from '../../upstream/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { warehouseWithoutTemporaryTables } from '../support/no-temporary-role.ts';
 import { rowVersions } from '../support/warehouse-facts.ts';
-import { samplePlot } from '../unit/api/samples.ts';
+import { samplePlot } from '../unit/upstream/samples.ts';
 import { scratchDir } from '../support/scratch.ts';
 
 /**

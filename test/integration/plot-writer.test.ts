@@ -9,7 +9,7 @@ import { normalisePlotsSkippingInvalid } from '../../upstream/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { warehouseWithoutTemporaryTables } from '../support/no-temporary-role.ts';
 import { rowVersions } from '../support/warehouse-facts.ts';
-import { samplePage, samplePlot } from '../unit/api/samples.ts';
+import { samplePage, samplePlot } from '../unit/upstream/samples.ts';
 
 const RUN = '00000000-0000-4000-8000-0000000000aa';
 

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import {
   ioImports,
   layerViolations,
   sourceFiles,
+  sqlImports,
   type ImportEdge,
 } from '../../support/import-graph.ts';
 
@@ -49,6 +50,48 @@ describe('the house: layers that point one way', () => {
         'domain/rule.ts -> kysely',
         'domain/rule.ts -> pg',
       ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps every SQL statement in warehouse/: no other layer imports kysely or pg but for types', () => {
+    expect(files.flatMap((f) => sqlImports(ROOT, f))).toEqual([]);
+  });
+
+  it('would notice SQL written outside warehouse/, and allow a type-only import of kysely', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'layers-'));
+    try {
+      mkdirSync(join(dir, 'activities'));
+      mkdirSync(join(dir, 'warehouse'));
+      writeFileSync(
+        join(dir, 'activities/step.ts'),
+        [
+          "import { sql } from 'kysely';",
+          "import type { Kysely } from 'kysely';",
+          "import { type ColumnType, type Selectable } from 'kysely';",
+          "import { Kysely as K, type Sql } from 'kysely';",
+          "export type { Insertable } from 'kysely';",
+          "export { sql as q } from 'kysely';",
+          "import pg from 'pg';",
+          "const copy = await import('pg-copy-streams');",
+          "import { z } from 'zod';",
+          '',
+        ].join('\n'),
+      );
+      writeFileSync(join(dir, 'warehouse/ledger.ts'), "import { sql } from 'kysely';\nimport pg from 'pg';\n");
+      // A statement of the warehouse's own, moved back to the CLI where it once was.
+      mkdirSync(join(dir, 'cli'));
+      copyFileSync(join(ROOT, 'warehouse/submission/batch-runs.ts'), join(dir, 'cli/submission-retry.ts'));
+      expect(sqlImports(dir, 'activities/step.ts')).toEqual([
+        'activities/step.ts -> kysely',
+        'activities/step.ts -> kysely',
+        'activities/step.ts -> kysely',
+        'activities/step.ts -> pg',
+        'activities/step.ts -> pg-copy-streams',
+      ]);
+      expect(sqlImports(dir, 'warehouse/ledger.ts')).toEqual([]);
+      expect(sqlImports(dir, 'cli/submission-retry.ts')).toEqual(['cli/submission-retry.ts -> kysely']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

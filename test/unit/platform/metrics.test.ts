@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { DdsyncMetrics, histogramSamples, retryReason, type WarehouseFigures } from '../../../platform/metrics.ts';
 import { createUpstreamClient } from '../../../upstream/client.ts';
-import { fakeJwt, json, recordingSleep, startServer, tokenRoute, type LocalServer } from '../api/local-server.ts';
+import { fakeJwt, json, recordingSleep, startServer, tokenRoute, type LocalServer } from '../upstream/local-server.ts';
 import { sample } from '../../support/exposition.ts';
 
 const figures = (over: Partial<WarehouseFigures> = {}): WarehouseFigures => ({

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { tablesToAnalyze } from '../../../../warehouse/refresh/table-statistics.ts';
+
+const row = (inserted: number, updated = 0, deleted = 0) => ({ inserted, updated, unchanged: 0, deleted });
+
+describe('which tables a refresh analyses', () => {
+  it('every table a first load wrote, since none has statistics yet', () => {
+    const counts = { plots: row(20_000), plot_suppliers: row(26_303), eudr_findings: row(14_014), businesses: row(13) };
+    expect(tablesToAnalyze(counts, new Map())).toEqual(['businesses', 'plots', 'plot_suppliers', 'eudr_findings']);
+    const neverAnalysed = new Map([['plots', -1]]);
+    expect(tablesToAnalyze({ plots: row(1) }, neverAnalysed)).toEqual(['plots']);
+  });
+
+  it("a table changed by at least 50 rows plus a tenth of it (autovacuum's rule), deletions and updates included", () => {
+    const estimated = new Map([
+      ['plots', 100_000],
+      ['plot_suppliers', 130_000],
+      ['plot_history', 100_000],
+    ]);
+    const counts = {
+      plots: row(5_000, 5_050),
+      plot_suppliers: row(0, 0, 13_049),
+      plot_history: row(0, 0, 0),
+    };
+    expect(tablesToAnalyze(counts, estimated)).toEqual(['plots']);
+    expect(tablesToAnalyze({ plot_suppliers: row(0, 0, 13_050) }, estimated)).toEqual(['plot_suppliers']);
+  });
+
+  it('nothing after a refresh that wrote nothing, and nothing outside the mirrored tables', () => {
+    expect(tablesToAnalyze({ plots: { inserted: 0, updated: 0, unchanged: 20_000, deleted: 0 } }, new Map())).toEqual(
+      [],
+    );
+    expect(tablesToAnalyze({ 'plots; drop table plots': row(10) }, new Map())).toEqual([]);
+  });
+});
