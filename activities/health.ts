@@ -1,15 +1,12 @@
-import { sql } from 'kysely';
 import type { Warehouse } from '../warehouse/database.ts';
+import { readServerIdentity, type ServerIdentity } from '../warehouse/health.ts';
 
 /** What the health check needs of the upstream client: one authenticated read. */
 export interface UpstreamProbe {
   listSuppliers(): Promise<unknown[]>;
 }
 
-export interface WarehouseHealth {
-  serverVersion: string;
-  database: string;
-}
+export type WarehouseHealth = ServerIdentity;
 
 export interface UpstreamHealth {
   suppliers: number;
@@ -19,12 +16,7 @@ export interface UpstreamHealth {
 export function createHealthActivities(deps: { db: Warehouse; api: UpstreamProbe }) {
   return {
     async checkWarehouse(): Promise<WarehouseHealth> {
-      const { rows } = await sql<{
-        version: string;
-        db: string;
-      }>`select current_setting('server_version') as version, current_database() as db`.execute(deps.db);
-      const row = rows[0]!;
-      return { serverVersion: row.version, database: row.db };
+      return readServerIdentity(deps.db);
     },
     async checkUpstream(): Promise<UpstreamHealth> {
       const suppliers = await deps.api.listSuppliers();

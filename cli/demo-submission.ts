@@ -1,8 +1,7 @@
-import { sql } from 'kysely';
 import type { Client } from '@temporalio/client';
 import type { Warehouse } from '../warehouse/database.ts';
 import { takeInShipments, type IntakeSummary } from '../warehouse/submission/intake.ts';
-import type { BatchReport } from '../warehouse/submission/batch-report.ts';
+import { batchReferences, type BatchReport } from '../warehouse/submission/batch-report.ts';
 import { packagePath } from '../platform/package-root.ts';
 import { submitBatch, submitBatchWorkflowId } from '../workflows/submit-batch.ts';
 import type { TransactionTiming } from '../workflows/submit-transaction.ts';
@@ -64,18 +63,7 @@ export async function runDemoSubmission(
     args: [{ batchId: intake.batchId, concurrency: 10, timing: o.timing }],
   });
   const report = await followBatch(db, handle, intake.batchId, o.progress);
-  const { rows } = await sql<{ key: string; reference_number: string; verification_number: string }>`
-    select key, reference_number, verification_number from transactions
-    where batch_id = ${intake.batchId}::uuid and state = 'available' order by key`.execute(db);
-  return {
-    intake,
-    report,
-    references: rows.map((r) => ({
-      key: r.key,
-      referenceNumber: r.reference_number,
-      verificationNumber: r.verification_number,
-    })),
-  };
+  return { intake, report, references: await batchReferences(db, intake.batchId) };
 }
 
 export function formatDemoSubmission(s: DemoSubmission): string {

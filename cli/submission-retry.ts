@@ -1,8 +1,8 @@
-import { sql } from 'kysely';
 import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Warehouse } from '../warehouse/database.ts';
 import type { BatchReport } from '../warehouse/submission/batch-report.ts';
 import { reopenResubmittable } from '../warehouse/submission/resubmission.ts';
+import { pendingTransactions, recordBatchWorkflow } from '../warehouse/submission/batch-runs.ts';
 import { submitBatch, submitBatchWorkflowId } from '../workflows/submit-batch.ts';
 import type { TransactionTiming } from '../workflows/submit-transaction.ts';
 
@@ -35,22 +35,15 @@ export async function retryBatch(
     };
   const reopened = await reopenResubmittable(db, batchId);
   // Pending also counts keys an interrupted retry reopened (or a batch never started): this one starts them.
-  const pending = await pendingCount(db, batchId);
+  const pending = await pendingTransactions(db, batchId);
   if (pending === 0) return { kind: 'nothing' };
   const handle = await client.workflow.start(submitBatch, {
     taskQueue: run.taskQueue,
     workflowId,
     args: [{ batchId, concurrency: run.concurrency, restart: true, ...(run.timing ? { timing: run.timing } : {}) }],
   });
-  await sql`update submission_batches set workflow_id = ${workflowId} where id = ${batchId}::uuid`.execute(db);
+  await recordBatchWorkflow(db, batchId, workflowId);
   return { kind: 'restarted', reopened, pending, handle };
-}
-
-async function pendingCount(db: Warehouse, batchId: string): Promise<number> {
-  const { rows } = await sql<{
-    n: number;
-  }>`select count(*)::int as n from transactions where batch_id = ${batchId}::uuid and state = 'pending'`.execute(db);
-  return rows[0]?.n ?? 0;
 }
 
 async function isRunning(client: Client, workflowId: string): Promise<boolean> {

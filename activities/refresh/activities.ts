@@ -31,7 +31,8 @@ import { finishRun, type RunSummary } from '../../warehouse/refresh/sweep.ts';
 import { refreshTableStatistics } from '../../warehouse/refresh/table-statistics.ts';
 import { checkOverlapsAfterRun } from '../../warehouse/spatial/overlaps.ts';
 import { checkGeometryDuplicatesAfterRun } from '../../warehouse/spatial/geometry-duplicates.ts';
-import { planVerification, recordVerification, verifySupplierScan, type VerifyStatus } from './scan-verification.ts';
+import { planVerification, verifySupplierScan, type VerifyStatus } from './scan-verification.ts';
+import { recordVerification } from '../../warehouse/refresh/scan-verification.ts';
 
 /**
  * The activities of a warehouse refresh. Rows travel API → activity → Postgres inside one activity;

@@ -1,8 +1,17 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../schema/database.ts';
+import type { Warehouse } from '../../warehouse/database.ts';
 import { hasMorePages, parseSupplierPlotsPage, type RawPlotPage } from '../../upstream/index.ts';
 import { sourcePageHash } from '../../warehouse/refresh/plot-fingerprint.ts';
 import { presentIds } from '../../warehouse/refresh/plot-page.ts';
+import {
+  markedMissingLinks,
+  scannedPageIds,
+  scannedPages,
+  unseenLinks,
+  type ScannedPage,
+  type VerificationOutcome,
+} from '../../warehouse/refresh/scan-verification.ts';
+
+export type { VerificationOutcome, VerifyStatus } from '../../warehouse/refresh/scan-verification.ts';
 
 /**
  * Offset pages are not a snapshot. While a supplier's pages are read, the source may delete or insert
@@ -28,27 +37,8 @@ import { presentIds } from '../../warehouse/refresh/plot-page.ts';
 /** Pages a verification read may read beyond the scan's before it gives up (as `unstable`). */
 const EXTRA_PAGES = 2;
 
-export type VerifyStatus = 'not_needed' | 'stable' | 'unstable';
-
-export interface VerificationOutcome {
-  /** Live links of the supplier the scan did not see. */
-  missing: number;
-  status: VerifyStatus;
-  pages: number;
-  /** Of the missing, those the verification read found (they had slid across a page boundary). */
-  found: string[];
-}
-
-/** A page as the scan read it (from sync_pages). */
-interface ScannedPage {
-  hash: string | null;
-  received: number;
-  /** The same text as at the last complete read: not parsed. */
-  reused: boolean;
-}
-
 export interface VerificationDeps {
-  db: Kysely<Database>;
+  db: Warehouse;
   /** Reads page `page` of the supplier's plots as text (the same request as the scan's). */
   readPage(page: number): Promise<RawPlotPage>;
   /** Called after each page read (heartbeat). */
@@ -63,11 +53,7 @@ export type VerificationPlan =
   | { decided: VerificationOutcome }
   | { decided?: undefined; scanned: Map<number, ScannedPage>; missing: { settled: string[]; all: number } };
 
-export async function planVerification(
-  db: Kysely<Database>,
-  runId: string,
-  supplierId: string,
-): Promise<VerificationPlan> {
+export async function planVerification(db: Warehouse, runId: string, supplierId: string): Promise<VerificationPlan> {
   const scanned = await scannedPages(db, runId, supplierId);
   const missing = await missingLinks(db, runId, supplierId, scanned);
   const outcome: VerificationOutcome = { missing: missing.all, status: 'not_needed', pages: 0, found: [] };
@@ -122,42 +108,8 @@ export async function verifySupplierScan(
   return { ...outcome, pages: page, found, status: wanted.size === 0 || stable ? 'stable' : 'unstable' };
 }
 
-/** Records the outcome on the supplier's part of the run, where the sweep reads it. */
-export async function recordVerification(
-  db: Kysely<Database>,
-  runId: string,
-  supplierId: string,
-  o: VerificationOutcome,
-  requests: number,
-): Promise<void> {
-  await sql`
-    update sync_run_scopes set missing = ${o.missing}, verify_status = ${o.status}, verify_pages = ${o.pages},
-      verify_requests = ${requests}, verify_seen = ${o.found}::text[]
-    where run_id = ${runId}::uuid and scope = ${supplierId}`.execute(db);
-}
-
 function sameOrder(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((id, i) => id === b[i]);
-}
-
-async function scannedPages(db: Kysely<Database>, runId: string, scope: string): Promise<Map<number, ScannedPage>> {
-  const { rows } = await sql<{
-    page: number;
-    content_hash: string | null;
-    received: number;
-    reused: boolean;
-  }>`
-    select page, content_hash, received, reused from sync_pages
-    where run_id = ${runId}::uuid and scope = ${scope} and entity = 'plots'`.execute(db);
-  return new Map(rows.map((r) => [r.page, { hash: r.content_hash, received: r.received, reused: r.reused }]));
-}
-
-async function scannedPageIds(db: Kysely<Database>, runId: string, scope: string): Promise<Map<number, string[]>> {
-  const { rows } = await sql<{ page: number; ids: string[] }>`
-    select page, ids from sync_pages where run_id = ${runId}::uuid and scope = ${scope} and entity = 'plots'`.execute(
-    db,
-  );
-  return new Map(rows.map((r) => [r.page, r.ids]));
 }
 
 /**
@@ -167,29 +119,13 @@ async function scannedPageIds(db: Kysely<Database>, runId: string, scope: string
  * missing: the pages then hold exactly the links that read left live.
  */
 async function missingLinks(
-  db: Kysely<Database>,
+  db: Warehouse,
   runId: string,
   supplierId: string,
   scanned: Map<number, ScannedPage>,
 ): Promise<{ settled: string[]; all: number }> {
   const allReused = [...scanned.values()].every((p) => p.reused);
-  if (allReused) {
-    const marked = await sql<{ n: number }>`
-      select count(*)::int as n from plot_suppliers where supplier_id = ${supplierId} and missing_since is not null and deleted_at is null`.execute(
-      db,
-    );
-    if ((marked.rows[0]?.n ?? 0) === 0) return { settled: [], all: 0 };
-  }
-  // EXCEPT is set arithmetic (hashed or sorted), whatever the planner believes of tables just filled:
-  // an anti-join planned on a fresh table's missing statistics cost about a second per supplier.
-  const { rows } = await sql<{ plot_id: string; settled: boolean }>`
-    with unseen as (
-      select plot_id from plot_suppliers where supplier_id = ${supplierId} and deleted_at is null
-      except
-      select u.id from sync_pages p cross join lateral unnest(p.ids) as u(id)
-      where p.run_id = ${runId}::uuid and p.scope = ${supplierId} and p.entity = 'plots'
-    )
-    select l.plot_id, l.changed_at < (select started_at from sync_runs where id = ${runId}::uuid) as settled
-    from unseen join plot_suppliers l on l.plot_id = unseen.plot_id and l.supplier_id = ${supplierId}`.execute(db);
+  if (allReused && (await markedMissingLinks(db, supplierId)) === 0) return { settled: [], all: 0 };
+  const rows = await unseenLinks(db, runId, supplierId);
   return { settled: rows.filter((r) => r.settled).map((r) => r.plot_id), all: rows.length };
 }

@@ -1,7 +1,7 @@
 import { CancelledFailure, Context } from '@temporalio/activity';
 import { ApplicationFailure, ApplicationFailureCategory } from '@temporalio/common';
-import { sql } from 'kysely';
 import type { Warehouse } from '../../warehouse/database.ts';
+import { clearStepFailures, recordStepFailure, type StepSubject } from '../../warehouse/submission/step-failures.ts';
 import { scrubSecrets } from '../../platform/secrets.ts';
 import { toActivityFailure } from '../failures.ts';
 
@@ -15,18 +15,10 @@ import { toActivityFailure } from '../failures.ts';
  * it logs at debug level, so a fault that lasts a day costs a dozen warnings, not hundreds.
  */
 
-interface Subject {
-  key?: string;
-  batchId?: string;
-}
-
 /** Longest error kept: enough for a database's or the service's message, not for a stack. */
 const MAX_ERROR_LENGTH = 300;
 /** A database that does not answer must not hold the failing step: the log still has the error. */
 const RECORD_TIMEOUT_MS = 5_000;
-/** States ddsync decided: their last_error says why the transaction ended and stays. */
-const DECIDED_ENDS = ['failed', 'timed_out', 'cancelled'];
-const SERVICE_ENDS = ['available', 'error', 'withdrawn'];
 
 /** One short line, without secrets: what the warehouse and `ddsync submissions status` show. */
 export function stepError(step: string, error: unknown): string {
@@ -35,35 +27,6 @@ export function stepError(step: string, error: unknown): string {
     .trim();
   const line = `${step}: ${text || (error as Error)?.name || 'unknown error'}`;
   return line.length > MAX_ERROR_LENGTH ? `${line.slice(0, MAX_ERROR_LENGTH - 1)}…` : line;
-}
-
-/** Counts a failed attempt; returns the failed attempts in a row (undefined when nothing was recorded). */
-async function recordFailure(db: Warehouse, subject: Subject, message: string): Promise<number | undefined> {
-  if (subject.key !== undefined) {
-    const { rows } = await sql<{ n: number }>`
-      update transactions set last_error = ${message}, failed_attempts = failed_attempts + 1, last_failed_at = now()
-      where key = ${subject.key} and state <> all(${[...DECIDED_ENDS, ...SERVICE_ENDS]}::text[])
-      returning failed_attempts as n`.execute(db);
-    return rows[0]?.n;
-  }
-  if (subject.batchId === undefined) return undefined;
-  const { rows } = await sql<{ n: number }>`
-    update submission_batches set last_error = ${message}, failed_attempts = failed_attempts + 1, last_failed_at = now()
-    where id = ${subject.batchId}::uuid returning failed_attempts as n`.execute(db);
-  return rows[0]?.n;
-}
-
-/** The step succeeded: what an earlier attempt recorded is cleared (writes nothing when there is none). */
-async function clearFailures(db: Warehouse, subject: Subject): Promise<void> {
-  if (subject.key !== undefined) {
-    await sql`
-      update transactions set last_error = case when state = any(${DECIDED_ENDS}::text[]) then last_error end, failed_attempts = 0, last_failed_at = null
-      where key = ${subject.key} and failed_attempts > 0`.execute(db);
-  } else if (subject.batchId !== undefined) {
-    await sql`update submission_batches set last_error = null, failed_attempts = 0, last_failed_at = null where id = ${subject.batchId}::uuid and failed_attempts > 0`.execute(
-      db,
-    );
-  }
 }
 
 function within<T>(work: Promise<T>, ms: number): Promise<T | undefined> {
@@ -113,7 +76,7 @@ export function trackStepFailures<T extends Record<string, AnyActivity>>(db: War
   const wrapped: Record<string, AnyActivity> = {};
   for (const [step, fn] of Object.entries(activities)) {
     wrapped[step] = async (...args: unknown[]) => {
-      const subject = (args[0] ?? {}) as Subject;
+      const subject = (args[0] ?? {}) as StepSubject;
       let result: unknown;
       try {
         result = await fn(...args);
@@ -127,10 +90,12 @@ export function trackStepFailures<T extends Record<string, AnyActivity>>(db: War
         const onKeys = error instanceof ApplicationFailure && error.type === RECORDED_ON_KEYS;
         const attempts = onKeys
           ? undefined
-          : await within(recordFailure(db, subject, stepError(step, error)), RECORD_TIMEOUT_MS).catch(() => undefined);
+          : await within(recordStepFailure(db, subject, stepError(step, error)), RECORD_TIMEOUT_MS).catch(
+              () => undefined,
+            );
         throw isPowerOfTwo(attempts ?? context.info.attempt) ? error : quietly(error);
       }
-      await within(clearFailures(db, subject), RECORD_TIMEOUT_MS).catch(() => undefined);
+      await within(clearStepFailures(db, subject), RECORD_TIMEOUT_MS).catch(() => undefined);
       return result;
     };
   }

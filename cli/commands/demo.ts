@@ -3,7 +3,6 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { untilSignal } from '../../infra/exit-hooks.ts';
 import { Client, Connection } from '@temporalio/client';
-import { sql } from 'kysely';
 import { DEMO_SHIPMENTS, demoTiming, formatDemoSubmission, runDemoSubmission, timingEnv } from '../demo-submission.ts';
 import { startEmbeddedPostgres } from '../../infra/embedded-postgres.ts';
 import { startTemporalDevServer } from '../../infra/temporal-dev-server.ts';
@@ -14,10 +13,12 @@ import { NativeConnection } from '@temporalio/worker';
 import { startSimulator } from '../../simulator/index.ts';
 import { createUpstreamClient } from '../../upstream/index.ts';
 import { openWarehouse } from '../../warehouse/database.ts';
+import { demoFigures } from '../../warehouse/demo-figures.ts';
+import { createReaderLogin } from '../../warehouse/reader-login.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { followRefresh, startRefresh } from '../refresh-runner.ts';
 import { formatRunSummary } from '../refresh-summary.ts';
-import { demoFigures, formatDemoFigures } from '../demo-report.ts';
+import { formatDemoFigures } from '../demo-report.ts';
 import { writeReport } from '../../report/write.ts';
 import { describeSpatialMode, readSpatialMode } from '../../warehouse/spatial/mode.ts';
 import { demoStatus } from '../demo-status.ts';
@@ -101,7 +102,7 @@ export async function run(values: {
     });
 
     const migrated = await until(migrateToLatest(db));
-    await createBiLogin(db);
+    await createReaderLogin(db, BI_LOGIN, BI_PASSWORD);
     say(`warehouse ready (${migrated.current}); simulator at ${sim.url}; Temporal at ${temporal.address}`);
     // Embedded Postgres has no PostGIS: the demo says so, as `ddsync config` does (docs/postgis.md).
     say(`spatial mode: ${describeSpatialMode(await readSpatialMode(db))}`);
@@ -220,19 +221,6 @@ export async function run(values: {
 }
 
 class Interrupted extends Error {}
-
-/** A login for BI tools in the read-only group role the migrations create. */
-async function createBiLogin(db: ReturnType<typeof openWarehouse>): Promise<void> {
-  await sql
-    .raw(`
-    do $$ begin
-      if not exists (select 1 from pg_roles where rolname = '${BI_LOGIN}') then
-        create role ${BI_LOGIN} login password '${BI_PASSWORD}' in role ddsync_reader;
-      end if;
-    exception when duplicate_object or unique_violation then null;
-    end $$`)
-    .execute(db);
-}
 
 const DEMO_ROOT = resolve('.ddsync/demo');
 /** How long a demo's folder may go without a running cluster while the demo starts. */

@@ -1,11 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { sql } from 'kysely';
 import { WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
 import type { Warehouse } from '../../warehouse/database.ts';
 import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
-import { batchReport, recentBatches } from '../../warehouse/submission/batch-report.ts';
+import { batchReport, batchStatus, recentBatches } from '../../warehouse/submission/batch-report.ts';
 import { bulkProgressQuery, bulkSubmitWorkflowId } from '../../workflows/bulk-submit.ts';
 import { batchExitCode, formatBatch } from '../submission-summary.ts';
 import { resubmittableKeys } from '../../warehouse/submission/resubmission.ts';
@@ -137,9 +136,6 @@ async function cancellationTakenIn(db: Warehouse, handle: WorkflowHandle, batchI
   );
   while (!ended) {
     await Promise.race([result, delay(250)]);
-    const { rows } = await sql<{
-      status: string;
-    }>`select status from submission_batches where id = ${batchId}::uuid`.execute(db);
-    if (rows[0]?.status === 'cancelled') return;
+    if ((await batchStatus(db, batchId)) === 'cancelled') return;
   }
 }

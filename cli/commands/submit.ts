@@ -1,10 +1,8 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { sql } from 'kysely';
 import { loadConfig } from '../../platform/config.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { ConnectionFailedError } from '../../infra/connection-failure.ts';
-import type { Warehouse } from '../../warehouse/database.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
@@ -16,17 +14,9 @@ import { followBatch } from '../submission-runner.ts';
 import { batchExitCode, formatBatch, formatIntake, nothingToSend, readinessLine } from '../submission-summary.ts';
 import { batchReport } from '../../warehouse/submission/batch-report.ts';
 import { openReadinessGate } from '../../warehouse/submission/readiness-gate.ts';
+import { recordBatchWorkflow, unfinishedEarlierBatches } from '../../warehouse/submission/batch-runs.ts';
 import type { ReadinessPolicy } from '../../domain/submission/readiness-rules.ts';
 import { durationMs } from '../../platform/config.ts';
-
-/** Earlier batches this file's duplicate keys belong to that are still open (not done, not cancelled). */
-async function unfinishedEarlierBatches(db: Warehouse, batchId: string): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
-    select distinct b.id::text as id from transaction_requests r join submission_batches b on b.id = r.earlier_batch_id
-    where r.batch_id = ${batchId}::uuid and r.status = 'duplicate' and b.status = 'open'
-    order by 1`.execute(db);
-  return rows.map((r) => r.id);
-}
 
 /**
  * Where the rows not sent are reported: `--report`, else beside the file; for a named pipe or another
@@ -83,7 +73,7 @@ export async function run(
         workflowId,
         args: [{ batchId, concurrency: config.submission!.concurrency, timing: config.submission!.timing }],
       });
-      await sql`update submission_batches set workflow_id = ${workflowId} where id = ${batchId}::uuid`.execute(db);
+      await recordBatchWorkflow(db, batchId, workflowId);
       return { handle, workflowId };
     };
     // Keys recognised as sent by an earlier batch that never ran to its end (the command was killed

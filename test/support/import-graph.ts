@@ -44,6 +44,33 @@ export function ioImports(root: string, file: string): string[] {
   return out;
 }
 
+/** Packages that speak SQL to Postgres (kysely's `sql` and query builder, pg, pg-copy-streams). */
+export const SQL_PACKAGES = [/^kysely([-/]|$)/, /^pg([-/]|$)/];
+
+/** Where SQL may be written: the warehouse layer, and the developer tooling (table types, migration release). */
+const SQL_LAYERS = ['warehouse', 'tools'];
+
+/**
+ * Every SQL statement lives under warehouse/: the value imports of a SQL package (SQL_PACKAGES) in a
+ * file of any other layer, as "file -> package" lines. A type-only import (`import type { Kysely }`,
+ * `import { type ColumnType }`, `export type … from`) is erased at run time and runs no statement, so
+ * it is allowed where a signature needs it.
+ */
+export function sqlImports(root: string, file: string): string[] {
+  if (SQL_LAYERS.includes(layerOf(file))) return [];
+  const text = readFileSync(join(root, file), 'utf8');
+  const bare =
+    /(?:^|[\s;])(?:import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^.'"][^'"]*)['"]|import\(\s*['"]([^.'"][^'"]*)['"]\s*\)|^\s*import\s+['"]([^.'"][^'"]*)['"]/gm;
+  const out: string[] = [];
+  for (const m of text.matchAll(bare)) {
+    const spec = m[3] ?? m[4] ?? m[5]!;
+    if (!SQL_PACKAGES.some((p) => p.test(spec))) continue;
+    const typeOnly = m[3] !== undefined && (m[1] !== undefined || onlyTypeNames(m[2] ?? ''));
+    if (!typeOnly) out.push(`${file} -> ${spec}`);
+  }
+  return out;
+}
+
 export function importsOf(root: string, file: string): ImportEdge[] {
   const text = readFileSync(join(root, file), 'utf8');
   const edges: ImportEdge[] = [];

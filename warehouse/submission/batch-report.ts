@@ -144,3 +144,26 @@ export async function recentBatches(
   );
   return rows;
 }
+
+/** Where the batch stands now (`open`, `done`, `cancelled`), or undefined for a batch the warehouse does not hold. */
+export async function batchStatus(db: Warehouse, batchId: string): Promise<string | undefined> {
+  const { rows } = await sql<{
+    status: string;
+  }>`select status from submission_batches where id = ${batchId}::uuid`.execute(db);
+  return rows[0]?.status;
+}
+
+/** The batch's transactions the EU system accepted: their DDS reference and verification numbers, by key. */
+export async function batchReferences(
+  db: Warehouse,
+  batchId: string,
+): Promise<Array<{ key: string; referenceNumber: string; verificationNumber: string }>> {
+  const { rows } = await sql<{ key: string; reference_number: string; verification_number: string }>`
+    select key, reference_number, verification_number from transactions
+    where batch_id = ${batchId}::uuid and state = 'available' order by key`.execute(db);
+  return rows.map((r) => ({
+    key: r.key,
+    referenceNumber: r.reference_number,
+    verificationNumber: r.verification_number,
+  }));
+}
