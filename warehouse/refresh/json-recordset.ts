@@ -1,3 +1,5 @@
+import { type RawBuilder, sql } from 'kysely';
+
 /**
  * A batch of rows as ONE JSON parameter for `json_to_recordset`: no bind-parameter limit, one parse
  * in Postgres. Columns that already hold JSON text (geometry, customData) are spliced in raw, so
@@ -58,6 +60,19 @@ export function jsonColumnsOf<Row>(columns: RecordsetColumns<Row>): Array<keyof 
   return Object.entries(columns)
     .filter(([, type]) => type === 'json' || type === 'jsonb')
     .map(([name]) => name as keyof Row & string);
+}
+
+/**
+ * `json_to_recordset(<the rows as one JSON parameter>) as <alias>(<columns>)`: a batch read as a table
+ * in a statement, its column list typed by the rows (RecordsetColumns), json and jsonb values spliced raw.
+ */
+export function jsonRecordset<Row extends object>(
+  rows: readonly Row[],
+  columns: RecordsetColumns<Row>,
+  alias = 'r',
+): RawBuilder<unknown> {
+  const batch = toJsonRecordset(rows, jsonColumnsOf(columns));
+  return sql`json_to_recordset(${batch}::json) as ${sql.raw(alias)}(${sql.raw(recordsetDefinition(columns))})`;
 }
 
 // An escape preceded by an even number of backslashes is a real escape, not escaped text.

@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Database } from '../../schema/database.ts';
 import { withClientTransaction } from '../database.ts';
 import type { AnalysisRow, FindingRow, HistoryRow, PlotRow, PlotRows, SpeciesRow } from './rows.ts';
-import { toJsonRecordset, type RecordsetColumns } from './json-recordset.ts';
+import { jsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import { copyRows } from './copy-text.ts';
 import { addCounts, emptyCounts, mergeReplayCounts, type TableCounts } from './counts.ts';
 import { jsonRows, uniqueSortedById, upsertCounted, type HashedTable } from './hashed-upsert.ts';
@@ -172,6 +172,12 @@ const HISTORY: RecordsetColumns<HistoryRow> = {
   most_recent_analysis_id: 'text',
   euforobs_analysis_id: 'text',
   precision_analysis_id: 'text',
+};
+
+/** A plot whose history row is replaced, and its new history hash. */
+const REPLACED_HISTORY: RecordsetColumns<Pick<HistoryRow, 'plot_id' | 'history_hash'>> = {
+  plot_id: 'text',
+  history_hash: 'text',
 };
 
 const FINDINGS: RecordsetColumns<FindingRow> = {
@@ -360,10 +366,14 @@ async function advanceHistory(
   );
   let closed = 0;
   if (replaced.length > 0) {
-    const changed = toJsonRecordset(replaced.map((r) => ({ plot_id: r.plot.id, history_hash: r.plot.history_hash })));
+    const changed = jsonRecordset(
+      replaced.map((r) => ({ plot_id: r.plot.id, history_hash: r.plot.history_hash })),
+      REPLACED_HISTORY,
+      'c',
+    );
     const result = await sql`
       update plot_history h set valid_to = now(), is_current = false
-      from json_to_recordset(${changed}::json) as c(plot_id text, history_hash text)
+      from ${changed}
       where h.plot_id = c.plot_id and h.is_current and h.history_hash <> c.history_hash`.execute(trx);
     closed = Number(result.numAffectedRows ?? 0);
   }

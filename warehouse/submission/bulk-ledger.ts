@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { ComponentInput, CreateTransactionInput, Transaction } from '../../schema/upstream.ts';
 import type { Warehouse } from '../database.ts';
 import * as serviceFacts from '../../schema/upstream/service-facts.ts';
-import { toJsonRecordset } from '../refresh/json-recordset.ts';
+import { jsonRecordset, type RecordsetColumns } from '../refresh/json-recordset.ts';
+import type { ColumnValues } from '../refresh/rows.ts';
 import {
   recordComponents,
   recordComponentsOf,
@@ -17,6 +18,38 @@ import {
  * ddsync decided is not overwritten, each status is recorded once), in a few statements per chunk,
  * plus when each transaction is read next (`next_poll_at`), computed here from the ledger's times.
  */
+
+/** A create claimed for a key: the attempt the claim counted (transaction_requests.create_attempts). */
+type ClaimRow = ColumnValues<'transaction_requests', 'key' | 'create_attempts'>;
+const CLAIM_COLUMNS: RecordsetColumns<ClaimRow> = { key: 'text', create_attempts: 'int4' };
+
+/** What a sighting writes of a transaction, with whether its status is final and how it was seen. */
+type SightingRow = ColumnValues<
+  'transactions',
+  'key' | 'id' | 'status' | 'state' | 'reference_number' | 'verification_number' | 'error_reason'
+> & { final: boolean } & ColumnValues<'transaction_status_events', 'source'>;
+const SIGHTING_COLUMNS: RecordsetColumns<SightingRow> = {
+  key: 'text',
+  id: 'text',
+  status: 'text',
+  state: 'text',
+  reference_number: 'text',
+  verification_number: 'text',
+  error_reason: 'text',
+  final: 'boolean',
+  source: 'text',
+};
+
+type StatusEventRow = ColumnValues<'transaction_status_events', 'transaction_key' | 'status' | 'source'>;
+const STATUS_EVENT_COLUMNS: RecordsetColumns<StatusEventRow> = {
+  transaction_key: 'text',
+  status: 'text',
+  source: 'text',
+};
+
+/** A key's failure or end, with its message (transactions.last_error). */
+type KeyErrorRow = ColumnValues<'transactions', 'key' | 'last_error'>;
+const KEY_ERROR_COLUMNS: RecordsetColumns<KeyErrorRow> = { key: 'text', last_error: 'text' };
 
 /** The waits of following, as the batch workflow passes them (TransactionTiming without the settle time). */
 export interface FollowTiming {
@@ -99,8 +132,12 @@ export async function noteCreatesSent(
     update transaction_requests r set create_sent_at = clock_timestamp()
     from (
       select q.id, q.create_sent_at as previous from transaction_requests q
-      join json_to_recordset(${toJsonRecordset(claims)}::json) as c(key text, attempt int)
-        on q.key = c.key and q.status = 'accepted' and q.create_attempts = c.attempt
+      join ${jsonRecordset(
+        claims.map((c): ClaimRow => ({ key: c.key, create_attempts: c.attempt })),
+        CLAIM_COLUMNS,
+        'c',
+      )}
+        on q.key = c.key and q.status = 'accepted' and q.create_attempts = c.create_attempts
       for update of q
     ) before
     where r.id = before.id
@@ -133,27 +170,30 @@ export async function recordSightings(
 ): Promise<void> {
   if (sightings.length === 0) return;
   // Every status seen is an event; the row takes the last sighting of each key (create, then submit).
-  const events = sightings.map(({ key, transaction: t, source }) => ({ key, status: t.status, source }));
+  const events = sightings.map(
+    ({ key, transaction: t, source }): StatusEventRow => ({ transaction_key: key, status: t.status, source }),
+  );
   const last = new Map(sightings.map((s) => [s.key, s]));
-  const rows = [...last.values()].map(({ key, transaction: t, source }) => ({
-    key,
-    id: t.id,
-    status: t.status,
-    state: stateOf(t.status),
-    reference_number: t.referenceNumber ?? null,
-    verification_number: t.verificationNumber ?? null,
-    error_reason: errorReasonOf(t),
-    final: serviceFacts.FINAL_TRANSACTION_STATUSES.has(t.status),
-    source,
-  }));
+  const rows = [...last.values()].map(
+    ({ key, transaction: t, source }): SightingRow => ({
+      key,
+      id: t.id,
+      status: t.status,
+      state: stateOf(t.status),
+      reference_number: t.referenceNumber ?? null,
+      verification_number: t.verificationNumber ?? null,
+      error_reason: errorReasonOf(t),
+      final: serviceFacts.FINAL_TRANSACTION_STATUSES.has(t.status),
+      source,
+    }),
+  );
   const read = readStartedAt ?? new Date();
   await sql`
     with r as (
-      select * from json_to_recordset(${toJsonRecordset(rows)}::json) as r(
-        key text, id text, status text, state text, reference_number text, verification_number text, error_reason text, final boolean, source text)
+      select * from ${jsonRecordset(rows, SIGHTING_COLUMNS)}
     ), seen as (
       insert into transaction_status_events (transaction_key, status, source)
-      select key, status, source from json_to_recordset(${toJsonRecordset(events)}::json) as e(key text, status text, source text)
+      select transaction_key, status, source from ${jsonRecordset(events, STATUS_EVENT_COLUMNS, 'e')}
       on conflict (transaction_key, status) do nothing
     )
     update transactions t set
@@ -340,11 +380,15 @@ export async function recordKeyFailures(
 ): Promise<Map<string, number>> {
   if (failures.length === 0) return new Map();
   const { rows } = await sql<{ key: string; n: number }>`
-    update transactions t set last_error = f.message, failed_attempts = t.failed_attempts + 1, last_failed_at = now(),
+    update transactions t set last_error = f.last_error, failed_attempts = t.failed_attempts + 1, last_failed_at = now(),
       next_poll_at = case when ${retryInMs ?? null}::float8 is not null and t.next_poll_at is not null
         then now() + least(${retryInMs ?? 0}::float8 * power(2, least(t.failed_attempts, 12)), 300000) * interval '1 millisecond'
         else t.next_poll_at end
-    from json_to_recordset(${toJsonRecordset(failures)}::json) as f(key text, message text)
+    from ${jsonRecordset(
+      failures.map((f): KeyErrorRow => ({ key: f.key, last_error: f.message })),
+      KEY_ERROR_COLUMNS,
+      'f',
+    )}
     where t.key = f.key and t.state <> all(${ENDS}::text[])
     returning t.key, t.failed_attempts as n`.execute(db);
   return new Map(rows.map((r) => [r.key, r.n]));
@@ -363,8 +407,12 @@ export async function clearKeyFailures(db: Warehouse, keys: readonly string[]): 
 export async function endFailed(db: Warehouse, ends: ReadonlyArray<{ key: string; message: string }>): Promise<void> {
   if (ends.length === 0) return;
   await sql`
-    update transactions t set state = 'failed', last_error = f.message, failed_attempts = 0, last_failed_at = null,
+    update transactions t set state = 'failed', last_error = f.last_error, failed_attempts = 0, last_failed_at = null,
       next_poll_at = null, updated_at = now()
-    from json_to_recordset(${toJsonRecordset(ends)}::json) as f(key text, message text)
+    from ${jsonRecordset(
+      ends.map((e): KeyErrorRow => ({ key: e.key, last_error: e.message })),
+      KEY_ERROR_COLUMNS,
+      'f',
+    )}
     where t.key = f.key and t.state not in ('available', 'error', 'withdrawn')`.execute(db);
 }

@@ -5,7 +5,8 @@ import { finished } from 'node:stream/promises';
 import { sql } from 'kysely';
 import type { CreateTransactionInput } from '../../schema/upstream.ts';
 import type { Warehouse } from '../database.ts';
-import { toJsonRecordset } from '../refresh/json-recordset.ts';
+import { jsonRecordset, type RecordsetColumns } from '../refresh/json-recordset.ts';
+import type { ColumnValues } from '../refresh/rows.ts';
 import { printable, printableExcerpt } from '../../domain/submission/printable.ts';
 import { FileFormatError, type FileRow, readShipmentFile, ShipmentFileError } from './shipment-file.ts';
 import { checkShipmentRow, type RowError } from '../../domain/submission/shipment-rules.ts';
@@ -50,6 +51,25 @@ interface Candidate {
   payload: CreateTransactionInput;
   readiness_warnings?: unknown;
 }
+
+/** An accepted row as recorded; the payload (the create body) and the gate's warnings as JSON text. */
+type AcceptedRow = ColumnValues<'transaction_requests', 'line' | 'key' | 'payload' | 'readiness_warnings'>;
+const ACCEPTED_COLUMNS: RecordsetColumns<AcceptedRow> = {
+  line: 'int4',
+  key: 'text',
+  payload: 'jsonb',
+  readiness_warnings: 'jsonb',
+};
+
+/** An invalid or duplicate row as recorded; its errors as JSON text. */
+type RefusedRow = ColumnValues<'transaction_requests', 'line' | 'key' | 'status' | 'errors' | 'earlier_batch_id'>;
+const REFUSED_COLUMNS: RecordsetColumns<RefusedRow> = {
+  line: 'int4',
+  key: 'text',
+  status: 'text',
+  errors: 'jsonb',
+  earlier_batch_id: 'uuid',
+};
 
 const CHUNK = 1000;
 const SAMPLES = 10;
@@ -212,10 +232,18 @@ async function recordChunk(
   return db.transaction().execute(async (trx) => {
     let acceptedKeys = new Set<string>();
     if (candidates.length > 0) {
+      const accepted = candidates.map(
+        (c): AcceptedRow => ({
+          line: c.line,
+          key: c.key,
+          payload: JSON.stringify(c.payload),
+          readiness_warnings: c.readiness_warnings === undefined ? null : JSON.stringify(c.readiness_warnings),
+        }),
+      );
       const inserted = await sql<{ key: string }>`
         insert into transaction_requests (batch_id, line, key, status, payload, readiness_warnings)
         select ${batchId}::uuid, r.line, r.key, 'accepted', r.payload, r.readiness_warnings
-        from json_to_recordset(${toJsonRecordset(candidates)}::json) as r(line int, key text, payload jsonb, readiness_warnings jsonb)
+        from ${jsonRecordset(accepted, ACCEPTED_COLUMNS)}
         on conflict (key) where status = 'accepted' do nothing
         returning key`.execute(trx);
       acceptedKeys = new Set(inserted.rows.map((r) => r.key));
@@ -246,20 +274,20 @@ async function recordChunk(
         });
       }
     }
-    const rest = [...invalid, ...duplicates].map((r) => ({
-      line: r.line,
-      key: r.key,
-      status: r.status,
-      errors: r.errors,
-      earlier_batch_id: r.earlierBatchId ?? null,
-    }));
+    const rest = [...invalid, ...duplicates].map(
+      (r): RefusedRow => ({
+        line: r.line,
+        key: r.key,
+        status: r.status,
+        errors: JSON.stringify(r.errors),
+        earlier_batch_id: r.earlierBatchId ?? null,
+      }),
+    );
     if (rest.length > 0) {
       await sql`
         insert into transaction_requests (batch_id, line, key, status, errors, earlier_batch_id)
         select ${batchId}::uuid, r.line, r.key, r.status, r.errors, r.earlier_batch_id
-        from json_to_recordset(${toJsonRecordset(rest)}::json) as r(line int, key text, status text, errors jsonb, earlier_batch_id uuid)`.execute(
-        trx,
-      );
+        from ${jsonRecordset(rest, REFUSED_COLUMNS)}`.execute(trx);
     }
     const warned = candidates.filter((c) => c.readiness_warnings !== undefined && acceptedKeys.has(c.key)).length;
     return { accepted: { rows: acceptedKeys.size, warned }, duplicates };

@@ -3,7 +3,8 @@ import type { ComponentInput, CreateTransactionInput, Transaction } from '../../
 import type { Warehouse } from '../database.ts';
 import { ENDED_STATES } from './batch-report.ts';
 import * as serviceFacts from '../../schema/upstream/service-facts.ts';
-import { toJsonRecordset } from '../refresh/json-recordset.ts';
+import { jsonRecordset, type RecordsetColumns } from '../refresh/json-recordset.ts';
+import type { ColumnValues } from '../refresh/rows.ts';
 
 /**
  * transactions, transaction_components and transaction_status_events: what ddsync knows of each
@@ -169,17 +170,43 @@ export async function recordComponents(
   await recordComponentsOf(db, [{ key, components }]);
 }
 
+type ComponentRow = ColumnValues<
+  'transaction_components',
+  | 'transaction_key'
+  | 'position'
+  | 'kind'
+  | 'hsn'
+  | 'quantity'
+  | 'unit'
+  | 'description'
+  | 'supplier_business_ids'
+  | 'plot_ids'
+  | 'dds_references'
+>;
+const COMPONENT_COLUMNS: RecordsetColumns<ComponentRow> = {
+  transaction_key: 'text',
+  position: 'int2',
+  kind: 'text',
+  hsn: 'text',
+  quantity: 'float8',
+  unit: 'text',
+  description: 'text',
+  supplier_business_ids: 'text[]',
+  plot_ids: 'text[]',
+  dds_references: 'jsonb',
+};
+
 /** The components as sent, for many transactions at once (once per transaction). */
 export async function recordComponentsOf(
   db: Warehouse,
   entries: ReadonlyArray<{ key: string; components: readonly ComponentInput[] }>,
 ): Promise<void> {
   const rows = entries.flatMap(({ key, components }) =>
-    components.map((c, position) => {
+    components.map((c, position): ComponentRow => {
       const refs = 'ddsReferences' in c ? c.ddsReferences : undefined;
       const supplier = c as { supplierBusinessId?: string; supplierBusinessIds?: string[]; plotIds?: string[] };
       return {
-        key,
+        transaction_key: key,
         position,
         kind: refs ? 'dds_reference' : 'supplier',
         hsn: c.hsn,
@@ -196,9 +223,8 @@ export async function recordComponentsOf(
   if (rows.length === 0) return;
   await sql`
     insert into transaction_components (transaction_key, position, kind, hsn, quantity, unit, description, supplier_business_ids, plot_ids, dds_references)
-    select key, position, kind, hsn, quantity, unit, description, supplier_business_ids, plot_ids, dds_references
-    from json_to_recordset(${toJsonRecordset(rows, ['dds_references'])}::json)
-      as r(key text, position int2, kind text, hsn text, quantity float8, unit text, description text, supplier_business_ids text[], plot_ids text[], dds_references jsonb)
+    select transaction_key, position, kind, hsn, quantity, unit, description, supplier_business_ids, plot_ids, dds_references
+    from ${jsonRecordset(rows, COMPONENT_COLUMNS)}
     on conflict (transaction_key, position) do nothing`.execute(db);
 }
 

@@ -1,13 +1,57 @@
 import { sql } from 'kysely';
 import type { Webhook, WebhookAttempt, WebhookStats } from '../../schema/upstream.ts';
 import type { Warehouse } from '../database.ts';
-import { toJsonRecordset } from '../refresh/json-recordset.ts';
+import { jsonRecordset, type RecordsetColumns } from '../refresh/json-recordset.ts';
+import type { ColumnValues } from '../refresh/rows.ts';
 import { managedName } from '../../schema/desired-webhooks.ts';
 import { oldestFirst } from '../../schema/upstream/order.ts';
 
 /** webhooks, webhook_attempts, webhook_stats and webhook_events in the warehouse. Idempotent writes. */
 
 const RESPONSE_KEPT = 2_000;
+
+type WebhookRow = ColumnValues<
+  'webhooks',
+  'id' | 'name' | 'managed' | 'url' | 'description' | 'events' | 'is_active' | 'created_at' | 'updated_at'
+>;
+const WEBHOOK_COLUMNS: RecordsetColumns<WebhookRow> = {
+  id: 'text',
+  name: 'text',
+  managed: 'boolean',
+  url: 'text',
+  description: 'text',
+  events: 'text[]',
+  is_active: 'boolean',
+  created_at: 'timestamptz',
+  updated_at: 'timestamptz',
+};
+
+type WebhookNameRow = ColumnValues<'webhooks', 'id' | 'name'>;
+const WEBHOOK_NAME_COLUMNS: RecordsetColumns<WebhookNameRow> = { id: 'text', name: 'text' };
+
+type AttemptRow = ColumnValues<
+  'webhook_attempts',
+  | 'id'
+  | 'webhook_id'
+  | 'msg_id'
+  | 'url'
+  | 'status'
+  | 'response_status_code'
+  | 'response'
+  | 'attempted_at'
+  | 'event_type'
+>;
+const ATTEMPT_COLUMNS: RecordsetColumns<AttemptRow> = {
+  id: 'text',
+  webhook_id: 'text',
+  msg_id: 'text',
+  url: 'text',
+  status: 'text',
+  response_status_code: 'int4',
+  response: 'text',
+  attempted_at: 'timestamptz',
+  event_type: 'text',
+};
 
 /**
  * The service's webhooks as listed now; those it no longer lists are marked deleted. A managed name
@@ -21,7 +65,7 @@ export async function recordWebhooks(db: Warehouse, hooks: readonly Webhook[]): 
     const name = managedName(w.description);
     if (name !== null && !holder.has(name)) holder.set(name, w);
   }
-  const rows = hooks.map((w) => {
+  const rows = hooks.map((w): WebhookRow => {
     const marked = managedName(w.description);
     // A second webhook with the same marker is ddsync's too, but nameless until reconciling deletes it.
     const name = marked !== null && holder.get(marked) === w ? marked : null;
@@ -37,7 +81,7 @@ export async function recordWebhooks(db: Warehouse, hooks: readonly Webhook[]): 
       updated_at: w.updatedAt ?? null,
     };
   });
-  const named = rows.filter((r) => r.name !== null).map((r) => ({ id: r.id, name: r.name }));
+  const named = rows.filter((r) => r.name !== null).map((r): WebhookNameRow => ({ id: r.id, name: r.name }));
   await db.transaction().execute(async (trx) => {
     await sql`update webhooks set deleted_at = now() where deleted_at is null and not (id = any(${hooks.map((w) => w.id)}::text[]))`.execute(
       trx,
@@ -45,15 +89,14 @@ export async function recordWebhooks(db: Warehouse, hooks: readonly Webhook[]): 
     if (named.length > 0) {
       await sql`
         update webhooks w set name = null, changed_at = now()
-        from json_to_recordset(${toJsonRecordset(named)}::json) as r(id text, name text)
+        from ${jsonRecordset(named, WEBHOOK_NAME_COLUMNS)}
         where w.deleted_at is null and w.name = r.name and w.id <> r.id`.execute(trx);
     }
     if (rows.length > 0) {
       await sql`
         insert into webhooks (id, name, managed, url, description, events, is_active, created_at, updated_at)
         select id, name, managed, url, description, events, is_active, created_at, updated_at
-        from json_to_recordset(${toJsonRecordset(rows)}::json)
-          as r(id text, name text, managed boolean, url text, description text, events text[], is_active boolean, created_at timestamptz, updated_at timestamptz)
+        from ${jsonRecordset(rows, WEBHOOK_COLUMNS)}
         on conflict (id) do update set name = excluded.name, managed = excluded.managed, url = excluded.url, description = excluded.description,
           events = excluded.events, is_active = excluded.is_active, created_at = excluded.created_at, updated_at = excluded.updated_at,
           changed_at = now(), deleted_at = null
@@ -72,22 +115,23 @@ export async function recordAttempts(
   attempts: readonly WebhookAttempt[],
 ): Promise<number> {
   if (attempts.length === 0) return 0;
-  const rows = attempts.map((a) => ({
-    id: a.id,
-    webhook_id: webhookId,
-    msg_id: a.msgId ?? null,
-    url: a.url ?? null,
-    status: a.status ?? null,
-    response_status_code: typeof a.responseStatusCode === 'number' ? a.responseStatusCode : null,
-    response: typeof a.response === 'string' ? a.response.slice(0, RESPONSE_KEPT) : null,
-    attempted_at: a.timestamp ?? null,
-    event_type: a.msg?.eventType ?? null,
-  }));
+  const rows = attempts.map(
+    (a): AttemptRow => ({
+      id: a.id,
+      webhook_id: webhookId,
+      msg_id: a.msgId ?? null,
+      url: a.url ?? null,
+      status: a.status ?? null,
+      response_status_code: typeof a.responseStatusCode === 'number' ? a.responseStatusCode : null,
+      response: typeof a.response === 'string' ? a.response.slice(0, RESPONSE_KEPT) : null,
+      attempted_at: a.timestamp ?? null,
+      event_type: a.msg?.eventType ?? null,
+    }),
+  );
   const result = await sql`
     insert into webhook_attempts (id, webhook_id, msg_id, url, status, response_status_code, response, attempted_at, event_type)
     select id, webhook_id, msg_id, url, status, response_status_code, response, attempted_at, event_type
-    from json_to_recordset(${toJsonRecordset(rows)}::json)
-      as r(id text, webhook_id text, msg_id text, url text, status text, response_status_code int4, response text, attempted_at timestamptz, event_type text)
+    from ${jsonRecordset(rows, ATTEMPT_COLUMNS)}
     on conflict (id) do nothing`.execute(db);
   return Number(result.numAffectedRows ?? 0);
 }
