@@ -1,6 +1,6 @@
 import { type RawBuilder, sql, type Kysely } from 'kysely';
 import type { Database } from '../../schema/database.ts';
-import { jsonColumnsOf, recordsetDefinition, toJsonRecordset, type RecordsetColumns } from './json-recordset.ts';
+import { jsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import { addCounts, type TableCounts } from './counts.ts';
 
 /**
@@ -47,8 +47,7 @@ export async function changedOnly<T extends Hashed>(
 
 /** The rows as one JSON parameter, read as the recordset `r`. */
 export function jsonRows<T extends object>(rows: readonly T[], columns: RecordsetColumns<T>): RawBuilder<unknown> {
-  const batch = toJsonRecordset(rows, jsonColumnsOf(columns));
-  return sql`json_to_recordset(${batch}::json) as r(${sql.raw(recordsetDefinition(columns))})`;
+  return jsonRecordset(rows, columns);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../schema/database.ts';
-import { recordsetDefinition, toJsonRecordset, type RecordsetColumns } from './json-recordset.ts';
+import { jsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import type { ColumnValues } from './rows.ts';
 
 /**
@@ -49,6 +49,6 @@ export async function recordIssues(
   await sql`
     insert into sync_issues (run_id, scope, ${columns})
     select ${runId}::uuid, ${scope}, ${columns}
-    from json_to_recordset(${toJsonRecordset(rows)}::json) as r(${sql.raw(recordsetDefinition(ISSUE_COLUMNS))})
+    from ${jsonRecordset(rows, ISSUE_COLUMNS)}
     on conflict do nothing`.execute(db);
 }

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, RunStatus, ScopeKind } from '../../schema/database.ts';
-import { recordsetDefinition, toJsonRecordset, type RecordsetColumns } from './json-recordset.ts';
+import { jsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import type { ColumnValues } from './rows.ts';
 
 /**
@@ -39,8 +39,18 @@ export async function openScopes(db: Kysely<Database>, runId: string, scopes: re
     await sql`
       insert into sync_run_scopes (run_id, scope, kind, supplier_id, plots_expected)
       select ${runId}::uuid, s.scope, s.kind, s.supplier_id, s.plots_expected
-      from json_to_recordset(${toJsonRecordset(scopes.map((s): ScopeRow => ({ scope: s.scope, kind: s.kind, supplier_id: s.supplierId ?? null, plots_expected: s.plotsExpected ?? null })))}::json)
-        as s(${sql.raw(recordsetDefinition(SCOPE_COLUMNS))})
+      from ${jsonRecordset(
+        scopes.map(
+          (s): ScopeRow => ({
+            scope: s.scope,
+            kind: s.kind,
+            supplier_id: s.supplierId ?? null,
+            plots_expected: s.plotsExpected ?? null,
+          }),
+        ),
+        SCOPE_COLUMNS,
+        's',
+      )}
       on conflict (run_id, scope) do nothing`.execute(db);
   }
   await sql`
