@@ -57,12 +57,17 @@ describe('refresh resilience', () => {
         },
       ],
     });
-    await waitUntil('a few pages written', async () => {
-      const r = await sql<{
-        n: number;
-      }>`select count(*)::int as n from sync_pages where run_id = ${runId}::uuid and entity = 'plots'`.execute(h!.db);
-      return r.rows[0]!.n >= 3;
-    });
+    await waitUntil(
+      'a few pages written',
+      async () => {
+        const r = await sql<{
+          n: number;
+        }>`select count(*)::int as n from sync_pages where run_id = ${runId}::uuid and entity = 'plots'`.execute(h!.db);
+        return r.rows[0]!.n >= 3;
+        // A worker process started on a machine busy with other test files may take most of a minute.
+      },
+      75_000,
+    );
     first.child.kill('SIGKILL');
     await first.exited;
     // Killed mid-run: the run had neither finished nor read every page.
