@@ -1,7 +1,7 @@
-import { type RawBuilder, sql, type Kysely } from 'kysely';
-import type { Database } from '../../schema/database.ts';
+import { type RawBuilder, sql } from 'kysely';
 import { jsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import { addCounts, type TableCounts } from './counts.ts';
+import type { Warehouse } from '../database.ts';
 
 /**
  * The one write path of every mirrored table keyed by `id` with a `content_hash`: insert what is
@@ -29,7 +29,7 @@ export function uniqueSortedById<T>(rows: readonly T[], idOf: (row: T) => string
 
 /** Of `rows`, those that are new, changed, or soft-deleted in the warehouse: one indexed read. */
 export async function changedOnly<T extends Hashed>(
-  db: Kysely<Database>,
+  db: Warehouse,
   table: HashedTable<T>['table'],
   rows: readonly T[],
 ): Promise<T[]> {
@@ -57,7 +57,7 @@ export function jsonRows<T extends object>(rows: readonly T[], columns: Recordse
  * them already (COPY into a temporary table, plot-writer.ts).
  */
 export async function upsertChanged<T extends Hashed>(
-  db: Kysely<Database>,
+  db: Warehouse,
   spec: HashedTable<T>,
   rows: readonly T[],
   from?: RawBuilder<unknown>,
@@ -84,7 +84,7 @@ export async function upsertChanged<T extends Hashed>(
  * the `seen` rows unchanged.
  */
 export async function upsertCounted<T extends Hashed>(
-  db: Kysely<Database>,
+  db: Warehouse,
   spec: HashedTable<T>,
   rows: readonly T[],
   counts: TableCounts,
@@ -100,7 +100,7 @@ export async function upsertCounted<T extends Hashed>(
 
 /** Writes what changed among `rows` and counts inserted / updated / unchanged under the table's name. */
 export async function writeChanged<T extends Hashed>(
-  db: Kysely<Database>,
+  db: Warehouse,
   spec: HashedTable<T>,
   rows: readonly T[],
   counts: TableCounts,

@@ -1,7 +1,7 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../schema/database.ts';
+import { sql } from 'kysely';
 import { jsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import type { ColumnValues } from './rows.ts';
+import type { Warehouse } from '../database.ts';
 
 /**
  * A record the service sent that could not be stored as it was: left out of its page (`skipped`,
@@ -29,7 +29,7 @@ const ISSUE_COLUMNS: RecordsetColumns<IssueRow> = {
 };
 
 export async function recordIssues(
-  db: Kysely<Database>,
+  db: Warehouse,
   runId: string,
   scope: string,
   issues: readonly RecordIssue[],

@@ -1,5 +1,3 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../schema/database.ts';
 import { emptyCounts, type TableCounts } from './counts.ts';
 import { writeChanged, type HashedTable } from './hashed-upsert.ts';
 import { recordIssues } from './issues.ts';
@@ -7,6 +5,7 @@ import type { Network } from './network-rows.ts';
 import { recordPage, type RequestCounts } from './page-ledger.ts';
 import type { BusinessRow, ConnectionRow, InvitationRow } from './rows.ts';
 import type { RecordIssue } from './issues.ts';
+import type { Warehouse } from '../database.ts';
 
 /** Businesses, connections and invitations: written when changed, their ids recorded for the sweep. */
 
@@ -73,7 +72,7 @@ const INVITATIONS: HashedTable<InvitationRow> = {
 };
 
 export async function writeNetwork(
-  db: Kysely<Database>,
+  db: Warehouse,
   runId: string,
   network: Network,
   requests: RequestCounts,
@@ -109,7 +108,7 @@ export async function writeNetwork(
 }
 
 export async function writeInvitations(
-  db: Kysely<Database>,
+  db: Warehouse,
   runId: string,
   rows: readonly InvitationRow[],
   issues: readonly RecordIssue[],

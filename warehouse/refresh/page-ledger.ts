@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../schema/database.ts';
+import { sql } from 'kysely';
 import type { TableCounts } from './counts.ts';
+import type { Warehouse } from '../database.ts';
 
 /**
  * The record a page leaves in sync_pages: which ids it saw (for the sweep), how many records the
@@ -26,7 +26,7 @@ export interface RequestCounts {
   rateLimited: number;
 }
 
-export async function recordPage(db: Kysely<Database>, r: PageRecord): Promise<void> {
+export async function recordPage(db: Warehouse, r: PageRecord): Promise<void> {
   await sql`
     insert into sync_pages (run_id, scope, entity, page, ids, received, counts, requests, retries, rate_limited, content_hash)
     values (${r.runId}::uuid, ${r.scope}, ${r.entity}, ${r.page}, ${r.ids}::text[], ${r.received}, ${JSON.stringify(r.counts)}::jsonb,

@@ -1,11 +1,10 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../../schema/database.ts';
 import type { InvalidRecord } from '../../schema/upstream.ts';
 import type { RecordIssue } from './issues.ts';
 import type { RequestCounts } from './page-ledger.ts';
 import { presentIds, skippedIssues } from './plot-page.ts';
 import type { PlotRows } from './rows.ts';
 import { readStoredPlots, writePlotPage, type PageOutcome } from './plot-writer.ts';
+import type { Warehouse } from '../database.ts';
 
 /**
  * A page of a supplier's plots, or a batch of the own-plots stream, into the warehouse: read what
@@ -28,7 +27,7 @@ export interface PlotBatch {
   sourceHash?: string;
 }
 
-export async function storePlotBatch(db: Kysely<Database>, batch: PlotBatch): Promise<PageOutcome> {
+export async function storePlotBatch(db: Warehouse, batch: PlotBatch): Promise<PageOutcome> {
   const ids = [...new Set(batch.rows.map((r) => r.plot.id))];
   const stored = await readStoredPlots(db, ids, batch.supplierId);
   const changed = batch.rows.filter((r) => {

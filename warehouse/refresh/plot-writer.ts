@@ -1,7 +1,6 @@
-import { type RawBuilder, sql, type Kysely } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type pg from 'pg';
-import type { Database } from '../../schema/database.ts';
-import { withClientTransaction } from '../database.ts';
+import { withClientTransaction, type Warehouse } from '../database.ts';
 import type { AnalysisRow, FindingRow, HistoryRow, PlotRow, PlotRows, SpeciesRow } from './rows.ts';
 import { jsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import { copyRows } from './copy-text.ts';
@@ -30,7 +29,7 @@ export interface StoredPlot {
 
 /** What the warehouse holds of the page's plots, in one indexed read. */
 export async function readStoredPlots(
-  db: Kysely<Database>,
+  db: Warehouse,
   ids: readonly string[],
   supplierId: string | null,
 ): Promise<Map<string, StoredPlot>> {
@@ -48,7 +47,7 @@ export async function readStoredPlots(
  * Returns undefined when the page differs (or was never read).
  */
 export async function reuseUnchangedPage(
-  db: Kysely<Database>,
+  db: Warehouse,
   page: { runId: string; scope: string; page: number; hash: string; requests: RequestCounts },
 ): Promise<{ received: number; signature: string } | undefined> {
   const { rows } = await sql<{ received: number; first: string | null; last: string | null }>`
@@ -97,7 +96,7 @@ export interface PageOutcome {
   replayed: boolean;
 }
 
-type Tx = Kysely<Database>;
+type Tx = Warehouse;
 
 const PLOTS: HashedTable<PlotRow> = {
   table: 'plots',
@@ -214,11 +213,11 @@ const STAGING_DDL = Object.entries(STAGED)
 // Inside the page's transaction; "already exists, skipping" notices are not worth a message each.
 const ENSURE_STAGING = `set local client_min_messages = warning;\n${STAGING_DDL}`;
 /** Per warehouse: whether its role may create temporary tables, learned on its first page. */
-const mayStage = new WeakMap<Kysely<Database>, boolean>();
+const mayStage = new WeakMap<Warehouse, boolean>();
 const INSUFFICIENT_PRIVILEGE = '42501';
 
 /** Before the first page's transaction (a refusal there would abort it): may this role stage? */
-async function learnStaging(db: Kysely<Database>, client: pg.ClientBase): Promise<void> {
+async function learnStaging(db: Warehouse, client: pg.ClientBase): Promise<void> {
   if (mayStage.has(db)) return;
   try {
     await client.query(STAGING_DDL);
@@ -236,7 +235,7 @@ type Stage = <Row extends object>(
   columns: RecordsetColumns<Row>,
 ) => Promise<RawBuilder<unknown>>;
 
-async function stagerFor(db: Kysely<Database>, client: pg.ClientBase): Promise<Stage> {
+async function stagerFor(db: Warehouse, client: pg.ClientBase): Promise<Stage> {
   if (!mayStage.get(db)) return async (_table, rows, columns) => jsonRows(rows, columns);
   await client.query(ENSURE_STAGING);
   return async (table, rows, columns) => {
@@ -245,7 +244,7 @@ async function stagerFor(db: Kysely<Database>, client: pg.ClientBase): Promise<S
   };
 }
 
-export async function writePlotPage(db: Kysely<Database>, page: PlotPageWrite): Promise<PageOutcome> {
+export async function writePlotPage(db: Warehouse, page: PlotPageWrite): Promise<PageOutcome> {
   const rows = uniqueSortedById(page.rows, (r) => r.plot.id);
   return withClientTransaction(
     db,

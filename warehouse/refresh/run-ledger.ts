@@ -1,7 +1,8 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database, RunStatus, ScopeKind } from '../../schema/database.ts';
+import { sql } from 'kysely';
+import type { RunStatus, ScopeKind } from '../../schema/database.ts';
 import { jsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import type { ColumnValues } from './rows.ts';
+import type { Warehouse } from '../database.ts';
 
 /**
  * sync_runs and sync_run_scopes: a run's row, one row per part of it (each supplier, own plots, the
@@ -17,7 +18,7 @@ export interface ScopeSpec {
   plotsExpected?: number | null;
 }
 
-export async function beginRun(db: Kysely<Database>, runId: string, workflowId: string | null): Promise<void> {
+export async function beginRun(db: Warehouse, runId: string, workflowId: string | null): Promise<void> {
   await db
     .insertInto('sync_runs')
     .values({ id: runId, workflow_id: workflowId })
@@ -34,7 +35,7 @@ const SCOPE_COLUMNS: RecordsetColumns<ScopeRow> = {
 };
 
 /** Declares the parts of a run (idempotent) and what progress is measured against. */
-export async function openScopes(db: Kysely<Database>, runId: string, scopes: readonly ScopeSpec[]): Promise<void> {
+export async function openScopes(db: Warehouse, runId: string, scopes: readonly ScopeSpec[]): Promise<void> {
   if (scopes.length > 0) {
     await sql`
       insert into sync_run_scopes (run_id, scope, kind, supplier_id, plots_expected)
@@ -60,7 +61,7 @@ export async function openScopes(db: Kysely<Database>, runId: string, scopes: re
     where r.id = ${runId}::uuid`.execute(db);
 }
 
-export async function markScopeRunning(db: Kysely<Database>, runId: string, scope: string): Promise<void> {
+export async function markScopeRunning(db: Warehouse, runId: string, scope: string): Promise<void> {
   await db
     .updateTable('sync_run_scopes')
     .set({ status: 'running', started_at: sql`coalesce(started_at, now())` })
@@ -72,7 +73,7 @@ export async function markScopeRunning(db: Kysely<Database>, runId: string, scop
 
 /** Ends a part of the run with its totals from the pages it wrote. A part already ended stays as it ended. */
 export async function finishScope(
-  db: Kysely<Database>,
+  db: Warehouse,
   runId: string,
   scope: string,
   status: 'succeeded' | 'failed',
@@ -116,7 +117,7 @@ export interface RunProgress {
 }
 
 /** Progress of a run, live while it runs (from its pages) and final once it has finished. */
-export async function readProgress(db: Kysely<Database>, runId: string): Promise<RunProgress | undefined> {
+export async function readProgress(db: Warehouse, runId: string): Promise<RunProgress | undefined> {
   const { rows } = await sql<{
     status: RunStatus;
     started_at: Date;
@@ -162,7 +163,7 @@ export async function readProgress(db: Kysely<Database>, runId: string): Promise
 }
 
 /** The reason a part's last attempt failed, kept while it retries (its finishScope replaces it). */
-export async function noteScopeError(db: Kysely<Database>, runId: string, scope: string, error: string): Promise<void> {
+export async function noteScopeError(db: Warehouse, runId: string, scope: string, error: string): Promise<void> {
   await db
     .updateTable('sync_run_scopes')
     .set({ error })
@@ -174,7 +175,7 @@ export async function noteScopeError(db: Kysely<Database>, runId: string, scope:
 
 /** Runs the warehouse still calls running, with the workflow that runs each (when recorded). */
 export async function runningRuns(
-  db: Kysely<Database>,
+  db: Warehouse,
 ): Promise<Array<{ id: string; workflowId: string | null; startedAt: Date }>> {
   const rows = await db
     .selectFrom('sync_runs')
@@ -191,11 +192,7 @@ export async function runningRuns(
  * one of these finds it ended and leaves it so (finishRun): nothing is swept on its word, and the next
  * refresh does what it would have. Returns the ids ended.
  */
-export async function failRunningRuns(
-  db: Kysely<Database>,
-  reason: string,
-  runIds?: readonly string[],
-): Promise<string[]> {
+export async function failRunningRuns(db: Warehouse, reason: string, runIds?: readonly string[]): Promise<string[]> {
   if (runIds && runIds.length === 0) return [];
   return db.transaction().execute(async (trx) => {
     let update = trx

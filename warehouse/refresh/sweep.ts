@@ -1,8 +1,9 @@
-import { sql, type RawBuilder, type Kysely, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database, RunStatus } from '../../schema/database.ts';
 import { addCounts, emptyCounts, mergeCounts, type TableCounts } from './counts.ts';
 import { INVITATIONS_SCOPE, NETWORK_SCOPE } from './network-writer.ts';
 import { OWN_PLOTS_SCOPE } from './run-ledger.ts';
+import type { Warehouse } from '../database.ts';
 
 /**
  * The end of a refresh, in one transaction: soft-delete what the parts of the run that completed
@@ -49,7 +50,7 @@ type Tx = Transaction<Database>;
 /** Tables whose soft-deleted rows count as deletions (analyses and species follow their plot). */
 const CONFIRMED_TABLES = ['plots', 'plot_suppliers', 'business_connections', 'businesses', 'business_invitations'];
 
-export async function finishRun(db: Kysely<Database>, runId: string, failure?: string): Promise<RunSummary> {
+export async function finishRun(db: Warehouse, runId: string, failure?: string): Promise<RunSummary> {
   await db.transaction().execute(async (trx) => {
     // started_at as text: a Date would lose its microseconds, and the sweep compares with them.
     const run = await sql<{
@@ -372,7 +373,7 @@ async function sweepEntity(
   addCounts(counts, table, { deleted: Number(result.numAffectedRows ?? 0) });
 }
 
-export async function readSummary(db: Kysely<Database>, runId: string): Promise<RunSummary> {
+export async function readSummary(db: Warehouse, runId: string): Promise<RunSummary> {
   const run = await db.selectFrom('sync_runs').selectAll().where('id', '=', runId).executeTakeFirstOrThrow();
   const countRows = await db
     .selectFrom('sync_run_counts')

@@ -1,6 +1,6 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database } from '../../schema/database.ts';
+import { sql } from 'kysely';
 import { WAREHOUSE_TABLES, type TableCounts } from './counts.ts';
+import type { Warehouse } from '../database.ts';
 
 /**
  * Planner statistics for the tables a refresh has just changed a lot. Postgres plans from them, and
@@ -30,7 +30,7 @@ export function tablesToAnalyze(counts: TableCounts, estimatedRows: ReadonlyMap<
 export type StatisticsOutcome = { analyzed: string[] } | { analyzed: string[]; failed: string };
 
 /** Analyses what tablesToAnalyze picks; never fails the refresh (a role that may not analyse is told in the log). */
-export async function refreshTableStatistics(db: Kysely<Database>, counts: TableCounts): Promise<StatisticsOutcome> {
+export async function refreshTableStatistics(db: Warehouse, counts: TableCounts): Promise<StatisticsOutcome> {
   const analyzed: string[] = [];
   try {
     const { rows } = await sql<{ relname: string; reltuples: number }>`
