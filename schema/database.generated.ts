@@ -1846,6 +1846,273 @@ export interface SubmissionBatches {
   workflow_id: string | null;
 }
 
+export interface SummaryRefreshes {
+  /**
+   * When the summaries were last made to agree with the plots (the transaction's time).
+   */
+  refreshed_at: Timestamp;
+  /**
+   * Summary rows inserted or deleted then (0 when nothing they sum had changed).
+   */
+  rows_written: number;
+  /**
+   * The refresh (sync_runs.id) at whose end they were; null when the migrator did it.
+   */
+  run_id: string | null;
+  /**
+   * How long computing and writing them took.
+   */
+  seconds: number;
+}
+
+export interface SummaryRiskCells {
+  /**
+   * Every plot of the row is an own plot (bi_risk_overview names such a row without supplier (own plots)).
+   */
+  all_own: boolean;
+  /**
+   * One commodity of the plots; null for plots without commodities.
+   */
+  commodity: string | null;
+  /**
+   * Country of the plots, as sent.
+   */
+  country_code: string | null;
+  /**
+   * Of those, the flagged ones.
+   */
+  flagged_plots: number;
+  /**
+   * Their hectares.
+   */
+  hectares: number;
+  /**
+   * Hectares divided the same way.
+   */
+  hectares_allocated: number;
+  /**
+   * true for the row of own plots reached through no supplier (kept apart from other plots without a supplier).
+   */
+  own_group: boolean;
+  /**
+   * Distinct plots in the row.
+   */
+  plots: number;
+  /**
+   * Plots, each divided among its rows.
+   */
+  plots_allocated: number;
+  /**
+   * The direct supplier; null for plots reached through none.
+   */
+  supplier_business_id: string | null;
+}
+
+export interface SummarySupplierCountries {
+  /**
+   * The plots' country_code, trimmed and upper case as bi_country_risk is joined; empty for plots without a country.
+   */
+  country_key: string;
+  /**
+   * Current plots of the supplier in that country.
+   */
+  plots: number;
+  /**
+   * The supplier's business id (plot_suppliers.supplier_id).
+   */
+  supplier_id: string;
+}
+
+export interface SummarySuppliers {
+  /**
+   * Distinct commodities of the plots, sorted; null when none has one.
+   */
+  commodities: string[] | null;
+  /**
+   * Deforested area (m²) of the plots' most recent analyses, added up.
+   */
+  deforested_area_m2: number | null;
+  /**
+   * Their hectares.
+   */
+  flagged_hectares: number | null;
+  /**
+   * Flagged plots (bi_current_plots.flagged).
+   */
+  flagged_plots: number | null;
+  /**
+   * Hectares of the plots (plots.area_ha).
+   */
+  hectares: number | null;
+  /**
+   * Hectares, each plot's divided by its number of suppliers.
+   */
+  hectares_allocated: number | null;
+  /**
+   * Of those, the hectares of the ready plots.
+   */
+  hectares_ready: number | null;
+  /**
+   * Plots whose polygon is flagged invalid.
+   */
+  invalid_geometries: number | null;
+  /**
+   * Latest analysis time among the plots' most recent analyses.
+   */
+  last_analysed_at: Timestamp | null;
+  /**
+   * Highest risk of deforestation of the plots' most recent analyses.
+   */
+  max_risk_of_deforestation: number | null;
+  /**
+   * Distinct countries of the plots, sorted.
+   */
+  plot_country_codes: string[] | null;
+  /**
+   * Current plots reached through it (bi_suppliers.plots).
+   */
+  plots: number | null;
+  /**
+   * Plots, each divided by its number of suppliers.
+   */
+  plots_allocated: number | null;
+  /**
+   * Plots whose most recent analysis failed.
+   */
+  plots_analysis_failed: number | null;
+  /**
+   * Plots whose most recent analysis is pending, not_started or started.
+   */
+  plots_analysis_in_progress: number | null;
+  /**
+   * Plots whose most recent analysis has no status or another one.
+   */
+  plots_analysis_other: number | null;
+  /**
+   * Plots whose most recent analysis succeeded.
+   */
+  plots_analysis_succeeded: number | null;
+  /**
+   * Of those, plots whose link has missing_since (bi_suppliers.plots_deletion_deferred).
+   */
+  plots_deletion_deferred: number | null;
+  /**
+   * Plots without any analysis.
+   */
+  plots_not_analysed: number | null;
+  /**
+   * Plots ready for a due-diligence statement (bi_eudr_plot_readiness.ready).
+   */
+  plots_ready: number | null;
+  /**
+   * Plots with risk level high (normalised).
+   */
+  plots_risk_high: number | null;
+  /**
+   * Plots with risk level low.
+   */
+  plots_risk_low: number | null;
+  /**
+   * Plots with risk level medium.
+   */
+  plots_risk_medium: number | null;
+  /**
+   * Plots with risk level none.
+   */
+  plots_risk_none: number | null;
+  /**
+   * Plots without a risk level.
+   */
+  plots_risk_not_assessed: number | null;
+  /**
+   * Plots with another risk level.
+   */
+  plots_risk_other: number | null;
+  /**
+   * Of those, plots reached through another supplier too.
+   */
+  plots_shared: number | null;
+  /**
+   * Plots with risk assessment status eudr_compliant.
+   */
+  plots_status_eudr_compliant: number | null;
+  /**
+   * Plots with risk assessment status eudr_non_compliant.
+   */
+  plots_status_eudr_non_compliant: number | null;
+  /**
+   * Plots with risk assessment status in_risk_mitigation.
+   */
+  plots_status_in_risk_mitigation: number | null;
+  /**
+   * Plots with risk assessment status new.
+   */
+  plots_status_new: number | null;
+  /**
+   * Plots with no risk assessment status or another one.
+   */
+  plots_status_other: number | null;
+  /**
+   * Plots with risk assessment status under_review.
+   */
+  plots_status_under_review: number | null;
+  /**
+   * Plots with a PRECISION analysis.
+   */
+  plots_with_precision: number | null;
+  /**
+   * Hectares of the plots as bi_eudr_plot_readiness counts them (a point plot's reported area).
+   */
+  readiness_hectares: number | null;
+  /**
+   * The supplier's business id (plot_suppliers.supplier_id).
+   */
+  supplier_id: string;
+  /**
+   * The 5 most frequent blocking codes of the plots as a JSON array of {code, plots}; null when none.
+   */
+  top_reasons: Json | null;
+}
+
+export interface SummaryTotals {
+  /**
+   * Their hectares.
+   */
+  flagged_hectares: number;
+  /**
+   * Flagged plots.
+   */
+  flagged_plots: number;
+  /**
+   * Their hectares.
+   */
+  hectares: number;
+  /**
+   * Plots whose polygon is flagged invalid.
+   */
+  invalid_geometries: number;
+  /**
+   * Own plots.
+   */
+  own_plots: number;
+  /**
+   * Current plots.
+   */
+  plots: number;
+  /**
+   * Current plots without an area.
+   */
+  plots_without_area: number;
+  /**
+   * Plots reached through two suppliers or more.
+   */
+  shared_plots: number;
+  /**
+   * Plots reached through at least one supplier.
+   */
+  supplier_plots: number;
+}
+
 export interface SurveyResponsePdfs {
   /**
    * When it was stored.
@@ -2621,6 +2888,11 @@ export interface DB {
   source_pages: SourcePages;
   spatial_state: SpatialState;
   submission_batches: SubmissionBatches;
+  summary_refreshes: SummaryRefreshes;
+  summary_risk_cells: SummaryRiskCells;
+  summary_supplier_countries: SummarySupplierCountries;
+  summary_suppliers: SummarySuppliers;
+  summary_totals: SummaryTotals;
   survey_response_pdfs: SurveyResponsePdfs;
   sync_issues: SyncIssues;
   sync_last_seen: SyncLastSeen;

@@ -5,6 +5,7 @@ import { packagePath } from '../platform/package-root.ts';
 import { ensureSpatial, type SpatialSetup } from './spatial/ensure.ts';
 import { applyViews, inDependencyOrder, readViewFiles, VIEWS_DIR, ViewFileError, type ViewFile } from './views.ts';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
+import { refreshSummariesAfterMigrations } from './analyst-summaries.ts';
 
 export const MIGRATIONS_DIR = packagePath('sql', 'migrations');
 /** In the migrations folder: the sha256 of every released migration, by file name. */
@@ -255,6 +256,9 @@ export async function migrateToLatest(
         if (e instanceof ViewFileError) throw new MigrationError(e.message);
         throw e;
       }
+      // A migration may change what the analysts' summaries add up (0028 makes them empty): made to
+      // agree with the plots in the same transaction (warehouse/analyst-summaries.ts).
+      if (viewsDir !== undefined && (results ?? []).length > 0) await refreshSummariesAfterMigrations(conn);
       const executed = (await migrator.getMigrations()).filter((m) => m.executedAt !== undefined);
       await sql`commit`.execute(conn);
       return { applied: (results ?? []).map((r) => r.migrationName), current: executed.at(-1)?.name, views: made };

@@ -31,6 +31,7 @@ import { finishRun, type RunSummary } from '../../warehouse/refresh/sweep.ts';
 import { refreshTableStatistics } from '../../warehouse/refresh/table-statistics.ts';
 import { checkOverlapsAfterRun } from '../../warehouse/spatial/overlaps.ts';
 import { checkGeometryDuplicatesAfterRun } from '../../warehouse/spatial/geometry-duplicates.ts';
+import { refreshSummariesAfterRun } from '../../warehouse/analyst-summaries.ts';
 import { planVerification, verifySupplierScan, type VerifyStatus } from './scan-verification.ts';
 import { recordVerification } from '../../warehouse/refresh/scan-verification.ts';
 
@@ -345,6 +346,9 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       const duplicates = await checkGeometryDuplicatesAfterRun(db, input.runId);
       if ('failed' in duplicates)
         log.warn({ runId: input.runId, error: duplicates.failed }, 'geometry duplicate check failed');
+      // Last, after every write of the run: the analysts' summaries agree with the plots again
+      // (warehouse/analyst-summaries.ts). A failure fails the activity, which is retried.
+      const summaries = await refreshSummariesAfterRun(db, input.runId);
       log.info(
         {
           runId: input.runId,
@@ -355,6 +359,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
           rowsWritten: summary.rowsWritten,
           overlaps,
           duplicates,
+          summaries,
           analyzed: statistics.analyzed,
         },
         'refresh finished',

@@ -3,6 +3,10 @@
 -- checks it), matched trimmed and upper case as the readiness check accepts it, joined to bi_country_risk:
 -- one row per country, so no plot is counted twice.
 create view bi_current_plots as
+-- When each part was last read completely: a row per scope, made once per query.
+with last_seen as materialized (
+  select ls.scope, ls.last_seen_at from sync_last_seen ls
+)
 select
   p.id as plot_id,
   p.name as plot_name,
@@ -55,19 +59,20 @@ select
   case when p.is_own then own.last_seen_at else l.last_seen_at end as last_seen_at,
   case when nullif(btrim(p.country_code), '') is null then null else coalesce(cr.level, 'unknown') end as country_risk_level
 from plots p
-left join (
-  select ps.plot_id,
-         count(*) as supplier_count,
+-- The plot's own links, looked up per plot (not every link aggregated first): a filter on the plots
+-- and a limit read only the links of the plots they return.
+left join lateral (
+  select count(*) as supplier_count,
          array_agg(ps.supplier_id order by ps.supplier_id) as supplier_business_ids,
          array_agg(coalesce(b.name, ps.supplier_id) order by ps.supplier_id) as supplier_names,
          max(ls.last_seen_at) as last_seen_at
   from plot_suppliers ps
   left join businesses b on b.id = ps.supplier_id
-  left join sync_last_seen ls on ls.scope = ps.supplier_id
-  where ps.deleted_at is null
-  group by ps.plot_id
-) l on l.plot_id = p.id
-left join sync_last_seen own on own.scope = 'own-plots'
+  left join last_seen ls on ls.scope = ps.supplier_id
+  where ps.plot_id = p.id and ps.deleted_at is null
+  having count(*) > 0
+) l on true
+left join last_seen own on own.scope = 'own-plots'
 left join analyses mr on mr.id = p.most_recent_analysis_id
 left join analyses eu on eu.id = p.euforobs_analysis_id
 left join analyses pr on pr.id = p.precision_analysis_id

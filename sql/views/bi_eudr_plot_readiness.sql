@@ -20,23 +20,23 @@ select
   p.content_hash <> '' as checked,
   case when nullif(btrim(p.country_code), '') is null then null else coalesce(cr.level, 'unknown') end as country_risk_level
 from plots p
-left join (
-  select ps.plot_id, array_agg(ps.supplier_id order by ps.supplier_id) as supplier_business_ids
+-- The plot's own links and current findings, looked up per plot (not every plot's aggregated first):
+-- a filter on the plots and a limit read only those of the plots they return.
+left join lateral (
+  select array_agg(ps.supplier_id order by ps.supplier_id) as supplier_business_ids
   from plot_suppliers ps
-  where ps.deleted_at is null
-  group by ps.plot_id
-) l on l.plot_id = p.id
-left join (
-  select e.plot_id,
-         count(*) filter (where e.severity = 'blocking') as blocking_findings,
+  where ps.plot_id = p.id and ps.deleted_at is null
+) l on true
+left join lateral (
+  select count(*) filter (where e.severity = 'blocking') as blocking_findings,
          count(*) filter (where e.severity = 'warning') as warning_findings,
          array_agg(e.code order by e.code) filter (where e.severity = 'blocking') as blocking_codes,
          jsonb_agg(jsonb_build_object('code', e.code, 'severity', e.severity, 'message', e.message)
                    order by case e.severity when 'blocking' then 0 when 'warning' then 1 else 2 end, e.code) as findings
   from eudr_findings e
-  where e.is_current
-  group by e.plot_id
-) f on f.plot_id = p.id
+  where e.plot_id = p.id and e.is_current
+  having count(*) > 0
+) f on true
 left join bi_country_risk cr on cr.country_code = upper(btrim(p.country_code))
 where p.deleted_at is null;
 

@@ -4,38 +4,30 @@ with supplier as (
   from business_connections c
   where c.role = 'supplier' and c.deleted_at is null
   union
-  select ps.supplier_id from plot_suppliers ps where ps.deleted_at is null
+  -- Every business with a live link (summary_suppliers has a row for each).
+  select f.supplier_id from summary_suppliers f
 ),
-linked as not materialized (
-  select ps.supplier_id, r.*
-  from plot_suppliers ps
-  join bi_eudr_plot_readiness r on r.plot_id = ps.plot_id
-  where ps.deleted_at is null
+-- The figures of its current plots as of the end of the last refresh (summary_suppliers, kept by
+-- warehouse/analyst-summaries.ts: docs/analyst-summaries.md); the country risk levels in force today.
+country_risk as (
+  select c.supplier_id,
+         coalesce(sum(c.plots) filter (where x.level = 'low'), 0)::bigint as plots_country_risk_low,
+         coalesce(sum(c.plots) filter (where x.level = 'standard'), 0)::bigint as plots_country_risk_standard,
+         coalesce(sum(c.plots) filter (where x.level = 'high'), 0)::bigint as plots_country_risk_high,
+         coalesce(sum(c.plots) filter (where x.level is null or x.level not in ('low', 'standard', 'high')), 0)::bigint as plots_country_risk_unknown
+  from summary_supplier_countries c
+  left join bi_country_risk cr on cr.country_code = c.country_key
+  cross join lateral (select case when c.country_key = '' then null else coalesce(cr.level, 'unknown') end as level) x
+  group by c.supplier_id
 ),
 figures as (
-  select l.supplier_id,
-         count(*) as plots,
-         count(*) filter (where l.ready) as plots_ready,
-         coalesce(sum(l.area_ha), 0) as hectares,
-         coalesce(sum(l.area_ha) filter (where l.ready), 0) as hectares_ready,
-         count(*) filter (where l.country_risk_level = 'low') as plots_country_risk_low,
-         count(*) filter (where l.country_risk_level = 'standard') as plots_country_risk_standard,
-         count(*) filter (where l.country_risk_level = 'high') as plots_country_risk_high,
-         count(*) filter (where l.country_risk_level is null or l.country_risk_level not in ('low', 'standard', 'high')) as plots_country_risk_unknown
-  from linked l
-  group by l.supplier_id
+  select f.supplier_id, f.plots, f.plots_ready, f.readiness_hectares as hectares, f.hectares_ready,
+         r.plots_country_risk_low, r.plots_country_risk_standard, r.plots_country_risk_high, r.plots_country_risk_unknown
+  from summary_suppliers f
+  left join country_risk r on r.supplier_id = f.supplier_id
 ),
 reasons as (
-  select x.supplier_id,
-         jsonb_agg(jsonb_build_object('code', x.code, 'plots', x.plots) order by x.plots desc, x.code) as top_reasons
-  from (
-    select l.supplier_id, c.code, count(*) as plots,
-           row_number() over (partition by l.supplier_id order by count(*) desc, c.code) as rank
-    from linked l cross join lateral unnest(l.blocking_codes) as c(code)
-    group by l.supplier_id, c.code
-  ) x
-  where x.rank <= 5
-  group by x.supplier_id
+  select f.supplier_id, f.top_reasons from summary_suppliers f
 )
 select
   s.supplier_business_id,

@@ -10,59 +10,26 @@ with supplier as (
   where c.role = 'supplier' and c.deleted_at is null
   order by c.partner_business_id, c.created_at nulls last, c.id
 ),
-linked as not materialized (
-  select ps.supplier_id, ps.missing_since, p.*
-  from plot_suppliers ps
-  join bi_current_plots p on p.plot_id = ps.plot_id
-  where ps.deleted_at is null
+-- The figures of its current plots as of the end of the last refresh (summary_suppliers, kept by
+-- warehouse/analyst-summaries.ts: docs/analyst-summaries.md); the country risk levels in force today.
+country_risk as (
+  select c.supplier_id,
+         coalesce(sum(c.plots) filter (where x.level = 'low'), 0)::bigint as plots_country_risk_low,
+         coalesce(sum(c.plots) filter (where x.level = 'standard'), 0)::bigint as plots_country_risk_standard,
+         coalesce(sum(c.plots) filter (where x.level = 'high'), 0)::bigint as plots_country_risk_high,
+         coalesce(sum(c.plots) filter (where x.level is null or x.level not in ('low', 'standard', 'high')), 0)::bigint as plots_country_risk_unknown
+  from summary_supplier_countries c
+  left join bi_country_risk cr on cr.country_code = c.country_key
+  cross join lateral (select case when c.country_key = '' then null else coalesce(cr.level, 'unknown') end as level) x
+  group by c.supplier_id
 ),
 figures as (
-  select l.supplier_id,
-         count(*) as plots,
-         count(*) filter (where l.missing_since is not null) as plots_deletion_deferred,
-         count(*) filter (where l.supplier_count > 1) as plots_shared,
-         sum(1.0::float8 / l.supplier_count) as plots_allocated,
-         coalesce(sum(l.area_ha), 0) as hectares,
-         coalesce(sum(l.area_ha / l.supplier_count), 0) as hectares_allocated,
-         array_agg(distinct l.country_code order by l.country_code) filter (where l.country_code is not null) as plot_country_codes,
-         count(*) filter (where l.flagged) as flagged_plots,
-         coalesce(sum(l.area_ha) filter (where l.flagged), 0) as flagged_hectares,
-         count(*) filter (where l.risk_level = 'high') as plots_risk_high,
-         count(*) filter (where l.risk_level = 'medium') as plots_risk_medium,
-         count(*) filter (where l.risk_level = 'low') as plots_risk_low,
-         count(*) filter (where l.risk_level = 'none') as plots_risk_none,
-         count(*) filter (where l.risk_level is null) as plots_risk_not_assessed,
-         count(*) filter (where l.risk_level not in ('high', 'medium', 'low', 'none')) as plots_risk_other,
-         count(*) filter (where l.risk_assessment_status = 'new') as plots_status_new,
-         count(*) filter (where l.risk_assessment_status = 'under_review') as plots_status_under_review,
-         count(*) filter (where l.risk_assessment_status = 'in_risk_mitigation') as plots_status_in_risk_mitigation,
-         count(*) filter (where l.risk_assessment_status = 'eudr_compliant') as plots_status_eudr_compliant,
-         count(*) filter (where l.risk_assessment_status = 'eudr_non_compliant') as plots_status_eudr_non_compliant,
-         count(*) filter (where l.risk_assessment_status is null
-                            or l.risk_assessment_status not in ('new', 'under_review', 'in_risk_mitigation', 'eudr_compliant', 'eudr_non_compliant')) as plots_status_other,
-         count(*) filter (where l.most_recent_analysis_status = 'succeeded') as plots_analysis_succeeded,
-         count(*) filter (where l.most_recent_analysis_status in ('pending', 'not_started', 'started')) as plots_analysis_in_progress,
-         count(*) filter (where l.most_recent_analysis_status = 'failed') as plots_analysis_failed,
-         count(*) filter (where l.most_recent_analysis_id is null) as plots_not_analysed,
-         count(*) filter (where l.most_recent_analysis_id is not null
-                            and (l.most_recent_analysis_status is null
-                                 or l.most_recent_analysis_status not in ('succeeded', 'pending', 'not_started', 'started', 'failed'))) as plots_analysis_other,
-         count(*) filter (where l.precision_analysis_id is not null) as plots_with_precision,
-         max(l.most_recent_risk_of_deforestation) as max_risk_of_deforestation,
-         coalesce(sum(l.most_recent_deforested_area_m2), 0) as deforested_area_m2,
-         max(l.most_recent_analysed_at) as last_analysed_at,
-         count(*) filter (where not l.geometry_valid) as invalid_geometries,
-         count(*) filter (where l.country_risk_level = 'low') as plots_country_risk_low,
-         count(*) filter (where l.country_risk_level = 'standard') as plots_country_risk_standard,
-         count(*) filter (where l.country_risk_level = 'high') as plots_country_risk_high,
-         count(*) filter (where l.country_risk_level is null or l.country_risk_level not in ('low', 'standard', 'high')) as plots_country_risk_unknown
-  from linked l
-  group by l.supplier_id
+  select f.*, r.plots_country_risk_low, r.plots_country_risk_standard, r.plots_country_risk_high, r.plots_country_risk_unknown
+  from summary_suppliers f
+  left join country_risk r on r.supplier_id = f.supplier_id
 ),
 commodities as (
-  select l.supplier_id, array_agg(distinct c.commodity order by c.commodity) as commodities
-  from linked l cross join lateral unnest(l.commodities) as c(commodity)
-  group by l.supplier_id
+  select f.supplier_id, f.commodities from summary_suppliers f
 )
 select
   s.supplier_business_id,

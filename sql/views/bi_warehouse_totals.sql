@@ -1,17 +1,19 @@
 create view bi_warehouse_totals as
 select
-  count(*) as plots,
-  coalesce(sum(p.area_ha), 0) as hectares,
-  count(*) filter (where p.area_ha is null) as plots_without_area,
-  count(*) filter (where p.is_own) as own_plots,
-  count(*) filter (where p.supplier_count > 0) as supplier_plots,
-  count(*) filter (where p.supplier_count > 1) as shared_plots,
-  count(*) filter (where p.flagged) as flagged_plots,
-  coalesce(sum(p.area_ha) filter (where p.flagged), 0) as flagged_hectares,
-  count(*) filter (where not p.geometry_valid) as invalid_geometries,
+  p.plots,
+  p.hectares,
+  p.plots_without_area,
+  p.own_plots,
+  p.supplier_plots,
+  p.shared_plots,
+  p.flagged_plots,
+  p.flagged_hectares,
+  p.invalid_geometries,
   (select count(*) from bi_suppliers) as suppliers,
   (select sum(s.plots_announced) from bi_suppliers s) as plots_announced
-from bi_current_plots p;
+-- The plots' totals as of the end of the last refresh (summary_totals, kept by
+-- warehouse/analyst-summaries.ts: docs/analyst-summaries.md).
+from summary_totals p;
 
 comment on view bi_warehouse_totals is 'One row: the warehouse''s totals, each plot counted once: what the allocated columns of bi_suppliers and bi_risk_overview add up to, and what any breakdown is checked against.';
 comment on column bi_warehouse_totals.plots is 'Current plots.';

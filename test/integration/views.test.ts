@@ -138,9 +138,23 @@ describe('analyst views kept as code (sql/views)', () => {
     const after = await viewShapes(fresh);
     expect(after.map((v) => v.name)).toEqual(before.map((v) => v.name));
     // Changed since, each by a diff of its file: bi_risk_overview gained country_risk_level (issue 23),
-    // a new last column; what it had is as it was.
-    const changed = ['bi_risk_overview'];
+    // a new last column; what it had is as it was. It, bi_suppliers, bi_eudr_supplier_readiness and
+    // bi_warehouse_totals read the summary tables of 0028, and bi_current_plots and bi_eudr_plot_readiness
+    // look a plot's links and findings up per plot (issue 24): another query, the same columns (names,
+    // order, types), comments and grants.
+    const changed = [
+      'bi_risk_overview',
+      'bi_suppliers',
+      'bi_eudr_supplier_readiness',
+      'bi_warehouse_totals',
+      'bi_current_plots',
+      'bi_eudr_plot_readiness',
+    ];
     expect(after.filter((v) => !changed.includes(v.name))).toEqual(before.filter((v) => !changed.includes(v.name)));
+    for (const name of changed.slice(1)) {
+      const [was, is] = [before, after].map((shapes) => shapes.find((v) => v.name === name)!);
+      expect({ ...is!, definition: '' }, name).toEqual({ ...was!, definition: '' });
+    }
     const [was, is] = [before, after].map((shapes) => shapes.find((v) => v.name === 'bi_risk_overview')!);
     expect(is!.columns.slice(0, was!.columns.length)).toEqual(was!.columns);
     expect(is!.columns.slice(was!.columns.length).map((c) => [c.column, c.type])).toEqual([
@@ -162,16 +176,25 @@ describe('analyst views kept as code (sql/views)', () => {
       const { applied, views } = await migrateToLatest(db);
       expect(applied[0]).toBe('0026_plot_geometry_types');
       expect(applied).toContain('0027_view_checksums');
-      expect(views).toEqual(['bi_risk_overview']);
+      // bi_risk_overview (issue 23); the views that read the summary tables of 0028 and the per-plot
+      // views that look links and findings up per plot (issue 24); bi_warehouse_totals, which uses bi_suppliers.
+      const remade = [
+        'bi_current_plots',
+        'bi_eudr_plot_readiness',
+        'bi_eudr_supplier_readiness',
+        'bi_risk_overview',
+        'bi_suppliers',
+        'bi_warehouse_totals',
+      ];
+      expect([...views].sort()).toEqual(remade);
       const after = await oids(db);
-      for (const name of Object.keys(before))
-        if (name !== 'bi_risk_overview') expect(after[name], name).toBe(before[name]);
+      for (const name of Object.keys(before)) if (!remade.includes(name)) expect(after[name], name).toBe(before[name]);
       const files = await readViewFiles();
       expect(await recorded(db)).toEqual(Object.fromEntries(files.map((f) => [f.name, f.sha256])));
     });
   });
 
-  it('orders the files by what the warehouse says each view uses', async () => {
+  it('orders the files by what the warehouse made from them says each view uses', async () => {
     const { rows } = await sql<{ view: string; uses: string }>`
       select distinct v.relname as view, u.relname as uses
       from pg_depend d
@@ -180,7 +203,7 @@ describe('analyst views kept as code (sql/views)', () => {
       join pg_class u on u.oid = d.refobjid
       where d.classid = 'pg_rewrite'::regclass and d.refclassid = 'pg_class'::regclass
         and v.oid <> u.oid and u.relkind = 'v' and u.relnamespace = current_schema()::regnamespace
-      order by 1, 2`.execute(old);
+      order by 1, 2`.execute(fresh);
     expect(rows.length).toBeGreaterThan(5);
     const files = new Map((await readViewFiles()).map((f) => [f.name, f.uses]));
     const fromFiles = [...files].flatMap(([view, uses]) => uses.map((u) => ({ view, uses: u })));
@@ -199,19 +222,27 @@ describe('analyst views kept as code (sql/views)', () => {
     await withWarehouse('viewschange', async (db, url) => {
       await migrateToLatest(db);
       const dir = await copyOfViews();
-      await edit(dir, 'bi_current_plots.sql', (t) =>
+      await edit(dir, 'bi_country_risk.sql', (t) =>
         t.replace(
-          "comment on column bi_current_plots.plot_name is 'The plot''s name.';",
-          "comment on column bi_current_plots.plot_name is 'The plot''s name, as the service sent it.';",
+          "comment on column bi_country_risk.level is 'low, standard or high;",
+          "comment on column bi_country_risk.level is 'The level: low, standard or high;",
         ),
       );
       const before = await oids(db);
       const { views } = await migrateToLatest(db, MIGRATIONS_DIR, dir);
-      const users = await usersOf('bi_current_plots');
-      // As the files are today: three views read bi_current_plots; the others are left alone.
-      expect(users).toEqual(['bi_risk_overview', 'bi_suppliers', 'bi_warehouse_totals']);
-      expect(views[0]).toBe('bi_current_plots');
-      expect([...views].sort()).toEqual(['bi_current_plots', ...users].sort());
+      const users = await usersOf('bi_country_risk');
+      // As the files are today: these views read bi_country_risk, directly or through another; the
+      // others are left alone.
+      expect(users).toEqual([
+        'bi_current_plots',
+        'bi_eudr_plot_readiness',
+        'bi_eudr_supplier_readiness',
+        'bi_risk_overview',
+        'bi_suppliers',
+        'bi_warehouse_totals',
+      ]);
+      expect(views[0]).toBe('bi_country_risk');
+      expect([...views].sort()).toEqual(['bi_country_risk', ...users].sort());
       const after = await oids(db);
       for (const name of Object.keys(before)) {
         if (views.includes(name)) expect(after[name], name).not.toBe(before[name]);
@@ -219,8 +250,8 @@ describe('analyst views kept as code (sql/views)', () => {
       }
       const { rows } = await sql<{
         comment: string;
-      }>`select col_description('bi_current_plots'::regclass, 2) as comment`.execute(db);
-      expect(rows[0]!.comment).toBe("The plot's name, as the service sent it.");
+      }>`select col_description('bi_country_risk'::regclass, 2) as comment`.execute(db);
+      expect(rows[0]!.comment).toMatch(/^The level: low, standard or high;/);
       const files = await readViewFiles(dir);
       expect(await recorded(db)).toEqual(Object.fromEntries(files.map((f) => [f.name, f.sha256])));
 

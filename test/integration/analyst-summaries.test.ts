@@ -1,0 +1,232 @@
+import { describe, it, expect, afterEach } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
+import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
+import { SUMMARY_VIEW_ORACLES } from '../support/summary-oracles.ts';
+import { waitUntil } from '../support/wait.ts';
+import { refreshWarehouse, refreshWorkflowId } from '../../workflows/refresh-warehouse.ts';
+import type { Warehouse } from '../../warehouse/database.ts';
+
+// The summary views read the summary tables the end of each refresh keeps (migration 0028,
+// warehouse/analyst-summaries.ts). After every refresh, whatever it changed and however it ended,
+// each must say exactly what the same view said when it aggregated the per-plot views at each read
+// (test/support/summary-oracles.ts: their definitions before 0028).
+
+// Supplier 0: 30 plots + 8 shared with supplier 2; supplier 1: 20 + an upstream business of 10;
+// supplier 2: 15 + the 8 shared; 5 own plots of the caller.
+const layout = {
+  ownPlots: 5,
+  suppliers: [{ plots: 30 }, { plots: 20, upstream: [10] }, { plots: 15 }],
+  shared: [{ plots: 8, suppliers: [0, 2] }],
+};
+
+const ORDER: Record<keyof typeof SUMMARY_VIEW_ORACLES, string> = {
+  bi_suppliers: 'supplier_business_id',
+  bi_eudr_supplier_readiness: 'supplier_business_id',
+  bi_risk_overview: 'supplier_business_id nulls first, commodity nulls first, country_code nulls first, supplier_name',
+  bi_warehouse_totals: '1',
+};
+
+/** A value as compared: floats to 12 significant digits (a sum's last bits depend on the order of its terms). */
+function comparable(value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isInteger(value)) return Number(value.toPrecision(12));
+  if (typeof value === 'string' && /^-?\d+\.\d+$/.test(value)) return Number(Number(value).toPrecision(12));
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(comparable);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, comparable(v)]));
+  return value;
+}
+
+async function rowsOf(db: Warehouse, query: string, order: string): Promise<unknown[]> {
+  const { rows } = await sql<
+    Record<string, unknown>
+  >`select * from (${sql.raw(query)}) v order by ${sql.raw(order)}`.execute(db);
+  return rows.map(comparable);
+}
+
+/** Each summary view against its definition before the summary tables, row by row, column by column. */
+async function expectSummariesAgree(db: Warehouse, when: string): Promise<void> {
+  for (const [view, oracle] of Object.entries(SUMMARY_VIEW_ORACLES)) {
+    const order = ORDER[view as keyof typeof SUMMARY_VIEW_ORACLES];
+    const expected = await rowsOf(db, oracle, order);
+    const actual = await rowsOf(db, `select * from ${view}`, order);
+    expect(actual, `${view} ${when}`).toEqual(expected);
+  }
+  // And the totals are those of the per-plot view (the oracle's own premise).
+  const { rows } = await sql<{ same: boolean }>`
+    select (select plots from bi_warehouse_totals) = (select count(*) from bi_current_plots)
+       and (select plots from bi_warehouse_totals) = (select count(*) from bi_eudr_plot_readiness) as same`.execute(db);
+  expect(rows[0]!.same, when).toBe(true);
+}
+
+const SUMMARY_TABLES = [
+  'summary_suppliers',
+  'summary_supplier_countries',
+  'summary_risk_cells',
+  'summary_totals',
+  'summary_refreshes',
+];
+
+/** Where every row version of the summary tables is (ctid, xmin): any write moves it. */
+async function summaryRowVersions(db: Warehouse): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const table of SUMMARY_TABLES) {
+    const { rows } = await sql<{ v: string | null; n: number }>`
+      select string_agg(ctid::text || ':' || xmin::text, ',' order by ctid) as v, count(*)::int as n from ${sql.table(table)}`.execute(
+      db,
+    );
+    out[table] = `${rows[0]!.n}:${rows[0]!.v ?? ''}`;
+  }
+  return out;
+}
+
+describe('analyst summaries (the summary views read tables kept by the refresh)', () => {
+  let h: WorkerHarness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('agree with the per-plot views after a first load, edits, removals, new analyses, risk changes and a disconnected supplier; a no-change refresh writes none of them', async () => {
+    h = await startWorkerHarness({ seed: 41, layout }, 'summaries');
+    // Empty until the first refresh: every summary view as the per-plot views say (no plots).
+    await expectSummariesAgree(h.db, 'before any refresh');
+    expect((await h.refresh()).status).toBe('succeeded');
+    const { rows: first } = await sql<{ plots: number }>`select plots from bi_warehouse_totals`.execute(h.db);
+    expect(first[0]!.plots).toBe(5 + 30 + 20 + 10 + 15 + 8);
+    await expectSummariesAgree(h.db, 'after the first load');
+
+    const { control } = h.sim;
+    const [s0, s1, s2] = control.suppliers();
+    const all = [...control.plots()];
+    const ofOnly = (id: string) =>
+      all.filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === id).map((p) => p.plot['id'] as string);
+    const own = all.filter((p) => p.supplierIds.length === 0).map((p) => p.plot['id'] as string);
+    const shared = all.filter((p) => p.supplierIds.length === 2).map((p) => p.plot['id'] as string);
+    const [edited, removed, analysed, risky, pointed] = ofOnly(s0!.id).slice(10, 15) as string[];
+    const geometry = control.getPlot(edited!)!['geometry'] as { coordinates: number[][][] };
+    control.editPlot(edited!, {
+      name: 'Renamed plot',
+      geometry: { type: 'Polygon', coordinates: [geometry.coordinates[0]!.map(([lon, lat]) => [lon! + 0.01, lat!])] },
+    });
+    // A line: blocking finding geometry_type_refused, no area; two commodities, another risk level.
+    control.editPlot(pointed!, {
+      geometry: {
+        type: 'LineString',
+        coordinates: [
+          [-5.5, 6.8],
+          [-5.4, 6.9],
+        ],
+      },
+    });
+    control.editPlot(ofOnly(s1!.id)[3]!, { commodities: ['cocoa', 'coffee'], riskLevel: 'low' });
+    control.removePlot(removed!);
+    control.removePlot(own[0]!);
+    control.removePlot(shared[0]!);
+    control.addAnalysis(analysed!, { type: 'PRECISION', status: 'succeeded', riskOfDeforestation: 0.4 });
+    control.setRiskStatus(risky!, 'EUDR_NON_COMPLIANT', 'high');
+    control.setRiskStatus(ofOnly(s1!.id)[5]!, 'IN_RISK_MITIGATION', 'medium');
+    control.disconnectSupplier(s2!.id);
+    const second = await h.refresh();
+    expect(second.status).toBe('succeeded');
+    expect(await warehousePlotFacts(h.db)).toEqual(simulatorPlotFacts(h.sim));
+    await expectSummariesAgree(h.db, 'after changes, removals and a disconnected supplier');
+    // The changes are in them: one plot and supplier 2's 15 gone (its 7 remaining shared ones stay with supplier 0).
+    const { rows: totals } = await sql<{ plots: number; suppliers: number }>`
+      select plots, suppliers from bi_warehouse_totals`.execute(h.db);
+    expect(totals[0]).toEqual({ plots: 88 - 3 - 15, suppliers: 2 });
+
+    // Nothing changed: nothing in the summary tables is written, not even their refresh record.
+    const before = await summaryRowVersions(h.db);
+    const third = await h.refresh();
+    expect(third.rowsWritten).toBe(0);
+    expect(await summaryRowVersions(h.db)).toEqual(before);
+    await expectSummariesAgree(h.db, 'after a no-change refresh');
+  });
+
+  it('agree after a partial run (a supplier cut off mid-run, not swept) and after a run under drift, and a reader mid-run sees the last run’s summaries whole', async () => {
+    h = await startWorkerHarness(
+      { seed: 43, layout: { ownPlots: 2, suppliers: [{ plots: 1200 }, { plots: 40 }, { plots: 40 }] } },
+      'summaries',
+    );
+    expect((await h.refresh()).status).toBe('succeeded');
+    await expectSummariesAgree(h.db, 'after the first load');
+    const { control } = h.sim;
+    const [s0, s1, s2] = control.suppliers();
+    const plotsOf = (id: string) =>
+      [...control.plots()].filter((p) => p.supplierIds.includes(id)).map((p) => p.plot['id'] as string);
+    control.removePlot(plotsOf(s1!.id)[0]!);
+    // A plot not flagged, on a later page of supplier 0 than the first.
+    const { rows: unflagged } = await sql<{ plot_id: string }>`
+      select plot_id from bi_current_plots where not flagged and plot_id = any(${plotsOf(s0!.id).slice(600)}::text[])
+      order by plot_id limit 1`.execute(h.db);
+    const turned = unflagged[0]!.plot_id;
+    control.setRiskStatus(turned, 'EUDR_NON_COMPLIANT', 'high');
+    control.removePlot(plotsOf(s2!.id)[0]!);
+    const summariesBefore = await rowsOf(h.db, 'select * from bi_suppliers', ORDER.bi_suppliers);
+
+    // Supplier 2 is disconnected once the run has written a page: its pages answer 403, the run ends partial.
+    let pagesSeen = 0;
+    const remove = control.onPlotPage((r) => {
+      if (r.supplierId === s0!.id && ++pagesSeen === 2) control.disconnectSupplier(s2!.id);
+    });
+    control.setFaults({ latency: 1, latencyMs: [60, 60] });
+    const runId = randomUUID();
+    const run = h.temporal.client.workflow.execute(refreshWarehouse, {
+      taskQueue: h.temporal.taskQueue,
+      workflowId: refreshWorkflowId(runId),
+      args: [{ runId, supplierConcurrency: 1 }],
+    });
+    // Mid-run, once the plot turned high risk is written: the per-plot view has it, the summaries are
+    // still those of the last run's end, whole (not half a run's).
+    const db = h.db;
+    await waitUntil('the run to write the changed plot', async () => {
+      const { rows } = await sql<{ flagged: boolean }>`
+        select flagged from bi_current_plots where plot_id = ${turned}`.execute(db);
+      return rows[0]?.flagged === true;
+    });
+    const readMidRun = await rowsOf(db, 'select * from bi_suppliers', ORDER.bi_suppliers);
+    const { rows: running } = await sql<{
+      status: string;
+    }>`select status from sync_runs where id = ${runId}::uuid`.execute(db);
+    expect(running[0]!.status).toBe('running');
+    const summary = await run;
+    remove();
+    control.setFaults('none');
+    expect(summary.status).toBe('partial');
+    // What the connections say is read live (the run re-read the listing: plots_announced moved); the
+    // plots' figures are those of the last run's end.
+    const plotFigures = (rows: unknown[]) =>
+      rows.map((r) => {
+        const { plots_announced, plots_difference, commodities_announced, last_seen_at, ...figures } = r as Record<
+          string,
+          unknown
+        >;
+        return figures;
+      });
+    expect(plotFigures(readMidRun)).toEqual(plotFigures(summariesBefore));
+    await expectSummariesAgree(h.db, 'after a partial run');
+    const { rows: recorded } = await sql<{ run_id: string }>`select run_id from summary_refreshes`.execute(h.db);
+    expect(recorded).toEqual([{ run_id: runId }]);
+
+    // Drift: plots removed and brought back while supplier 0's pages are read (records slide across pages).
+    const list = control.supplierPlotIds(s0!.id);
+    let page = 0;
+    const undo = control.onPlotPage((r) => {
+      if (r.supplierId !== s0!.id) return;
+      page++;
+      if (page === 1) control.removePlot(list[0]!);
+      if (page === 2) control.removePlot(list[600]!);
+      if (page === 3) control.restorePlot(list[0]!);
+    });
+    const drift = await h.refresh({ pageWindow: 1 });
+    undo();
+    expect(drift.status).not.toBe('failed');
+    await expectSummariesAgree(h.db, 'after a run under drift');
+    // And once the source is still, the next refresh settles what the drift deferred; they still agree.
+    expect((await h.refresh()).status).toBe('succeeded');
+    await expectSummariesAgree(h.db, 'after the refresh after the drift');
+  });
+});
