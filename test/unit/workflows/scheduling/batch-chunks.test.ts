@@ -1,5 +1,10 @@
 import { describe, it, expect } from 'vitest';
-import { chunkPlan, followStep, progressOf, type FollowStanding } from '../../../../workflows/scheduling/batch-chunks.ts';
+import {
+  chunkPlan,
+  followStep,
+  progressOf,
+  type FollowStanding,
+} from '../../../../workflows/scheduling/batch-chunks.ts';
 
 describe('chunks of a batch', () => {
   it('spreads a batch over the chunks in flight, 10 to 100 lines each (fewer only for a shorter file)', () => {
