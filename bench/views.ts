@@ -89,6 +89,8 @@ export interface ViewsBenchResult {
   country: string;
   refreshSeconds: number | null;
   finishRefreshSeconds: number | null;
+  /** Of finishRefresh, making the summary tables agree (summary_refreshes.seconds, the last time they were made). */
+  summariesSeconds: number | null;
   countPlots: ViewLatency;
   views: ViewLatency[];
 }
@@ -177,6 +179,8 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
            (select country_code from plots where deleted_at is null and country_code is not null group by 1 order by count(*) desc, 1 limit 1) as country,
            (select count(*) from plots where deleted_at is null) as plots`.execute(db);
   const { supplier, country, plots } = picked[0]!;
+  const { rows: made } = await sql<{ seconds: number }>`select seconds from summary_refreshes`.execute(db);
+
   const readerUrl = databaseUrl.replace(/\/\/[^@]+@/, `//${READER}:${READER_PASSWORD}@`);
 
   const views: ViewLatency[] = [];
@@ -197,6 +201,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     country,
     refreshSeconds,
     finishRefreshSeconds,
+    summariesSeconds: made[0]?.seconds ?? null,
     countPlots,
     views,
   };
@@ -218,7 +223,7 @@ function report(r: ViewsBenchResult): string {
   const line = (v: ViewLatency) =>
     `  ${`${v.view} (${v.read})`.padEnd(52)}${String(v.rows).padStart(6)} rows  cold${ms(v.coldMs)}  warm${ms(v.warmMs)} (${Math.round(v.warmMinMs)}–${Math.round(v.warmMaxMs)})  ÷ count(*) warm${ratio(v.warmMs)}`;
   return [
-    `Analyst views as ${READER} (in ddsync_reader) reads them, at ${r.plotsStored.toLocaleString('en-US')} plots (${r.suppliers} suppliers; refresh ${r.refreshSeconds?.toFixed(1) ?? '-'} s, finishRefresh ${r.finishRefreshSeconds?.toFixed(2) ?? '?'} s)`,
+    `Analyst views as ${READER} (in ddsync_reader) reads them, at ${r.plotsStored.toLocaleString('en-US')} plots (${r.suppliers} suppliers; refresh ${r.refreshSeconds?.toFixed(1) ?? '-'} s, finishRefresh ${r.finishRefreshSeconds?.toFixed(2) ?? '-'} s, of which the summaries ${r.summariesSeconds?.toFixed(2) ?? '-'} s)`,
     `  filters: supplier ${r.supplier}, country ${r.country}; cold = first query on a new connection, warm = median of the next runs`,
     line(r.countPlots),
     ...r.views.map(line),
