@@ -249,13 +249,15 @@ const SUPPLIER_COUNTRIES = sql`
  */
 const RISK_CELLS = sql`
   with cells as (
-    select p.plot_id, p.area_ha, p.flagged, p.country_code, p.is_own, ps.supplier_id as supplier_business_id, c.commodity,
-           count(*) as copies,
-           1.0::float8 / (greatest(p.supplier_count, 1) * greatest(cardinality(p.commodities), 1)) as weight
+    -- Grouped by the cell's key alone (the plot's own values are the same in each of its rows).
+    select p.plot_id, ps.supplier_id as supplier_business_id, c.commodity, count(*) as copies,
+           max(p.area_ha) as area_ha, bool_or(p.flagged) as flagged, max(p.country_code) as country_code,
+           bool_or(p.is_own) as is_own,
+           max(1.0::float8 / (greatest(p.supplier_count, 1) * greatest(cardinality(p.commodities), 1))) as weight
     from summary_plots p
     left join plot_suppliers ps on ps.plot_id = p.plot_id and ps.deleted_at is null
     cross join lateral unnest(case when cardinality(p.commodities) = 0 then array[null::text] else p.commodities end) as c(commodity)
-    group by p.plot_id, p.area_ha, p.flagged, p.country_code, p.is_own, p.supplier_count, p.commodities, ps.supplier_id, c.commodity
+    group by p.plot_id, ps.supplier_id, c.commodity
   )
   select w.supplier_business_id, w.commodity, w.country_code,
          (w.supplier_business_id is null and w.is_own) as own_group,

@@ -1,7 +1,7 @@
 -- A plot is flagged when its risk level is high or medium, or its risk status is in_risk_mitigation or eudr_non_compliant.
 -- A plot's country of production is plots.country_code (Art. 9(1)(c); warehouse/eudr/country-of-production.ts
--- checks it), matched trimmed and upper case as the readiness check accepts it, joined to bi_country_risk:
--- one row per country, so no plot is counted twice.
+-- checks it), matched trimmed and upper case as the readiness check accepts it, with the level bi_country_risk
+-- gives that country: one row per plot.
 create view bi_current_plots as
 -- When each part was last read completely: a row per scope, made once per query.
 with last_seen as materialized (
@@ -26,7 +26,9 @@ select
     or (normalise_status(p.risk_assessment_status) in ('in_risk_mitigation', 'eudr_non_compliant')) is true) as flagged,
   coalesce(l.supplier_count, 0)::int as supplier_count,
   coalesce(l.supplier_business_ids, '{}') as supplier_business_ids,
-  coalesce(l.supplier_names, '{}') as supplier_names,
+  coalesce((select array_agg(coalesce(b.name, s.id) order by s.n)
+            from unnest(l.supplier_business_ids) with ordinality as s(id, n)
+            left join businesses b on b.id = s.id), '{}') as supplier_names,
   p.most_recent_analysis_id,
   mr.type as most_recent_analysis_type,
   normalise_status(mr.status) as most_recent_analysis_status,
@@ -56,19 +58,17 @@ select
   p.updated_at,
   p.first_seen_at,
   p.changed_at,
-  case when p.is_own then own.last_seen_at else l.last_seen_at end as last_seen_at,
+  case when p.is_own then own.last_seen_at
+       else (select max(ls.last_seen_at) from last_seen ls where ls.scope = any(l.supplier_business_ids)) end as last_seen_at,
   case when nullif(btrim(p.country_code), '') is null then null else coalesce(cr.level, 'unknown') end as country_risk_level
 from plots p
 -- The plot's own links, looked up per plot (not every link aggregated first): a filter on the plots
--- and a limit read only the links of the plots they return.
+-- and a limit read only the links of the plots they scan; names and when last seen only for the rows
+-- returned.
 left join lateral (
   select count(*) as supplier_count,
-         array_agg(ps.supplier_id order by ps.supplier_id) as supplier_business_ids,
-         array_agg(coalesce(b.name, ps.supplier_id) order by ps.supplier_id) as supplier_names,
-         max(ls.last_seen_at) as last_seen_at
+         array_agg(ps.supplier_id order by ps.supplier_id) as supplier_business_ids
   from plot_suppliers ps
-  left join businesses b on b.id = ps.supplier_id
-  left join last_seen ls on ls.scope = ps.supplier_id
   where ps.plot_id = p.id and ps.deleted_at is null
   having count(*) > 0
 ) l on true
@@ -76,7 +76,13 @@ left join last_seen own on own.scope = 'own-plots'
 left join analyses mr on mr.id = p.most_recent_analysis_id
 left join analyses eu on eu.id = p.euforobs_analysis_id
 left join analyses pr on pr.id = p.precision_analysis_id
-left join bi_country_risk cr on cr.country_code = upper(btrim(p.country_code))
+-- The level in force today of its country, as bi_country_risk has it (the row with the latest applies_from
+-- not after today), looked up by the key of country_risk for this plot alone.
+left join lateral (
+  select r.level from country_risk r
+  where r.country_code = upper(btrim(p.country_code)) and r.applies_from <= current_date
+  order by r.applies_from desc limit 1
+) cr on true
 where p.deleted_at is null;
 
 comment on view bi_current_plots is 'One row per current plot (not soft-deleted), however many suppliers reach it: suppliers, risk, analyses, area, geometry quality, when last seen, and the risk level of its country of production (country_risk_level). Every number may be summed: sum(area_ha) and count(*) are the warehouse''s hectares and plots.';

@@ -37,7 +37,13 @@ left join lateral (
   where e.plot_id = p.id and e.is_current
   having count(*) > 0
 ) f on true
-left join bi_country_risk cr on cr.country_code = upper(btrim(p.country_code))
+-- The level in force today of its country, as bi_country_risk has it (the row with the latest applies_from
+-- not after today), looked up by the key of country_risk for this plot alone.
+left join lateral (
+  select r.level from country_risk r
+  where r.country_code = upper(btrim(p.country_code)) and r.applies_from <= current_date
+  order by r.applies_from desc limit 1
+) cr on true
 where p.deleted_at is null;
 
 comment on view bi_eudr_plot_readiness is 'One row per current plot (not soft-deleted): whether it would hold up in an EUDR due-diligence statement as far as the data can tell (ready: checked, and no current blocking finding), and its current findings (docs/eudr-readiness.md). overlap_checked says whether the spatial overlap checks ran (PostGIS only): when false, ready says nothing about land claimed twice.';
