@@ -36,18 +36,24 @@ export function isConnectivityNoise(message: string, meta: Record<string, unknow
 
 /**
  * The worker's record of Temporal outages: the native core logs every failed poll and completion
- * (dozens of lines a minute); they become one line when the outage begins and one when a TCP probe of
- * the frontend answers again. The core itself retries its polls and completions for as long as it
- * takes: the worker does not need to be restarted.
+ * (dozens of lines a minute); they become one line when the outage begins and one when it is over.
+ * Over means a TCP probe of the frontend answers and then no call fails for `settleMs`: a server
+ * that is starting accepts connections before it answers calls, and a probe alone called that a
+ * recovery, so one restart became two outages on a busy machine. The core itself retries its polls
+ * and completions for as long as it takes: the worker does not need to be restarted.
  */
 export class TemporalOutage {
   private readonly outage: Outage;
   private probing = false;
+  private settling: NodeJS.Timeout | undefined;
 
   constructor(
     log: Logger,
     private readonly address: string,
     private readonly probeEveryMs = 1_000,
+    private readonly settleMs = 5_000,
+    /** Resolves when the frontend accepts a connection (a test gives its own). */
+    private readonly probeOnce: (address: string) => Promise<unknown> = (address) => tcpConnect(address, 2_000),
   ) {
     this.outage = new Outage({ name: 'Temporal', log });
   }
@@ -58,14 +64,22 @@ export class TemporalOutage {
   }
 
   failed(reason: string): void {
+    // A failure while the server was settling: the same outage goes on.
+    if (this.settling) {
+      clearTimeout(this.settling);
+      this.settling = undefined;
+    }
     this.outage.failed(`${reason} at ${this.address}`, 'the worker keeps retrying and carries on when it answers');
     if (this.probing) return;
     this.probing = true;
     const probe = () => {
-      tcpConnect(this.address, 2_000).then(
+      this.probeOnce(this.address).then(
         () => {
           this.probing = false;
-          this.outage.recovered();
+          this.settling = setTimeout(() => {
+            this.settling = undefined;
+            this.outage.recovered();
+          }, this.settleMs).unref();
         },
         () => setTimeout(probe, this.probeEveryMs).unref(),
       );

@@ -1,6 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import type { WorkflowHandle } from '@temporalio/client';
-import { isConnectivityNoise, temporalUnreachable } from '../../../infra/temporal-outages.ts';
+import { Writable } from 'node:stream';
+import { isConnectivityNoise, TemporalOutage, temporalUnreachable } from '../../../infra/temporal-outages.ts';
+import { createLogger } from '../../../platform/logger.ts';
+import { waitUntil } from '../../support/wait.ts';
 import { resultThroughOutages, TemporalLostError } from '../../../cli/follow-through-outages.ts';
 
 const unavailable = () =>
@@ -82,5 +85,41 @@ describe('resultThroughOutages', () => {
     }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(TemporalLostError);
     expect((failure as Error).message).toMatch(/batch b1 goes on in the workers.*`ddsync submissions status b1`/);
+  });
+});
+
+describe('TemporalOutage', () => {
+  function memoryLog() {
+    const lines: Array<{ level: number; msg: string }> = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    return { lines, log: createLogger({ format: 'json', destination }) };
+  }
+
+  it('calls a server that accepts connections but still fails calls one outage, and says it is back once calls stop failing', async () => {
+    // The probes answer when the test says: a frontend that is starting accepts connections before
+    // its calls answer, so a probe that connects is followed by a poll that fails.
+    const probes: Array<() => void> = [];
+    const probe = () => new Promise<void>((resolve) => probes.push(resolve));
+    const { lines, log } = memoryLog();
+    const outage = new TemporalOutage(log, '127.0.0.1:7233', 1, 2_000, probe);
+    outage.failed('no answer from the frontend');
+    await waitUntil('the first probe', () => probes.length === 1, 5_000, 1);
+    probes[0]!();
+    // The scenario, not a wait for the code: a poll fails 20 ms after the port accepted a connection.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    outage.failed('no answer from the frontend');
+    expect(outage.down).toBe(true);
+    await waitUntil('the second probe', () => probes.length === 2, 5_000, 1);
+    probes[1]!();
+    await waitUntil('the outage over', () => !outage.down, 5_000, 10);
+    expect(lines.map((l) => l.msg.split(':')[0])).toEqual([
+      'Temporal is unavailable',
+      expect.stringMatching(/^Temporal is (back|available)/),
+    ]);
   });
 });
