@@ -38,18 +38,37 @@ export interface SummaryOutcome {
  * were last made (a run not finished yet counts as having written: its counts are not known).
  */
 export async function refreshSummariesAfterRun(db: Warehouse, runId: string): Promise<SummaryOutcome> {
-  const started = performance.now();
-  return db
-    .transaction()
-    .setIsolationLevel('repeatable read')
-    .execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${SUMMARY_LOCK_ID})`.execute(trx);
-      if (!(await summariesStale(trx, runId))) return { refreshed: false, rowsWritten: 0, seconds: 0 };
-      const rowsWritten = await writeSummaries(trx);
-      const seconds = (performance.now() - started) / 1000;
-      await recordRefresh(trx, runId, rowsWritten, seconds);
-      return { refreshed: true, rowsWritten, seconds };
-    });
+  return oneWriter(db, async (trx, started) => {
+    if (!(await summariesStale(trx, runId))) return { refreshed: false, rowsWritten: 0, seconds: 0 };
+    const rowsWritten = await writeSummaries(trx);
+    const seconds = (performance.now() - started) / 1000;
+    await recordRefresh(trx, runId, rowsWritten, seconds);
+    return { refreshed: true, rowsWritten, seconds };
+  });
+}
+
+/**
+ * Runs `write` in a repeatable-read transaction once no other writer of the summaries is at work: the
+ * lock is the session's, taken before the transaction, so its snapshot includes what the writer
+ * before it committed (a transaction-level lock would be taken after the snapshot, and the later
+ * writer would fail on the rows the earlier one rewrote).
+ */
+async function oneWriter(
+  db: Warehouse,
+  write: (trx: Db, started: number) => Promise<SummaryOutcome>,
+): Promise<SummaryOutcome> {
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${SUMMARY_LOCK_ID})`.execute(conn);
+    try {
+      const started = performance.now();
+      return await conn
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute((trx) => write(trx, started));
+    } finally {
+      await sql`select pg_advisory_unlock(${SUMMARY_LOCK_ID})`.execute(conn);
+    }
+  });
 }
 
 /**
@@ -57,17 +76,12 @@ export async function refreshSummariesAfterRun(db: Warehouse, runId: string): Pr
  * (tests that write plots by hand, a repair by SQL).
  */
 export async function refreshSummaries(db: Warehouse): Promise<SummaryOutcome> {
-  const started = performance.now();
-  return db
-    .transaction()
-    .setIsolationLevel('repeatable read')
-    .execute(async (trx) => {
-      await sql`select pg_advisory_xact_lock(${SUMMARY_LOCK_ID})`.execute(trx);
-      const rowsWritten = await writeSummaries(trx);
-      const seconds = (performance.now() - started) / 1000;
-      await recordRefresh(trx, null, rowsWritten, seconds);
-      return { refreshed: true, rowsWritten, seconds };
-    });
+  return oneWriter(db, async (trx, started) => {
+    const rowsWritten = await writeSummaries(trx);
+    const seconds = (performance.now() - started) / 1000;
+    await recordRefresh(trx, null, rowsWritten, seconds);
+    return { refreshed: true, rowsWritten, seconds };
+  });
 }
 
 /**
