@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type Selectable } from 'kysely';
 import pg from 'pg';
 import type { Database } from '../schema/database.ts';
 
@@ -6,6 +6,12 @@ import type { Database } from '../schema/database.ts';
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
 
 export type Warehouse = Kysely<Database>;
+
+/**
+ * A table's (or view's) row as a select reads it: the generated types with the overlay. A hand-typed
+ * result shape names the columns it reads as stored from it, e.g. `Pick<Row<'plots'>, 'id' | 'content_hash'>`.
+ */
+export type Row<T extends keyof Database> = Selectable<Database[T]>;
 
 const pools = new WeakMap<Warehouse, pg.Pool>();
 

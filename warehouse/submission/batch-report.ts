@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Warehouse } from '../database.ts';
+import type { Row, Warehouse } from '../database.ts';
 
 /** Where a batch stands, from the warehouse: what `ddsync submit --wait` and `ddsync submissions` show. */
 export interface BatchReport {
@@ -38,21 +38,23 @@ export interface BatchReport {
 export const ENDED_STATES = ['available', 'error', 'withdrawn', 'failed', 'timed_out', 'cancelled'] as const;
 
 export async function batchReport(db: Warehouse, batchId: string): Promise<BatchReport | undefined> {
-  const batch = await sql<{
-    source: string;
-    status: string;
-    created_at: Date;
-    finished_at: Date | null;
-    rows: number;
-    accepted: number;
-    invalid: number;
-    duplicates: number;
-    last_error: string | null;
-    failed_attempts: number;
-    last_failed_at: Date | null;
-    readiness_policy: string | null;
-    readiness_note: string | null;
-  }>`
+  const batch = await sql<
+    Pick<
+      Row<'submission_batches'>,
+      | 'source'
+      | 'created_at'
+      | 'finished_at'
+      | 'rows'
+      | 'accepted'
+      | 'invalid'
+      | 'duplicates'
+      | 'last_error'
+      | 'failed_attempts'
+      | 'last_failed_at'
+      | 'readiness_policy'
+      | 'readiness_note'
+    > & { status: string }
+  >`
     select source, status, created_at, finished_at, rows, accepted, invalid, duplicates, last_error, failed_attempts, last_failed_at,
            readiness_policy, readiness_note
     from submission_batches where id = ${batchId}::uuid`.execute(db);
@@ -138,7 +140,9 @@ export async function recentBatches(
   db: Warehouse,
   limit = 20,
 ): Promise<Array<{ id: string; source: string; status: string; created_at: Date; accepted: number }>> {
-  const { rows } = await sql<{ id: string; source: string; status: string; created_at: Date; accepted: number }>`
+  const { rows } = await sql<
+    Pick<Row<'submission_batches'>, 'id' | 'source' | 'created_at' | 'accepted'> & { status: string }
+  >`
     select id, source, status, created_at, accepted from submission_batches order by created_at desc limit ${limit}`.execute(
     db,
   );
