@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Warehouse } from '../database.ts';
+import type { Row, Warehouse } from '../database.ts';
 import type { SurveyPdfState } from '../../schema/database.ts';
 import { pdfRetryDelayMs, type PdfBackoff } from './backoff.ts';
 
@@ -80,7 +80,7 @@ export async function claimDuePdfs(
   leaseMs: number,
   owner: string,
 ): Promise<string[]> {
-  const { rows } = await sql<{ id: string }>`
+  const { rows } = await sql<Pick<Row<'survey_response_pdfs'>, 'id'>>`
     with due as (
       select id from survey_response_pdfs
       where state in ('queued', 'waiting', 'retrying') and next_attempt_at <= ${cutoff}::timestamptz
@@ -99,7 +99,7 @@ export async function claimDuePdfs(
  * `owner`'s (its lease ran out and another run claimed it) or no longer to be archived: skip it.
  */
 export async function renewLease(db: Warehouse, id: string, owner: string, leaseMs: number): Promise<boolean> {
-  const { rows } = await sql<{ id: string }>`
+  const { rows } = await sql<Pick<Row<'survey_response_pdfs'>, 'id'>>`
     update survey_response_pdfs set next_attempt_at = now() + ${leaseMs} * interval '1 millisecond'
     where id = ${id} and lease_owner = ${owner} and state in ('queued', 'waiting', 'retrying')
     returning id`.execute(db);
@@ -140,7 +140,7 @@ export async function recordRetryLater(
   backoff: PdfBackoff,
 ): Promise<{ attempts: number; nextAttemptAt: Date } | undefined> {
   return db.transaction().execute(async (trx) => {
-    const { rows } = await sql<{ attempts: number; state: SurveyPdfState; lease_owner: string | null }>`
+    const { rows } = await sql<Pick<Row<'survey_response_pdfs'>, 'attempts' | 'state' | 'lease_owner'>>`
       select attempts, state, lease_owner from survey_response_pdfs where id = ${id} for update`.execute(trx);
     const row = rows[0];
     // Archived or gone meanwhile, or leased to another run since: that run's outcome counts.

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ComponentInput, CreateTransactionInput, Transaction } from '../../schema/upstream.ts';
-import type { Warehouse } from '../database.ts';
+import type { Row, Warehouse } from '../database.ts';
 import * as serviceFacts from '../../schema/upstream/service-facts.ts';
 import { jsonRecordset, type RecordsetColumns } from '../refresh/json-recordset.ts';
 import type { ColumnValues } from '../refresh/rows.ts';
@@ -85,14 +85,10 @@ export async function beginCreateAttempts(
   afterLine: number,
   throughLine: number,
 ): Promise<Array<RequestToSend & { attempt: number }>> {
-  const { rows } = await sql<{
-    key: string;
-    line: number;
-    payload: CreateTransactionInput;
-    create_attempts: number;
-    id: string | null;
-    since_sent_ms: number | null;
-  }>`
+  const { rows } = await sql<
+    Pick<Row<'transaction_requests'>, 'line' | 'create_attempts'> &
+      Pick<Row<'transactions'>, 'id'> & { key: string; payload: CreateTransactionInput; since_sent_ms: number | null }
+  >`
     with todo as (
       select r.id from transaction_requests r join transactions t on t.key = r.key
       where r.batch_id = ${batchId}::uuid and r.status = 'accepted' and r.line > ${afterLine} and r.line <= ${throughLine}
@@ -287,7 +283,7 @@ export async function dueTransactions(
   batchId: string,
   limit: number,
 ): Promise<Array<{ key: string; id: string; woken: boolean; readAt: Date }>> {
-  const { rows } = await sql<{ key: string; id: string; woken: boolean; readAt: Date }>`
+  const { rows } = await sql<Pick<Row<'transactions'>, 'key'> & { id: string; woken: boolean; readAt: Date }>`
     select key, id, woken_at is not null as woken, clock_timestamp() as "readAt" from transactions
     where batch_id = ${batchId}::uuid and state in ('created', 'submitted') and id is not null
       and next_poll_at <= clock_timestamp()
@@ -343,7 +339,7 @@ export async function unsubmittedOf(
   db: Warehouse,
   batchId: string,
 ): Promise<Array<{ key: string; id: string | null; attempted: boolean }>> {
-  const { rows } = await sql<{ key: string; id: string | null; attempted: boolean }>`
+  const { rows } = await sql<Pick<Row<'transactions'>, 'key' | 'id'> & { attempted: boolean }>`
     select t.key, t.id, r.create_attempts > 0 as attempted
     from transactions t join transaction_requests r on r.key = t.key and r.status = 'accepted'
     where t.batch_id = ${batchId}::uuid and t.state in ('pending', 'created') and (t.id is not null or r.create_attempts > 0)`.execute(
@@ -379,7 +375,7 @@ export async function recordKeyFailures(
   retryInMs?: number,
 ): Promise<Map<string, number>> {
   if (failures.length === 0) return new Map();
-  const { rows } = await sql<{ key: string; n: number }>`
+  const { rows } = await sql<Pick<Row<'transactions'>, 'key'> & { n: number }>`
     update transactions t set last_error = f.last_error, failed_attempts = t.failed_attempts + 1, last_failed_at = now(),
       next_poll_at = case when ${retryInMs ?? null}::float8 is not null and t.next_poll_at is not null
         then now() + least(${retryInMs ?? 0}::float8 * power(2, least(t.failed_attempts, 12)), 300000) * interval '1 millisecond'

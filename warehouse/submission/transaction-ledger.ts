@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ComponentInput, CreateTransactionInput, Transaction } from '../../schema/upstream.ts';
-import type { Warehouse } from '../database.ts';
+import type { Row, Warehouse } from '../database.ts';
 import { ENDED_STATES } from './batch-report.ts';
 import * as serviceFacts from '../../schema/upstream/service-facts.ts';
 import { jsonRecordset, type RecordsetColumns } from '../refresh/json-recordset.ts';
@@ -48,7 +48,7 @@ export async function requestsAfter(
   limit: number,
   onlyPending = false,
 ): Promise<Array<{ key: string; line: number }>> {
-  const { rows } = await sql<{ key: string; line: number }>`
+  const { rows } = await sql<Pick<Row<'transaction_requests'>, 'line'> & { key: string }>`
     select r.key, r.line from transaction_requests r
     where r.batch_id = ${batchId}::uuid and r.status = 'accepted' and r.line > ${afterLine}
       and (not ${onlyPending} or exists (select 1 from transactions t where t.key = r.key and t.state = 'pending'))
@@ -61,13 +61,10 @@ export async function requestsAfter(
  * then knows an earlier one may have reached the service (its response lost, or the worker gone).
  */
 export async function beginCreateAttempt(db: Warehouse, key: string): Promise<RequestToSend> {
-  const { rows } = await sql<{
-    line: number;
-    payload: CreateTransactionInput;
-    create_attempts: number;
-    id: string | null;
-    since_sent_ms: number | null;
-  }>`
+  const { rows } = await sql<
+    Pick<Row<'transaction_requests'>, 'line' | 'create_attempts'> &
+      Pick<Row<'transactions'>, 'id'> & { payload: CreateTransactionInput; since_sent_ms: number | null }
+  >`
     with attempt as (
       update transaction_requests set create_attempts = create_attempts + 1
       where key = ${key} and status = 'accepted'
@@ -242,7 +239,9 @@ export async function recordEnd(
 }
 
 export async function transactionIdOf(db: Warehouse, key: string): Promise<string | null> {
-  const { rows } = await sql<{ id: string | null }>`select id from transactions where key = ${key}`.execute(db);
+  const { rows } = await sql<Pick<Row<'transactions'>, 'id'>>`select id from transactions where key = ${key}`.execute(
+    db,
+  );
   return rows[0]?.id ?? null;
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Webhook, WebhookAttempt, WebhookStats } from '../../schema/upstream.ts';
-import type { Warehouse } from '../database.ts';
+import type { Row, Warehouse } from '../database.ts';
 import { jsonRecordset, type RecordsetColumns } from '../refresh/json-recordset.ts';
 import type { ColumnValues } from '../refresh/rows.ts';
 import { managedName } from '../../schema/desired-webhooks.ts';
@@ -144,9 +144,9 @@ export async function recordStats(db: Warehouse, webhookId: string, stats: Webho
 
 /** The service id of the managed webhook `name`, as last seen. */
 export async function managedWebhookId(db: Warehouse, name: string): Promise<string | undefined> {
-  const { rows } = await sql<{
-    id: string;
-  }>`select id from webhooks where name = ${name} and managed and deleted_at is null`.execute(db);
+  const { rows } = await sql<
+    Pick<Row<'webhooks'>, 'id'>
+  >`select id from webhooks where name = ${name} and managed and deleted_at is null`.execute(db);
   return rows[0]?.id;
 }
 
@@ -184,12 +184,9 @@ export async function pendingEvents(
   db: Warehouse,
   limit = 500,
 ): Promise<Array<{ msg_id: string; event_type: string | null; transaction_id: string | null; payload: unknown }>> {
-  const { rows } = await sql<{
-    msg_id: string;
-    event_type: string | null;
-    transaction_id: string | null;
-    payload: unknown;
-  }>`
+  const { rows } = await sql<
+    Pick<Row<'webhook_events'>, 'msg_id' | 'event_type' | 'transaction_id'> & { payload: unknown }
+  >`
     select msg_id, event_type, transaction_id, payload from webhook_events
     where handling = 'pending' and (next_dispatch_at is null or next_dispatch_at <= now())
     order by received_at limit ${limit}`.execute(db);
@@ -214,6 +211,8 @@ export async function noteDispatchFailure(db: Warehouse, msgId: string, error: s
 
 /** The request key (customId) ddsync gave the transaction the service calls `transactionId`. */
 export async function transactionKeyOf(db: Warehouse, transactionId: string): Promise<string | undefined> {
-  const { rows } = await sql<{ key: string }>`select key from transactions where id = ${transactionId}`.execute(db);
+  const { rows } = await sql<
+    Pick<Row<'transactions'>, 'key'>
+  >`select key from transactions where id = ${transactionId}`.execute(db);
   return rows[0]?.key;
 }
