@@ -1,6 +1,6 @@
 import { type RawBuilder, sql } from 'kysely';
 import type pg from 'pg';
-import { withClientTransaction, type Warehouse } from '../database.ts';
+import { type Row, withClientTransaction, type Warehouse } from '../database.ts';
 import type { AnalysisRow, FindingRow, HistoryRow, PlotRow, PlotRows, SpeciesRow } from './rows.ts';
 import { jsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import { copyRows } from './copy-text.ts';
@@ -34,7 +34,7 @@ export async function readStoredPlots(
   supplierId: string | null,
 ): Promise<Map<string, StoredPlot>> {
   if (ids.length === 0) return new Map();
-  const { rows } = await sql<{ id: string; content_hash: string; deleted: boolean; linked: boolean }>`
+  const { rows } = await sql<Pick<Row<'plots'>, 'id' | 'content_hash'> & { deleted: boolean; linked: boolean }>`
     select p.id, p.content_hash, p.deleted_at is not null as deleted,
            exists (select 1 from plot_suppliers l where l.supplier_id = ${supplierId} and l.plot_id = p.id and l.deleted_at is null) as linked
     from plots p where p.id = any(${ids}::text[])`.execute(db);
@@ -50,7 +50,7 @@ export async function reuseUnchangedPage(
   db: Warehouse,
   page: { runId: string; scope: string; page: number; hash: string; requests: RequestCounts },
 ): Promise<{ received: number; signature: string } | undefined> {
-  const { rows } = await sql<{ received: number; first: string | null; last: string | null }>`
+  const { rows } = await sql<Pick<Row<'sync_pages'>, 'received'> & { first: string | null; last: string | null }>`
     insert into sync_pages (run_id, scope, entity, page, ids, received, reused, content_hash, counts, requests, retries, rate_limited)
     select ${page.runId}::uuid, s.scope, 'plots', s.page, s.ids, s.received, true, s.content_hash,
            jsonb_build_object('plots', jsonb_build_object('inserted', 0, 'updated', 0, 'unchanged', cardinality(s.ids), 'deleted', 0),

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { RunStatus, ScopeKind } from '../../schema/database.ts';
 import { jsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import type { ColumnValues } from './rows.ts';
-import type { Warehouse } from '../database.ts';
+import type { Row, Warehouse } from '../database.ts';
 
 /**
  * sync_runs and sync_run_scopes: a run's row, one row per part of it (each supplier, own plots, the
@@ -118,22 +118,26 @@ export interface RunProgress {
 
 /** Progress of a run, live while it runs (from its pages) and final once it has finished. */
 export async function readProgress(db: Warehouse, runId: string): Promise<RunProgress | undefined> {
-  const { rows } = await sql<{
-    status: RunStatus;
-    started_at: Date;
-    finished_at: Date | null;
-    suppliers_total: number | null;
-    suppliers_done: number;
-    suppliers_failed: number;
-    plots_expected: number | null;
-    plots_seen: number;
-    pages: number;
-    live_plots: number | null;
-    live_supplier_plots: number | null;
-    live_pages: number | null;
-    supplier_plots: number;
-    error: string | null;
-  }>`
+  const { rows } = await sql<
+    Pick<
+      Row<'sync_runs'>,
+      | 'status'
+      | 'started_at'
+      | 'finished_at'
+      | 'suppliers_total'
+      | 'suppliers_done'
+      | 'suppliers_failed'
+      | 'plots_expected'
+      | 'plots_seen'
+      | 'pages'
+      | 'error'
+    > & {
+      live_plots: number | null;
+      live_supplier_plots: number | null;
+      live_pages: number | null;
+      supplier_plots: number;
+    }
+  >`
     select r.status, r.started_at, r.finished_at, r.suppliers_total, r.suppliers_done, r.suppliers_failed, r.plots_expected,
            r.plots_seen, r.pages, p.plots as live_plots, p.supplier_plots as live_supplier_plots, p.pages as live_pages, r.error,
            (select coalesce(sum(s.plots_seen), 0)::int8 from sync_run_scopes s where s.run_id = r.id and s.kind = 'supplier') as supplier_plots

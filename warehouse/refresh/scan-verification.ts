@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Warehouse } from '../database.ts';
+import type { Row, Warehouse } from '../database.ts';
 
 /**
  * What the end of a supplier's scan reads and records for its verification
@@ -28,12 +28,7 @@ export interface ScannedPage {
 
 /** The supplier's plot pages of the run, by page number (without their ids). */
 export async function scannedPages(db: Warehouse, runId: string, scope: string): Promise<Map<number, ScannedPage>> {
-  const { rows } = await sql<{
-    page: number;
-    content_hash: string | null;
-    received: number;
-    reused: boolean;
-  }>`
+  const { rows } = await sql<Pick<Row<'sync_pages'>, 'page' | 'content_hash' | 'received' | 'reused'>>`
     select page, content_hash, received, reused from sync_pages
     where run_id = ${runId}::uuid and scope = ${scope} and entity = 'plots'`.execute(db);
   return new Map(rows.map((r) => [r.page, { hash: r.content_hash, received: r.received, reused: r.reused }]));
@@ -41,7 +36,7 @@ export async function scannedPages(db: Warehouse, runId: string, scope: string):
 
 /** The ids each of the supplier's plot pages of the run held, by page number. */
 export async function scannedPageIds(db: Warehouse, runId: string, scope: string): Promise<Map<number, string[]>> {
-  const { rows } = await sql<{ page: number; ids: string[] }>`
+  const { rows } = await sql<Pick<Row<'sync_pages'>, 'page' | 'ids'>>`
     select page, ids from sync_pages where run_id = ${runId}::uuid and scope = ${scope} and entity = 'plots'`.execute(
     db,
   );
@@ -68,7 +63,7 @@ export async function unseenLinks(
 ): Promise<Array<{ plot_id: string; settled: boolean }>> {
   // EXCEPT is set arithmetic (hashed or sorted), whatever the planner believes of tables just filled:
   // an anti-join planned on a fresh table's missing statistics cost about a second per supplier.
-  const { rows } = await sql<{ plot_id: string; settled: boolean }>`
+  const { rows } = await sql<Pick<Row<'plot_suppliers'>, 'plot_id'> & { settled: boolean }>`
     with unseen as (
       select plot_id from plot_suppliers where supplier_id = ${supplierId} and deleted_at is null
       except

@@ -3,7 +3,7 @@ import type { Database, RunStatus } from '../../schema/database.ts';
 import { addCounts, emptyCounts, mergeCounts, type TableCounts } from './counts.ts';
 import { INVITATIONS_SCOPE, NETWORK_SCOPE } from './network-writer.ts';
 import { OWN_PLOTS_SCOPE } from './run-ledger.ts';
-import type { Warehouse } from '../database.ts';
+import type { Row, Warehouse } from '../database.ts';
 
 /**
  * The end of a refresh, in one transaction: soft-delete what the parts of the run that completed
@@ -53,10 +53,9 @@ const CONFIRMED_TABLES = ['plots', 'plot_suppliers', 'business_connections', 'bu
 export async function finishRun(db: Warehouse, runId: string, failure?: string): Promise<RunSummary> {
   await db.transaction().execute(async (trx) => {
     // started_at as text: a Date would lose its microseconds, and the sweep compares with them.
-    const run = await sql<{
-      status: RunStatus;
-      started_at: string;
-    }>`select status, started_at::text from sync_runs where id = ${runId}::uuid for update`.execute(trx);
+    const run = await sql<
+      Pick<Row<'sync_runs'>, 'status'> & { started_at: string }
+    >`select status, started_at::text from sync_runs where id = ${runId}::uuid for update`.execute(trx);
     if (run.rows[0]?.status !== 'running') return;
     const startedAt = sql`${run.rows[0].started_at}::timestamptz`;
     // Parts that never reported (a child terminated, a crash) did not complete.
