@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Warehouse } from '../database.ts';
+import type { Row, Warehouse } from '../database.ts';
 import type { ExportPlot } from '../../domain/eudr/eu-geojson.ts';
 
 /**
@@ -17,18 +17,16 @@ export interface StatementPlot extends ExportPlot {
 
 export async function plotsOfSuppliers(db: Warehouse, supplierIds: readonly string[]): Promise<StatementPlot[]> {
   if (supplierIds.length === 0) return [];
-  const { rows } = await sql<{
-    supplier_id: string;
-    id: string;
-    name: string | null;
-    country_code: string | null;
-    owner_id: string | null;
-    producer_name: string | null;
-    geometry: unknown;
-    area_ha: number | null;
-    ready: boolean | null;
-    blocking_codes: string[] | null;
-  }>`
+  const { rows } = await sql<
+    Pick<Row<'plot_suppliers'>, 'supplier_id'> &
+      Pick<Row<'plots'>, 'id' | 'name' | 'country_code' | 'owner_id'> & {
+        producer_name: string | null;
+        geometry: unknown;
+        area_ha: number | null;
+        ready: boolean | null;
+        blocking_codes: string[] | null;
+      }
+  >`
     select ps.supplier_id, p.id, p.name, p.country_code, p.owner_id, coalesce(b.name, p.owner_id) as producer_name,
            p.geometry, coalesce(p.area_ha, p.surface_area_m2 / 10000.0) as area_ha, r.ready, r.blocking_codes
     from plot_suppliers ps

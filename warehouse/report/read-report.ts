@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Warehouse } from '../database.ts';
+import type { Row, Warehouse } from '../database.ts';
 
 // What `ddsync report` reads: the readiness views (docs/eudr-readiness.md), with the country risk they
 // carry (docs/country-risk.md), and the plots' GeoJSON.
@@ -60,7 +60,7 @@ export interface ReportHeader {
 export async function readReportHeader(db: Warehouse): Promise<ReportHeader> {
   const {
     rows: [row],
-  } = await sql<{ overlap_checked: boolean; finished_at: Date | null; status: string | null }>`
+  } = await sql<Pick<Row<'sync_runs'>, 'finished_at'> & { overlap_checked: boolean; status: string | null }>`
     select eudr_overlap_checked() as overlap_checked, r.finished_at, r.status
     from (select 1) one
     left join lateral (
@@ -77,20 +77,22 @@ export async function readReportHeader(db: Warehouse): Promise<ReportHeader> {
 
 /** The suppliers, most plots not ready first; only `supplierId`'s row when given. */
 export async function readReportSuppliers(db: Warehouse, supplierId?: string): Promise<ReportSupplierRow[]> {
-  const { rows } = await sql<{
-    supplier_business_id: string;
-    supplier_name: string;
-    plots: number;
-    plots_ready: number;
-    plots_not_ready: number;
-    hectares: number;
-    hectares_ready: number;
-    share_ready: number | null;
-    top_reasons: Array<{ code: string; plots: number }>;
-    country_risk_level: string | null;
-    plots_country_risk_low: number;
-    simplified_due_diligence_eligible: boolean | null;
-  }>`
+  const { rows } = await sql<
+    Pick<
+      Row<'bi_eudr_supplier_readiness'>,
+      'share_ready' | 'country_risk_level' | 'simplified_due_diligence_eligible'
+    > & {
+      supplier_business_id: string;
+      supplier_name: string;
+      plots: number;
+      plots_ready: number;
+      plots_not_ready: number;
+      hectares: number;
+      hectares_ready: number;
+      top_reasons: Array<{ code: string; plots: number }>;
+      plots_country_risk_low: number;
+    }
+  >`
     select supplier_business_id, supplier_name, plots, plots_ready, plots_not_ready, hectares, hectares_ready,
            share_ready, top_reasons, country_risk_level, plots_country_risk_low, simplified_due_diligence_eligible
     from bi_eudr_supplier_readiness

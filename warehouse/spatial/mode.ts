@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Warehouse } from '../database.ts';
+import type { Row, Warehouse } from '../database.ts';
 
 /** The warehouse's spatial mode, as spatial_state records it (sql/migrations/0016_postgis.sql). */
 export interface SpatialMode {
@@ -28,13 +28,11 @@ export async function readSpatialMode(db: Warehouse): Promise<SpatialMode> {
     present: boolean;
   }>`select to_regclass('spatial_state') is not null as present`.execute(db);
   if (!rows[0]?.present) return UNMIGRATED;
-  const state = await sql<{
-    mode: 'postgis' | 'none';
-    postgis_version: string | null;
-    reason: string | null;
-    overlaps_checked_at: Date | null;
-    overlaps_error: string | null;
-  }>`select mode, postgis_version, reason, overlaps_checked_at, overlaps_error from spatial_state`.execute(db);
+  const state = await sql<
+    Pick<Row<'spatial_state'>, 'postgis_version' | 'reason' | 'overlaps_checked_at' | 'overlaps_error'> & {
+      mode: 'postgis' | 'none';
+    }
+  >`select mode, postgis_version, reason, overlaps_checked_at, overlaps_error from spatial_state`.execute(db);
   const s = state.rows[0];
   if (!s) return UNMIGRATED;
   return {

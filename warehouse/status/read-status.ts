@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Warehouse } from '../database.ts';
+import type { Row, Warehouse } from '../database.ts';
 
 // What `ddsync status` reads from the warehouse: the view bi_sync_status (sql/migrations/0020), who it
 // read as, and ddsync's webhooks as last pulled from the service (for drift against DDSYNC_WEBHOOKS).
@@ -65,14 +65,9 @@ export async function readWarehouseStatus(db: Warehouse): Promise<WarehouseStatu
                          where r.rolname = current_user and exists (select 1 from pg_roles where rolname = 'ddsync_reader')),
                         false) as in_reader_role`.execute(trx);
       const rows = await trx.selectFrom('bi_sync_status').selectAll().execute();
-      const hooks = await sql<{
-        id: string;
-        url: string;
-        description: string | null;
-        events: string[];
-        is_active: boolean | null;
-        created_at: Date | null;
-      }>`
+      const hooks = await sql<
+        Pick<Row<'webhooks'>, 'id' | 'url' | 'description' | 'events' | 'is_active' | 'created_at'>
+      >`
         select id, url, description, events, is_active, created_at from webhooks
         where managed and deleted_at is null order by created_at nulls last, id`.execute(trx);
       const pulled = await sql<{ seconds: number | null }>`

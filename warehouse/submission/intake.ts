@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { sql } from 'kysely';
 import type { CreateTransactionInput } from '../../schema/upstream.ts';
-import type { Warehouse } from '../database.ts';
+import type { Row, Warehouse } from '../database.ts';
 import { jsonRecordset, type RecordsetColumns } from '../refresh/json-recordset.ts';
 import type { ColumnValues } from '../refresh/rows.ts';
 import { printable, printableExcerpt } from '../../domain/submission/printable.ts';
@@ -258,7 +258,7 @@ async function recordChunk(
     const repeated = candidates.filter((c) => !acceptedKeys.has(c.key));
     const duplicates: ReportLine[] = [];
     if (repeated.length > 0) {
-      const earlier = await sql<{ key: string; batch_id: string }>`
+      const earlier = await sql<Pick<Row<'transaction_requests'>, 'batch_id'> & { key: string }>`
         select key, batch_id from transaction_requests where status = 'accepted' and key = any(${repeated.map((c) => c.key)}::text[])`.execute(
         trx,
       );
