@@ -62,7 +62,7 @@ export async function finishRun(db: Warehouse, runId: string, failure?: string):
     await sql`
       update sync_run_scopes set status = 'failed', finished_at = now(), error = coalesce(error, 'did not finish')
       where run_id = ${runId}::uuid and status in ('pending', 'running')`.execute(trx);
-    const scopes = await sql<{ scope: string; kind: string; status: string }>`
+    const scopes = await sql<Pick<Row<'sync_run_scopes'>, 'scope'> & { kind: string; status: string }>`
       select scope, kind, status from sync_run_scopes where run_id = ${runId}::uuid`.execute(trx);
     const succeeded = (scope: string) => scopes.rows.some((s) => s.scope === scope && s.status === 'succeeded');
     const sweep = emptyCounts();
