@@ -1846,6 +1846,104 @@ export interface SubmissionBatches {
   workflow_id: string | null;
 }
 
+export interface SummaryChanges {
+  /**
+   * The plot (plots.id).
+   */
+  plot_id: string;
+}
+
+export interface SummaryPlotFacts {
+  /**
+   * plots.area_ha.
+   */
+  area_ha: number | null;
+  /**
+   * Codes of its current blocking findings, sorted.
+   */
+  blocking_codes: string[];
+  /**
+   * bi_eudr_plot_readiness.checked.
+   */
+  checked: boolean;
+  /**
+   * plots.commodities.
+   */
+  commodities: string[] | null;
+  /**
+   * plots.country_code as sent.
+   */
+  country_code: string | null;
+  /**
+   * The country trimmed and upper case (as bi_country_risk is joined); empty without one.
+   */
+  country_key: string;
+  /**
+   * bi_current_plots.flagged.
+   */
+  flagged: boolean;
+  /**
+   * plots.geometry_valid.
+   */
+  geometry_valid: boolean | null;
+  /**
+   * The plot has a PRECISION analysis.
+   */
+  has_precision: boolean;
+  /**
+   * plots.is_own.
+   */
+  is_own: boolean;
+  /**
+   * Of those, the suppliers whose link has missing_since.
+   */
+  missing_supplier_ids: string[];
+  /**
+   * When it was analysed.
+   */
+  most_recent_analysed_at: Timestamp | null;
+  /**
+   * plots.most_recent_analysis_id.
+   */
+  most_recent_analysis_id: string | null;
+  /**
+   * Its status, normalised.
+   */
+  most_recent_analysis_status: string | null;
+  /**
+   * Its deforested area, m².
+   */
+  most_recent_deforested_area_m2: number | null;
+  /**
+   * Its risk of deforestation.
+   */
+  most_recent_risk_of_deforestation: number | null;
+  /**
+   * The plot (plots.id).
+   */
+  plot_id: string;
+  /**
+   * The area as bi_eudr_plot_readiness gives it (a point plot's reported area).
+   */
+  readiness_area_ha: number | null;
+  /**
+   * bi_eudr_plot_readiness.ready.
+   */
+  ready: boolean;
+  /**
+   * The risk assessment status, normalised.
+   */
+  risk_assessment_status: string | null;
+  /**
+   * The risk level, normalised.
+   */
+  risk_level: string | null;
+  /**
+   * The suppliers of its live links, sorted; empty for a plot reached through none.
+   */
+  supplier_ids: string[];
+}
+
 export interface SummaryRefreshes {
   /**
    * When the summaries were last made to agree with the plots (the transaction's time).
@@ -2888,6 +2986,8 @@ export interface DB {
   source_pages: SourcePages;
   spatial_state: SpatialState;
   submission_batches: SubmissionBatches;
+  summary_changes: SummaryChanges;
+  summary_plot_facts: SummaryPlotFacts;
   summary_refreshes: SummaryRefreshes;
   summary_risk_cells: SummaryRiskCells;
   summary_supplier_countries: SummarySupplierCountries;

@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Warehouse } from './database.ts';
 
 /**
@@ -12,8 +12,13 @@ import type { Warehouse } from './database.ts';
  * cross-plot checks), and a migration may; so they are made to agree with the plots where a refresh
  * ends, whatever its outcome (`finishRefresh`, after the cross-plot checks), and where migrations ran
  * (`migrateToLatest`). Each time in one transaction that reads one snapshot and writes only the rows
- * whose figures differ: a reader sees the old summaries or the new ones, never a mix, and a refresh
- * that changed nothing writes nothing here either.
+ * whose figures differ: a reader sees the old summaries or the new ones, never a mix.
+ *
+ * Incremental (migration 0029): triggers note in `summary_changes` every plot a committed write
+ * touched; `summary_plot_facts` keeps what the summaries counted of each plot. A making reads the
+ * noted plots again, and makes again only the rows of the suppliers they belong to, before or after,
+ * the rows without a supplier when one of them has or had none, and the totals (from the facts). A
+ * refresh that touched nothing reads one empty table and writes nothing.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: the migrator's connection has no schema type
@@ -21,99 +26,98 @@ type Db = Kysely<any>;
 
 /** Any one writer at a time (two runs ending together, a migration): the second waits, then writes what changed since. */
 const SUMMARY_LOCK_ID = 7_250_028;
-
-/** The tables whose rows the summaries add up: a run that wrote none of them leaves the summaries true. */
-export const SUMMARISED_TABLES = ['plots', 'plot_suppliers', 'analyses', 'eudr_findings'] as const;
+/**
+ * Taken alone by a making that fills empty facts, before it reads: the triggers skip noting while the
+ * facts are empty and hold it shared to their commit (migration 0029), so no write falls between.
+ */
+const FILLING_LOCK_ID = 7_250_029;
+/** Past this share of the counted plots noted as touched, every plot is read again in one pass instead. */
+const WHOLE_AT_SHARE = 0.25;
 
 export interface SummaryOutcome {
   /** false when nothing they sum changed since they were last made. */
   refreshed: boolean;
+  /** Every plot read again (first load, migrations, on demand), or only the touched ones. */
+  whole?: boolean;
+  /** Plots read again: those noted as touched since the summaries were last made, or every current plot when whole. */
+  plotsTouched?: number;
   rowsWritten: number;
   seconds: number;
 }
 
 /**
  * At the end of a refresh run (succeeded, partial or failed alike: each may have written plots).
- * Skipped when the run wrote none of the summarised tables and no other run did since the summaries
- * were last made (a run not finished yet counts as having written: its counts are not known).
+ * Skipped, writing nothing, when no write touched a summarised table since the summaries were last
+ * made (`summary_changes` is empty).
  */
 export async function refreshSummariesAfterRun(db: Warehouse, runId: string): Promise<SummaryOutcome> {
-  return oneWriter(db, async (trx, started) => {
-    if (!(await summariesStale(trx, runId))) return { refreshed: false, rowsWritten: 0, seconds: 0 };
-    const rowsWritten = await writeSummaries(trx);
-    const seconds = (performance.now() - started) / 1000;
-    await recordRefresh(trx, runId, rowsWritten, seconds);
-    return { refreshed: true, rowsWritten, seconds };
-  });
+  return oneWriter(db, false, runId);
 }
 
 /**
- * Runs `write` in a repeatable-read transaction once no other writer of the summaries is at work: the
- * lock is the session's, taken before the transaction, so its snapshot includes what the writer
+ * Made to agree with the plots now, reading every plot: for rows written by other means than a
+ * refresh with the triggers in place (tests that write plots by hand, a repair by SQL).
+ */
+export async function refreshSummaries(db: Warehouse): Promise<SummaryOutcome> {
+  return oneWriter(db, true, null);
+}
+
+/**
+ * Runs a making in a repeatable-read transaction once no other writer of the summaries is at work: the
+ * locks are the session's, taken before the transaction, so its snapshot includes what the writer
  * before it committed (a transaction-level lock would be taken after the snapshot, and the later
  * writer would fail on the rows the earlier one rewrote).
  */
-async function oneWriter(
-  db: Warehouse,
-  write: (trx: Db, started: number) => Promise<SummaryOutcome>,
-): Promise<SummaryOutcome> {
+async function oneWriter(db: Warehouse, whole: boolean, runId: string | null): Promise<SummaryOutcome> {
   return db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(${SUMMARY_LOCK_ID})`.execute(conn);
+    // Facts only change under the lock above: empty now, empty when the transaction reads.
+    const filling = await factsEmpty(conn);
+    if (filling) await sql`select pg_advisory_lock(${FILLING_LOCK_ID})`.execute(conn);
     try {
       const started = performance.now();
       return await conn
         .transaction()
         .setIsolationLevel('repeatable read')
-        .execute((trx) => write(trx, started));
+        .execute(async (trx) => {
+          const made = await makeSummaries(trx, whole || filling);
+          if (!made) return { refreshed: false, rowsWritten: 0, seconds: 0 };
+          const seconds = (performance.now() - started) / 1000;
+          await recordRefresh(trx, runId, made.rowsWritten, seconds);
+          return { refreshed: true, ...made, seconds };
+        });
     } finally {
+      if (filling) await sql`select pg_advisory_unlock(${FILLING_LOCK_ID})`.execute(conn);
       await sql`select pg_advisory_unlock(${SUMMARY_LOCK_ID})`.execute(conn);
     }
   });
 }
 
 /**
- * Made to agree with the plots now, whatever changed: for rows written by other means than a refresh
- * (tests that write plots by hand, a repair by SQL).
- */
-export async function refreshSummaries(db: Warehouse): Promise<SummaryOutcome> {
-  return oneWriter(db, async (trx, started) => {
-    const rowsWritten = await writeSummaries(trx);
-    const seconds = (performance.now() - started) / 1000;
-    await recordRefresh(trx, null, rowsWritten, seconds);
-    return { refreshed: true, rowsWritten, seconds };
-  });
-}
-
-/**
  * After migrations ran, inside the migrator's transaction (a migration may change plots or findings,
- * and 0028 starts the tables empty). Does nothing before 0028.
+ * or how a figure is counted, and 0028 starts the tables empty): every plot read again. Does nothing
+ * before 0029. Writers of plots wait for the migrator's locks, so none falls between.
  */
 export async function refreshSummariesAfterMigrations(conn: Db): Promise<SummaryOutcome | undefined> {
   const { rows } = await sql<{ present: boolean }>`
-    select to_regclass('summary_refreshes') is not null as present`.execute(conn);
+    select to_regclass('summary_plot_facts') is not null as present`.execute(conn);
   if (!rows[0]?.present) return undefined;
   const started = performance.now();
   await sql`select pg_advisory_xact_lock(${SUMMARY_LOCK_ID})`.execute(conn);
-  const rowsWritten = await writeSummaries(conn);
+  // Before the facts are read (each statement reads what committed before it): a write that skipped
+  // noting while they were empty has committed by then.
+  await sql`select pg_advisory_xact_lock(${FILLING_LOCK_ID})`.execute(conn);
+  const made = await makeSummaries(conn, true);
+  const rowsWritten = made?.rowsWritten ?? 0;
   const seconds = (performance.now() - started) / 1000;
   await recordRefresh(conn, null, rowsWritten, seconds);
-  return { refreshed: true, rowsWritten, seconds };
+  return { refreshed: true, whole: true, plotsTouched: made?.plotsTouched ?? 0, rowsWritten, seconds };
 }
 
-async function summariesStale(db: Db, runId: string): Promise<boolean> {
-  const { rows } = await sql<{ stale: boolean }>`
-    select not exists (select 1 from summary_refreshes)
-        or exists (
-          select 1 from sync_runs r
-          where (r.id = ${runId}::uuid
-                 or r.finished_at is null
-                 or r.finished_at >= (select refreshed_at from summary_refreshes))
-            and (r.finished_at is null and r.id <> ${runId}::uuid
-                 or exists (select 1 from sync_run_counts c
-                            where c.run_id = r.id and c.table_name = any(${[...SUMMARISED_TABLES]}::text[])
-                              and c.inserted + c.updated + c.deleted > 0))
-        ) as stale`.execute(db);
-  return rows[0]?.stale ?? true;
+async function factsEmpty(db: Db): Promise<boolean> {
+  const { rows } = await sql<{ empty: boolean }>`
+    select not exists (select 1 from summary_plot_facts) as empty`.execute(db);
+  return rows[0]?.empty ?? true;
 }
 
 async function recordRefresh(db: Db, runId: string | null, rowsWritten: number, seconds: number): Promise<void> {
@@ -124,49 +128,86 @@ async function recordRefresh(db: Db, runId: string | null, rowsWritten: number, 
 }
 
 /**
- * The current plots as the per-plot views see them, one row each, with what the summaries need:
- * the same expressions as bi_current_plots (flagged, the normalised values, supplier_count) and
- * bi_eudr_plot_readiness (area_ha, ready, blocking_codes).
+ * What the summaries count of each plot in `plots` (a filter on `p`): the same expressions as
+ * bi_current_plots (flagged, the normalised values) and bi_eudr_plot_readiness (area, checked, ready),
+ * its live links and its current blocking codes; current plots only. Links and findings are grouped
+ * once for all plots (hashed) when every plot is read, looked up per plot otherwise.
  */
-const PLOTS = sql`
-  create temp table summary_plots on commit drop as
+function plotFacts(scope: RawBuilder<unknown> | null) {
+  const plots = scope ?? sql`true`;
+  const links = scope
+    ? sql`left join lateral (
+        select array_agg(ps.supplier_id order by ps.supplier_id) as supplier_ids,
+               array_agg(ps.supplier_id order by ps.supplier_id) filter (where ps.missing_since is not null) as missing_ids
+        from plot_suppliers ps where ps.plot_id = p.id and ps.deleted_at is null) l on true`
+    : sql`left join (
+        select ps.plot_id, array_agg(ps.supplier_id order by ps.supplier_id) as supplier_ids,
+               array_agg(ps.supplier_id order by ps.supplier_id) filter (where ps.missing_since is not null) as missing_ids
+        from plot_suppliers ps where ps.deleted_at is null group by ps.plot_id) l on l.plot_id = p.id`;
+  const findings = scope
+    ? sql`left join lateral (
+        select array_agg(e.code order by e.code) as codes
+        from eudr_findings e where e.plot_id = p.id and e.is_current and e.severity = 'blocking') f on true`
+    : sql`left join (
+        select e.plot_id, array_agg(e.code order by e.code) as codes
+        from eudr_findings e where e.is_current and e.severity = 'blocking' group by e.plot_id) f on f.plot_id = p.id`;
+  return sql`
   select p.id as plot_id, p.is_own, p.country_code, upper(btrim(coalesce(p.country_code, ''))) as country_key,
          p.commodities, p.area_ha, coalesce(p.area_ha, p.surface_area_m2 / 10000.0) as readiness_area_ha,
          p.geometry_valid, n.risk_level, n.risk_assessment_status,
          ((n.risk_level in ('high', 'medium')) is true
            or (n.risk_assessment_status in ('in_risk_mitigation', 'eudr_non_compliant')) is true) as flagged,
-         p.most_recent_analysis_id, normalise_status(mr.status) as most_recent_analysis_status,
+         p.most_recent_analysis_id, m.status as most_recent_analysis_status,
          mr.risk_of_deforestation as most_recent_risk_of_deforestation,
          mr.deforested_area_m2 as most_recent_deforested_area_m2, mr.analysed_at as most_recent_analysed_at,
-         p.precision_analysis_id,
+         p.precision_analysis_id is not null as has_precision,
          p.content_hash <> '' as checked,
-         p.content_hash <> '' and f.plot_id is null as ready,
-         coalesce(l.supplier_count, 0) as supplier_count
+         p.content_hash <> '' and f.codes is null as ready,
+         coalesce(l.supplier_ids, '{}') as supplier_ids, coalesce(l.missing_ids, '{}') as missing_supplier_ids,
+         coalesce(f.codes, '{}') as blocking_codes
   from plots p
-  -- Each normalised once per plot.
+  -- Each normalised once per distinct value (the planner memoises these on their inputs).
   cross join lateral (select normalise_status(p.risk_level) as risk_level,
                              normalise_status(p.risk_assessment_status) as risk_assessment_status offset 0) n
   left join analyses mr on mr.id = p.most_recent_analysis_id
-  left join (select plot_id, count(*) as supplier_count from plot_suppliers where deleted_at is null group by plot_id) l
-    on l.plot_id = p.id
-  left join (select distinct plot_id from eudr_findings where is_current and severity = 'blocking') f on f.plot_id = p.id
-  where p.deleted_at is null`;
+  left join lateral (select normalise_status(mr.status) as status offset 0) m on true
+  ${links}
+  ${findings}
+  where p.deleted_at is null and ${plots}`;
+}
 
-/** Live links to current plots (what bi_suppliers' and bi_eudr_supplier_readiness's rows count). */
-const LINKS = sql`
+/**
+ * Live links to current plots, with the plot's facts (what bi_suppliers' and
+ * bi_eudr_supplier_readiness's rows count), of the suppliers in `summary_scope` (all when whole).
+ */
+function links(whole: boolean) {
+  const scope = whole
+    ? sql`true`
+    : sql`f.plot_id in (select ps.plot_id from plot_suppliers ps join summary_scope s on s.supplier_id = ps.supplier_id
+                        where ps.deleted_at is null)
+          and s.supplier_id in (select supplier_id from summary_scope)`;
+  return sql`
   create temp table summary_links on commit drop as
-  select ps.supplier_id, ps.missing_since, p.*
-  from plot_suppliers ps join summary_plots p on p.plot_id = ps.plot_id
-  where ps.deleted_at is null`;
+  select s.supplier_id, s.supplier_id = any(f.missing_supplier_ids) as missing,
+         cardinality(f.supplier_ids) as supplier_count, f.*
+  from summary_plot_facts f cross join unnest(f.supplier_ids) as s(supplier_id)
+  where ${scope}`;
+}
 
-/** Every business with a live link, and each link's blocking codes (not_checked for a plot not checked yet). */
-const SUPPLIERS = sql`
+/** Every business with a live link (to a current plot or not) among those made again. */
+function suppliers(whole: boolean) {
+  return sql`
   create temp table summary_link_suppliers on commit drop as
-  select distinct supplier_id from plot_suppliers where deleted_at is null`;
+  select distinct ps.supplier_id from plot_suppliers ps
+  where ps.deleted_at is null
+    and ${whole ? sql`true` : sql`ps.supplier_id in (select supplier_id from summary_scope)`}`;
+}
+
+/** Each link's blocking codes (not_checked for a plot not checked yet). */
 const REASONS = sql`
   create temp table summary_link_reasons on commit drop as
-  select l.supplier_id, e.code
-  from summary_links l join eudr_findings e on e.plot_id = l.plot_id and e.is_current and e.severity = 'blocking'
+  select l.supplier_id, c.code
+  from summary_links l cross join unnest(l.blocking_codes) as c(code)
   union all
   select l.supplier_id, 'not_checked' from summary_links l where not l.checked`;
 
@@ -174,7 +215,7 @@ const SUPPLIER_FIGURES = sql`
   with figures as (
     select l.supplier_id,
            count(*) as plots,
-           count(*) filter (where l.missing_since is not null) as plots_deletion_deferred,
+           count(*) filter (where l.missing) as plots_deletion_deferred,
            count(*) filter (where l.supplier_count > 1) as plots_shared,
            sum(1.0::float8 / l.supplier_count) as plots_allocated,
            coalesce(sum(l.area_ha), 0) as hectares,
@@ -201,7 +242,7 @@ const SUPPLIER_FIGURES = sql`
            count(*) filter (where l.most_recent_analysis_id is not null
                               and (l.most_recent_analysis_status is null
                                    or l.most_recent_analysis_status not in ('succeeded', 'pending', 'not_started', 'started', 'failed'))) as plots_analysis_other,
-           count(*) filter (where l.precision_analysis_id is not null) as plots_with_precision,
+           count(*) filter (where l.has_precision) as plots_with_precision,
            max(l.most_recent_risk_of_deforestation) as max_risk_of_deforestation,
            coalesce(sum(l.most_recent_deforested_area_m2), 0) as deforested_area_m2,
            max(l.most_recent_analysed_at) as last_analysed_at,
@@ -259,19 +300,28 @@ const SUPPLIER_COUNTRIES = sql`
  * a cell per live supplier (or one without) and commodity (or one without; none when commodities is
  * null, as unnest gives nothing), each weighing 1 / its cells. Counted without sorting: the cells of a
  * plot are suppliers × commodities, and a commodity listed twice makes the same cell twice (`copies`:
- * its hectares and weight count twice, as they did, the plot once).
+ * its hectares and weight count twice, as they did, the plot once). Made of the links being made again
+ * and, when `withoutSupplier`, of the plots reached through none.
  */
-const RISK_CELLS = sql`
-  with cells as (
+function riskCells(withoutSupplier: boolean) {
+  return sql`
+  with cell_plots as (
+    select l.plot_id, l.supplier_id, l.commodities, l.area_ha, l.flagged, l.country_code, l.is_own, l.supplier_count
+    from summary_links l
+    union all
+    select f.plot_id, null, f.commodities, f.area_ha, f.flagged, f.country_code, f.is_own, 0
+    from summary_plot_facts f
+    where f.supplier_ids = '{}' and ${sql.lit(withoutSupplier)}
+  ),
+  cells as (
     -- Grouped by the cell's key alone (the plot's own values are the same in each of its rows).
-    select p.plot_id, ps.supplier_id as supplier_business_id, c.commodity, count(*) as copies,
+    select p.plot_id, p.supplier_id as supplier_business_id, c.commodity, count(*) as copies,
            max(p.area_ha) as area_ha, bool_or(p.flagged) as flagged, max(p.country_code) as country_code,
            bool_or(p.is_own) as is_own,
            max(1.0::float8 / (greatest(p.supplier_count, 1) * greatest(cardinality(p.commodities), 1))) as weight
-    from summary_plots p
-    left join plot_suppliers ps on ps.plot_id = p.plot_id and ps.deleted_at is null
+    from cell_plots p
     cross join lateral unnest(case when cardinality(p.commodities) = 0 then array[null::text] else p.commodities end) as c(commodity)
-    group by p.plot_id, ps.supplier_id, c.commodity
+    group by p.plot_id, p.supplier_id, c.commodity
   )
   select w.supplier_business_id, w.commodity, w.country_code,
          (w.supplier_business_id is null and w.is_own) as own_group,
@@ -283,30 +333,39 @@ const RISK_CELLS = sql`
          coalesce(sum(w.weight * w.copies * w.area_ha), 0) as hectares_allocated
   from cells w
   group by w.supplier_business_id, w.commodity, w.country_code, (w.supplier_business_id is null and w.is_own)`;
+}
 
+/** From the facts of every current plot: one pass over a narrow table, whatever was touched. */
 const TOTALS = sql`
   select count(*) as plots,
          coalesce(sum(p.area_ha), 0) as hectares,
          count(*) filter (where p.area_ha is null) as plots_without_area,
          count(*) filter (where p.is_own) as own_plots,
-         count(*) filter (where p.supplier_count > 0) as supplier_plots,
-         count(*) filter (where p.supplier_count > 1) as shared_plots,
+         count(*) filter (where cardinality(p.supplier_ids) > 0) as supplier_plots,
+         count(*) filter (where cardinality(p.supplier_ids) > 1) as shared_plots,
          count(*) filter (where p.flagged) as flagged_plots,
          coalesce(sum(p.area_ha) filter (where p.flagged), 0) as flagged_hectares,
          count(*) filter (where not p.geometry_valid) as invalid_geometries
-  from summary_plots p`;
+  from summary_plot_facts p`;
 
 /**
- * Makes `table` hold exactly the rows of `fresh` (whose columns are the table's, in order), writing
- * only the rows that differ: one whose text differs is deleted and its new version inserted. Rows
- * are compared as text (hashable; a float8 prints its exact value), so an unchanged table gets no
- * write at all. Returns the rows deleted plus inserted.
+ * Makes the rows of `table` that `scope` selects (a condition on `t`) hold exactly the rows of `fresh`
+ * (whose columns are the table's, in order, and all within the scope), writing only the rows that
+ * differ: one whose text differs is deleted and its new version inserted. Rows are compared as text
+ * (hashable; a float8 prints its exact value), so an unchanged row gets no write at all. Returns the
+ * rows deleted plus inserted.
  */
-async function replaceRows(db: Db, table: string, fresh: ReturnType<typeof sql>): Promise<number> {
+async function replaceRows(
+  db: Db,
+  table: string,
+  fresh: RawBuilder<unknown>,
+  scope: RawBuilder<unknown>,
+): Promise<number> {
   const t = sql.table(table);
   await sql`create temp table summary_fresh on commit drop as ${fresh}`.execute(db);
   const deleted = await sql`
-    delete from ${t} t where not exists (select 1 from summary_fresh f where (f.*)::text = (t.*)::text)`.execute(db);
+    delete from ${t} t
+    where ${scope} and not exists (select 1 from summary_fresh f where (f.*)::text = (t.*)::text)`.execute(db);
   const inserted = await sql`
     insert into ${t} select * from summary_fresh f
     where not exists (select 1 from ${t} t where (t.*)::text = (f.*)::text)`.execute(db);
@@ -314,25 +373,94 @@ async function replaceRows(db: Db, table: string, fresh: ReturnType<typeof sql>)
   return Number(deleted.numAffectedRows ?? 0) + Number(inserted.numAffectedRows ?? 0);
 }
 
+async function count(db: Db, query: RawBuilder<unknown>): Promise<number> {
+  const { rows } = await sql<{ n: string }>`select count(*) as n from (${query}) q`.execute(db);
+  return Number(rows[0]?.n ?? 0);
+}
+
 /**
- * Computes every summary from the current plots and writes what differs. In the caller's
- * transaction; with repeatable read every statement reads the same snapshot.
+ * Makes the summaries agree with the plots this transaction sees, in the caller's transaction (with
+ * repeatable read every statement reads the same snapshot). `whole`: every plot read again; otherwise
+ * only the plots noted in `summary_changes`, and undefined (nothing written, nothing to do) when none is.
  */
-async function writeSummaries(db: Db): Promise<number> {
+async function makeSummaries(
+  db: Db,
+  wholeAsked: boolean,
+): Promise<{ whole: boolean; plotsTouched: number; rowsWritten: number } | undefined> {
+  // The plots noted that this snapshot sees; notes committed after it stay for the next making.
+  const touched = await count(db, sql`select 1 from summary_changes`);
+  if (!wholeAsked && touched === 0) return undefined;
   // Sums of float8 depend on the order rows are added: one plan (no parallel workers) keeps an
   // unchanged warehouse's figures bit for bit, so they compare equal and are not rewritten.
   await sql`set local max_parallel_workers_per_gather = 0`.execute(db);
   // Room for the hash tables of 1,000,000 plots' aggregates in memory.
   await sql`set local work_mem = '128MB'`.execute(db);
-  await PLOTS.execute(db);
-  await LINKS.execute(db);
-  await SUPPLIERS.execute(db);
+  await sql`
+    create temp table summary_touched on commit drop as select distinct plot_id from summary_changes`.execute(db);
+  await sql`analyze summary_touched`.execute(db);
+  const plotsTouched = await count(db, sql`select 1 from summary_touched`);
+  // Many touched (a first load into facts made before it, a full resync): one pass is cheaper.
+  const whole =
+    wholeAsked ||
+    (plotsTouched > 1000 && plotsTouched > WHOLE_AT_SHARE * (await count(db, sql`select 1 from summary_plot_facts`)));
+  if (touched > 0) await sql`delete from summary_changes`.execute(db);
+
+  let withoutSupplier = true;
+  let plotsRead = plotsTouched;
+  if (whole) {
+    // Not MVCC-safe, but only a writer of the summaries (under their lock) reads or writes the facts;
+    // a trigger that checks them waits for this transaction, then notes.
+    await sql`truncate summary_plot_facts`.execute(db);
+    const inserted = await sql`insert into summary_plot_facts ${plotFacts(null)}`.execute(db);
+    plotsRead = Number(inserted.numAffectedRows ?? 0);
+  } else {
+    await sql`
+      create temp table summary_fresh_facts on commit drop as
+      ${plotFacts(sql`p.id in (select plot_id from summary_touched)`)}`.execute(db);
+    // The suppliers the touched plots belonged to when last counted, and belong to now.
+    await sql`
+      create temp table summary_scope on commit drop as
+      select distinct s.supplier_id
+      from (select unnest(f.supplier_ids) from summary_plot_facts f where f.plot_id in (select plot_id from summary_touched)
+            union all
+            select unnest(f.supplier_ids) from summary_fresh_facts f) as s(supplier_id)`.execute(db);
+    await sql`analyze summary_scope`.execute(db);
+    const { rows } = await sql<{ without: boolean }>`
+      select exists (select 1 from summary_plot_facts f
+                     where f.supplier_ids = '{}' and f.plot_id in (select plot_id from summary_touched))
+          or exists (select 1 from summary_fresh_facts f where f.supplier_ids = '{}') as without`.execute(db);
+    withoutSupplier = rows[0]?.without ?? true;
+    // The facts of the touched plots: rows that differ replaced, plots no longer current gone.
+    await sql`
+      delete from summary_plot_facts t
+      where t.plot_id in (select plot_id from summary_touched)
+        and not exists (select 1 from summary_fresh_facts f where f.plot_id = t.plot_id and (f.*)::text = (t.*)::text)`.execute(
+      db,
+    );
+    await sql`
+      insert into summary_plot_facts
+      select * from summary_fresh_facts f
+      where not exists (select 1 from summary_plot_facts t where t.plot_id = f.plot_id)`.execute(db);
+  }
+  await links(whole).execute(db);
+  await suppliers(whole).execute(db);
   await REASONS.execute(db);
+  const ofScope = (column: string) =>
+    whole ? sql`true` : sql`${sql.ref(`t.${column}`)} in (select supplier_id from summary_scope)`;
   let written = 0;
-  written += await replaceRows(db, 'summary_suppliers', SUPPLIER_FIGURES);
-  written += await replaceRows(db, 'summary_supplier_countries', SUPPLIER_COUNTRIES);
-  written += await replaceRows(db, 'summary_risk_cells', RISK_CELLS);
-  written += await replaceRows(db, 'summary_totals', TOTALS);
-  await sql`drop table summary_plots, summary_links, summary_link_suppliers, summary_link_reasons`.execute(db);
-  return written;
+  written += await replaceRows(db, 'summary_suppliers', SUPPLIER_FIGURES, ofScope('supplier_id'));
+  written += await replaceRows(db, 'summary_supplier_countries', SUPPLIER_COUNTRIES, ofScope('supplier_id'));
+  written += await replaceRows(
+    db,
+    'summary_risk_cells',
+    riskCells(withoutSupplier),
+    whole
+      ? sql`true`
+      : sql`(t.supplier_business_id in (select supplier_id from summary_scope)
+             or (${sql.lit(withoutSupplier)} and t.supplier_business_id is null))`,
+  );
+  written += await replaceRows(db, 'summary_totals', TOTALS, sql`true`);
+  await sql`drop table summary_touched, summary_links, summary_link_suppliers, summary_link_reasons`.execute(db);
+  if (!whole) await sql`drop table summary_fresh_facts, summary_scope`.execute(db);
+  return { whole, plotsTouched: plotsRead, rowsWritten: written };
 }
