@@ -266,7 +266,7 @@ function toResult(
     phaseSeconds,
     workerNodeFlags: options.workerNodeFlags,
     workers: options.workers,
-    ...(ceiling ? { ceiling } : {}),
+    ...(ceiling ? { ceiling, fullToCeilingRatio: fullPlotsPerSec / ceiling.plotsPerSec } : {}),
     ...(refreshes.fullStatements ? { fullStatements: refreshes.fullStatements } : {}),
     ...(refreshes.noChangeStatements ? { noChangeStatements: refreshes.noChangeStatements } : {}),
   };

@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { copyRows } from '../../warehouse/refresh/copy-text.ts';
 import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
-import { STAGED } from '../../warehouse/refresh/plot-writer.ts';
+import { STAGED } from '../../warehouse/refresh/plot-tables.ts';
 import type { PlotRows } from '../../warehouse/refresh/rows.ts';
 import { migratedDatabase } from './copy-baseline.ts';
 import type { RunningPostgres } from '../../infra/embedded-postgres.ts';

@@ -14,7 +14,7 @@ import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { toPlotRows } from '../../warehouse/refresh/plot-rows.ts';
 import { copyText } from '../../warehouse/refresh/copy-text.ts';
-import { PLOT_COLUMNS } from '../../warehouse/refresh/plot-writer.ts';
+import { PLOT_COLUMNS } from '../../warehouse/refresh/plot-tables.ts';
 import type { PlotRow } from '../../warehouse/refresh/rows.ts';
 import { openWarehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';

@@ -55,6 +55,8 @@ export interface RefreshBenchResult {
   cpuSeconds: Record<'fetchOnly' | 'full' | 'noChange', Record<string, number>>;
   /** With --ceiling: the most a full refresh could do here (bench/support/ceiling.ts). */
   ceiling?: CeilingFigures;
+  /** With --ceiling: full refresh plots/s ÷ ceiling plots/s, both measured in this run (goal ≥ 0.8; 0.7 at 1M). */
+  fullToCeilingRatio?: number;
   /** With --pg-stats: the full refresh's costliest statements (pg_stat_statements). */
   fullStatements?: StatementCost[];
   /** With --pg-stats: the no-change refresh's. */
@@ -106,6 +108,7 @@ export function formatReport(r: RefreshBenchResult): string {
     ...(r.ceiling
       ? [
           `ceiling / fetch-only       ${n2(r.ceiling.toFetchRatio).padStart(6)}   the most any full refresh that maps and stores these rows reaches here (${n2(r.ceiling.cpuBoundToFetchRatio)} with every core busy all the time)`,
+          `full / ceiling (rate)      ${n2(r.fullToCeilingRatio ?? 0).padStart(6)}   target >= ${r.plots >= 1_000_000 ? '0.7' : '0.8'}    ${mark((r.fullToCeilingRatio ?? 0) >= (r.plots >= 1_000_000 ? 0.7 : 0.8))}`,
         ]
       : []),
     `full / COPY-only           ${n2(r.fullToCopyRatio).padStart(6)}   (ceiling set by fetch-only / COPY-only: ${n2(r.fetchOnlyToCopyRatio)})`,

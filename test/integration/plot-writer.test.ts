@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { storePlotBatch, type PlotBatch } from '../../warehouse/refresh/plot-batch.ts';
+import { writePlotPage } from '../../warehouse/refresh/plot-writer.ts';
 import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
 import { beginRun } from '../../warehouse/refresh/run-ledger.ts';
 import { normalisePlotsSkippingInvalid } from '../../upstream/index.ts';
@@ -85,6 +86,92 @@ describe('plot page writer', () => {
     expect(history.rows[0]!.n).toBe(50);
   });
 
+  it('writes a plot it takes for new as a plot it holds when another page stored it meanwhile', async () => {
+    // Page 1 of supplier-e read plots 700-702 as new; before its transaction, another supplier's page
+    // stored them, 701 with other content (edited at the source between the two reads).
+    const raw = samplePage(3, 700);
+    const late = page(700, 3, 'supplier-e', 1);
+    await storePlotBatch(db, {
+      ...pageOf([raw[0], { ...raw[1], riskLevel: 'high', species: [] }, raw[2]], 'supplier-f'),
+    });
+    const ids = late.rows.map((r) => r.plot.id);
+    const outcome = await writePlotPage(db, {
+      runId: RUN,
+      scope: 'supplier-e',
+      supplierId: 'supplier-e',
+      page: 1,
+      received: 3,
+      ids,
+      present: ids,
+      rows: late.rows,
+      existing: new Set(),
+      links: ids,
+      issues: [],
+      requests: { requests: 1, retries: 0, rateLimited: 0 },
+    });
+    // 700 and 702 were stored as this page has them; 701 is rewritten: species replaced, history advanced.
+    expect(outcome.counts['plots']).toEqual({ inserted: 0, updated: 1, unchanged: 2, deleted: 0 });
+    expect(outcome.counts['plot_history']).toEqual({ inserted: 1, updated: 1, unchanged: 0, deleted: 0 });
+    const id = ids[1]!;
+    const stored = await storedRows(db, id);
+    expect((stored!['plot'] as { risk_level: string }).risk_level).toBe('none');
+    expect(stored!['species']).toEqual([
+      { plot_id: id, position: 0, scientific_name: 'Theobroma cacao', common_name: 'cocoa' },
+    ]);
+    expect(
+      (stored!['history'] as { is_current: boolean; risk_level: string }[]).map((h) => [h.is_current, h.risk_level]),
+    ).toEqual([
+      [false, 'high'],
+      [true, 'none'],
+    ]);
+  });
+
+  it('stores a new plot whose analysis id the warehouse holds under another plot as the staged path does', async () => {
+    // Hostile input: plot 711 carries the analysis of plot 710. The straight COPY is refused by the
+    // analysis key; the page is written by the staged upsert, which moves the analysis to 711.
+    await storePlotBatch(db, pageOf([samplePlot(710)], 'supplier-g'));
+    const thief = samplePlot(711, {
+      mostRecentAnalysis: { ...(samplePlot(710)['mostRecentAnalysis'] as object) },
+      mostRecentAnalysesByType: {},
+    });
+    const outcome = await storePlotBatch(db, { ...pageOf([thief], 'supplier-g'), page: 2 });
+    expect(outcome.counts['plots']).toEqual({ inserted: 1, updated: 0, unchanged: 0, deleted: 0 });
+    expect(outcome.counts['analyses']).toEqual({ inserted: 0, updated: 1, unchanged: 0, deleted: 0 });
+    const id = String(thief['id']);
+    const stored = await storedRows(db, id);
+    expect((stored!['analyses'] as { id: string }[]).map((a) => a.id)).toEqual(['a-710']);
+    expect((stored!['history'] as unknown[]).length).toBe(1);
+  });
+
+  it('stores new plots straight in with the same rows as the staged path, history and findings opened by the run', async () => {
+    // Plot 720 new (straight COPY); plot 721 stored first with other content, then the same content
+    // as 720 apart from its id and name: written by the staged path. Their rows must agree.
+    const odd = { productionDateStart: '2019-01-01', geometry: { type: 'Point', coordinates: [10, 5] } };
+    await storePlotBatch(db, pageOf([samplePlot(721, { riskLevel: 'high' })], 'supplier-k'));
+    await storePlotBatch(db, { ...pageOf([samplePlot(720, odd), samplePlot(721, odd)], 'supplier-k'), page: 2 });
+    const [fresh, replaced] = [
+      await storedRows(db, String(samplePlot(720)['id'])),
+      await storedRows(db, String(samplePlot(721)['id'])),
+    ];
+    // Hashes cover the ids; everything else must read the same once 721 is renamed 720.
+    const unhashed = (text: string) =>
+      JSON.parse(text, (key, value) => (key === 'content_hash' || key === 'history_hash' ? undefined : value));
+    const same = (value: unknown) => unhashed(JSON.stringify(value).replaceAll('721', '720'));
+    const as = (value: unknown) => unhashed(JSON.stringify(value));
+    expect(same(replaced!['plot'])).toEqual(as(fresh!['plot']));
+    expect(same(replaced!['analyses'])).toEqual(as(fresh!['analyses']));
+    expect(same(replaced!['species'])).toEqual(as(fresh!['species']));
+    expect((fresh!['findings'] as unknown[]).length).toBeGreaterThan(0);
+    const current = (findings: unknown) => (findings as { is_current: boolean }[]).filter((f) => f.is_current);
+    expect(same(current(replaced!['findings']))).toEqual(as(fresh!['findings']));
+    // 721 has a closed history row from its first content; its current one equals 720's only one.
+    expect(same((replaced!['history'] as unknown[]).slice(-1))).toEqual(as(fresh!['history']));
+    const opened = await sql<{ run_id: string; is_current: boolean; at_tx: boolean }>`
+      select run_id, is_current, valid_from = (select min(valid_from) from eudr_findings where plot_id = ${String(samplePlot(720)['id'])}) as at_tx
+      from plot_history where plot_id = ${String(samplePlot(720)['id'])}`.execute(db);
+    expect(opened.rows).toEqual([{ run_id: RUN, is_current: true, at_tx: true }]);
+  });
+
   const HOSTILE = {
     name: 'tab\there\nnew line\r\\back\u0000nul "quoted" é 𝄞 lone \ud800',
     commodities: ['x,y', 'q"uote', 'back\\slash', '{b}', 'NULL'],
@@ -127,9 +214,15 @@ describe('plot page writer', () => {
       const first = await storePlotBatch(single, pageOf(samplePage(3, 950), 'supplier-d'));
       expect(first.counts['plots']!.inserted).toBe(3);
       await sql`discard temp`.execute(single);
-      const second = await storePlotBatch(single, { ...pageOf(samplePage(3, 960), 'supplier-d'), page: 2 });
-      expect(second.counts['plots']!.inserted).toBe(3);
-      expect(second.counts['plot_history']!.inserted).toBe(3);
+      // Changed plots the warehouse holds are compared and replaced through the temporary tables.
+      const changed = samplePage(3, 950).map((p) => ({ ...p, riskLevel: 'high' }));
+      const second = await storePlotBatch(single, { ...pageOf(changed, 'supplier-d'), page: 2 });
+      expect(second.counts['plots']).toEqual({ inserted: 0, updated: 3, unchanged: 0, deleted: 0 });
+      expect(second.counts['plot_history']).toEqual({ inserted: 3, updated: 3, unchanged: 0, deleted: 0 });
+      const staged = await sql<{
+        n: number;
+      }>`select count(*)::int as n from pg_tables where tablename like 'stage_%'`.execute(single);
+      expect(staged.rows[0]!.n).toBeGreaterThan(0);
     } finally {
       await single.destroy();
     }
@@ -145,11 +238,30 @@ describe('plot page writer', () => {
       expect(outcome.counts['plots']!.inserted).toBe(4);
       expect(outcome.counts['plot_history']!.inserted).toBe(4);
       expect(await storedHostile(limited, String(samplePlot(901).id))).toEqual(expectedHostile);
+      // Plots it holds, changed: compared and replaced over JSON parameters.
+      const changed = [samplePlot(901, { ...HOSTILE, riskLevel: 'high' }), ...samplePage(3, 902)];
+      const again = await storePlotBatch(limited, { ...pageOf(changed, 'supplier-j'), page: 2 });
+      expect(again.counts['plots']).toEqual({ inserted: 0, updated: 1, unchanged: 3, deleted: 0 });
+      expect(again.counts['plot_history']).toEqual({ inserted: 1, updated: 1, unchanged: 0, deleted: 0 });
+      expect(await storedHostile(limited, String(samplePlot(901).id))).toEqual(expectedHostile);
     } finally {
       await limited.destroy();
     }
   });
 });
+
+/** Current rows of a plot in every table a page writes, without the times a write sets. */
+async function storedRows(database: Warehouse, id: string) {
+  const { rows } = await sql<Record<string, unknown>>`
+    select (select to_jsonb(p) - 'first_seen_at' - 'changed_at' from plots p where p.id = ${id}) as plot,
+           (select json_agg(to_jsonb(a) - 'first_seen_at' - 'changed_at' order by a.id) from analyses a where a.plot_id = ${id}) as analyses,
+           (select json_agg(to_jsonb(s) order by s.position) from plot_species s where s.plot_id = ${id}) as species,
+           (select json_agg(to_jsonb(h) - 'valid_from' - 'valid_to' order by h.valid_from) from plot_history h where h.plot_id = ${id}) as history,
+           (select json_agg(to_jsonb(f) - 'valid_from' - 'valid_to' order by f.code, f.valid_from) from eudr_findings f where f.plot_id = ${id}) as findings`.execute(
+    database,
+  );
+  return rows[0];
+}
 
 function pageOf(raw: unknown[], scope: string): PlotBatch {
   const { plots, invalid } = normalisePlotsSkippingInvalid(raw, 'test');

@@ -45,11 +45,12 @@ function encoderFor(type: string): Encode {
   return encoders['text']!;
 }
 
-/** The rows' COPY text, chunk by chunk. */
+/** The rows' COPY text, chunk by chunk; `suffix` (already COPY text, starting with a tab) ends every line. */
 export function* copyText<Row>(
   rows: readonly Row[],
   columns: RecordsetColumns<Row>,
   chunkChars = CHUNK_CHARS,
+  suffix = '',
 ): Generator<string> {
   const fields = Object.entries(columns).map(([name, type]) => ({ name, encode: encoderFor(type as string) }));
   let chunk = '';
@@ -62,7 +63,7 @@ export function* copyText<Row>(
       const text = value === null || value === undefined ? NULL : encode(value);
       line += i === 0 ? text : `\t${text}`;
     }
-    chunk += `${line}\n`;
+    chunk += `${line}${suffix}\n`;
     if (chunk.length >= chunkChars) {
       yield chunk;
       chunk = '';
@@ -71,14 +72,23 @@ export function* copyText<Row>(
   if (chunk !== '') yield chunk;
 }
 
-/** COPYs `rows` into `table` (the columns named by `columns`) over `client`, inside its current transaction. */
+/**
+ * COPYs `rows` into `table` (the columns named by `columns`) over `client`, inside its current
+ * transaction. `constants` are further columns with one value for every row, as COPY text (e.g.
+ * 'now' for a timestamp: the transaction's start, as now() gives).
+ */
 export async function copyRows<Row>(
   client: pg.ClientBase,
   table: string,
   rows: readonly Row[],
   columns: RecordsetColumns<Row>,
+  constants: Readonly<Record<string, string>> = {},
 ): Promise<void> {
   if (rows.length === 0) return;
-  const statement = `copy ${table} (${Object.keys(columns).join(', ')}) from stdin`;
-  await pipeline(Readable.from(copyText(rows, columns)), client.query(copyFrom(statement)));
+  const names = [...Object.keys(columns), ...Object.keys(constants)];
+  const suffix = Object.values(constants)
+    .map((v) => `\t${escapeCopy(v)}`)
+    .join('');
+  const statement = `copy ${table} (${names.join(', ')}) from stdin`;
+  await pipeline(Readable.from(copyText(rows, columns, CHUNK_CHARS, suffix)), client.query(copyFrom(statement)));
 }

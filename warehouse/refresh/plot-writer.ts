@@ -1,11 +1,13 @@
 import { type RawBuilder, sql } from 'kysely';
 import type pg from 'pg';
 import { type Row, withClientTransaction, type Warehouse } from '../database.ts';
-import type { AnalysisRow, FindingRow, HistoryRow, PlotRow, PlotRows, SpeciesRow } from './rows.ts';
+import type { HistoryRow, PlotRows } from './rows.ts';
 import { jsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import { copyRows } from './copy-text.ts';
 import { addCounts, emptyCounts, mergeReplayCounts, type TableCounts } from './counts.ts';
-import { jsonRows, uniqueSortedById, upsertCounted, type HashedTable } from './hashed-upsert.ts';
+import { jsonRows, uniqueSortedById, upsertCounted } from './hashed-upsert.ts';
+import { ANALYSES, FINDINGS, HISTORY, PLOTS, REPLACED_HISTORY, SPECIES, STAGED } from './plot-tables.ts';
+import { copyFreshPlots } from './fresh-plots.ts';
 import { recordIssues, type RecordIssue } from './issues.ts';
 import { OVERLAP_CODE_PREFIX } from '../../domain/eudr/finding.ts';
 import { GEOMETRY_DUPLICATE_CODE } from '../../domain/eudr/geometry-duplicates.ts';
@@ -14,7 +16,8 @@ import { recordPage, type RequestCounts } from './page-ledger.ts';
 /**
  * The SQL side of a page of plots. First two indexed reads (what the warehouse holds of the page's
  * plots and links), so that only changed plots are sent; then one transaction that writes
- * those plots with their species, analyses, history and EUDR findings, the missing links, the issues, and the
+ * those plots with their species, analyses, history and EUDR findings (new plots straight in,
+ * fresh-plots.ts; the others through staging tables), the missing links, the issues, and the
  * page's record. Idempotent: a replayed page writes no data twice. A page whose plots are all
  * unchanged writes only its own record in sync_pages.
  */
@@ -97,95 +100,7 @@ export interface PageOutcome {
 }
 
 type Tx = Warehouse;
-
-const PLOTS: HashedTable<PlotRow> = {
-  table: 'plots',
-  columns: {
-    id: 'text',
-    owner_id: 'text',
-    name: 'text',
-    description: 'text',
-    country_code: 'text',
-    commodities: 'text[]',
-    surface_area_m2: 'float8',
-    area_ha: 'float8',
-    bbox_min_lon: 'float8',
-    bbox_min_lat: 'float8',
-    bbox_max_lon: 'float8',
-    bbox_max_lat: 'float8',
-    geometry: 'json',
-    geometry_valid: 'boolean',
-    geometry_issue: 'text',
-    risk_assessment_status: 'text',
-    risk_level: 'text',
-    production_date_start: 'date',
-    production_date_end: 'date',
-    filename: 'text',
-    custom_data: 'jsonb',
-    most_recent_analysis_id: 'text',
-    euforobs_analysis_id: 'text',
-    precision_analysis_id: 'text',
-    is_own: 'boolean',
-    created_at: 'timestamptz',
-    updated_at: 'timestamptz',
-    content_hash: 'text',
-    history_hash: 'text',
-  },
-};
-/** The plot row's columns and their types (the COPY baseline of bench:refresh writes the same). */
-export const PLOT_COLUMNS = PLOTS.columns;
-const ANALYSES: HashedTable<AnalysisRow> = {
-  table: 'analyses',
-  columns: {
-    id: 'text',
-    plot_id: 'text',
-    type: 'text',
-    status: 'text',
-    name: 'text',
-    version: 'text',
-    analysed_at: 'timestamptz',
-    deforested_area_m2: 'float8',
-    deforested_geometry: 'json',
-    risk_of_deforestation: 'float8',
-    custom_data: 'jsonb',
-    created_at: 'timestamptz',
-    updated_at: 'timestamptz',
-    is_most_recent: 'boolean',
-    is_most_recent_of_type: 'boolean',
-    content_hash: 'text',
-  },
-};
-const SPECIES: RecordsetColumns<SpeciesRow> = {
-  plot_id: 'text',
-  position: 'int2',
-  scientific_name: 'text',
-  common_name: 'text',
-};
-const HISTORY: RecordsetColumns<HistoryRow> = {
-  plot_id: 'text',
-  history_hash: 'text',
-  risk_assessment_status: 'text',
-  risk_level: 'text',
-  geometry_hash: 'text',
-  commodities: 'text[]',
-  most_recent_analysis_id: 'text',
-  euforobs_analysis_id: 'text',
-  precision_analysis_id: 'text',
-};
-
-/** A plot whose history row is replaced, and its new history hash. */
-const REPLACED_HISTORY: RecordsetColumns<Pick<HistoryRow, 'plot_id' | 'history_hash'>> = {
-  plot_id: 'text',
-  history_hash: 'text',
-};
-
-const FINDINGS: RecordsetColumns<FindingRow> = {
-  plot_id: 'text',
-  code: 'text',
-  severity: 'text',
-  message: 'text',
-  details: 'jsonb',
-};
+const EMPTY: ReadonlySet<string> = new Set();
 
 /**
  * A page's rows reach Postgres by COPY into these temporary tables (emptied at every commit), and the
@@ -196,13 +111,6 @@ const FINDINGS: RecordsetColumns<FindingRow> = {
  * not create temporary tables gets the same statements over one JSON parameter per table instead.
  * (bench:refresh's --ceiling COPYs the same columns.)
  */
-export const STAGED = {
-  plots: PLOTS.columns,
-  analyses: ANALYSES.columns,
-  plot_species: SPECIES,
-  plot_history: HISTORY,
-  eudr_findings: FINDINGS,
-};
 type StagedTable = keyof typeof STAGED;
 const STAGING_DDL = Object.entries(STAGED)
   .map(
@@ -235,10 +143,13 @@ type Stage = <Row extends object>(
   columns: RecordsetColumns<Row>,
 ) => Promise<RawBuilder<unknown>>;
 
-async function stagerFor(db: Warehouse, client: pg.ClientBase): Promise<Stage> {
+/** The stage of one transaction; the temporary tables are made sure of only when a page needs them. */
+function stagerFor(db: Warehouse, client: pg.ClientBase): Stage {
   if (!mayStage.get(db)) return async (_table, rows, columns) => jsonRows(rows, columns);
-  await client.query(ENSURE_STAGING);
+  let ensured: Promise<unknown> | undefined;
   return async (table, rows, columns) => {
+    ensured ??= client.query(ENSURE_STAGING);
+    await ensured;
     await copyRows(client, `stage_${table}`, rows, columns);
     return sql.raw(`stage_${table} as r`);
   };
@@ -246,11 +157,12 @@ async function stagerFor(db: Warehouse, client: pg.ClientBase): Promise<Stage> {
 
 export async function writePlotPage(db: Warehouse, page: PlotPageWrite): Promise<PageOutcome> {
   const rows = uniqueSortedById(page.rows, (r) => r.plot.id);
+  const fresh = rows.filter((r) => !page.existing.has(r.plot.id));
   return withClientTransaction(
     db,
     (client) => learnStaging(db, client),
     async (trx, client) => {
-      const stage = await stagerFor(db, client);
+      const stage = stagerFor(db, client);
       const counts = emptyCounts();
       const before = await sql<{ counts: TableCounts }>`
       select counts from sync_pages
@@ -258,18 +170,23 @@ export async function writePlotPage(db: Warehouse, page: PlotPageWrite): Promise
         trx,
       );
 
-      const plots = rows.map((r) => r.plot);
+      // New plots straight into their tables (fresh-plots.ts); the rest, and any another writer stored meanwhile, staged.
+      const { copied, held } =
+        fresh.length > 0 ? await copyFreshPlots(client, page.runId, fresh, counts) : { copied: EMPTY, held: EMPTY };
+      const staged = copied.size > 0 ? rows.filter((r) => !copied.has(r.plot.id)) : rows;
+      const existing = held.size > 0 ? new Set([...page.existing, ...held]) : page.existing;
+      const plots = staged.map((r) => r.plot);
       const written = await upsertCounted(
         trx,
         PLOTS,
         plots,
         counts,
-        page.ids.length,
-        await stage('plots', plots, PLOTS.columns),
+        page.ids.length - copied.size,
+        plots.length > 0 ? await stage('plots', plots, PLOTS.columns) : undefined,
       );
-      const writtenRows = rows.filter((r) => written.has(r.plot.id));
+      const writtenRows = staged.filter((r) => written.has(r.plot.id));
       // Plots seen for the first time have no species, analyses or history to replace or close.
-      const replaced = writtenRows.filter((r) => page.existing.has(r.plot.id));
+      const replaced = writtenRows.filter((r) => existing.has(r.plot.id));
       if (writtenRows.length > 0) {
         await replaceSpecies(trx, stage, writtenRows, replaced, counts);
         await upsertAnalyses(trx, stage, writtenRows, replaced, counts);
