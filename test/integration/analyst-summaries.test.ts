@@ -4,6 +4,7 @@ import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { SUMMARY_VIEW_ORACLES } from '../support/summary-oracles.ts';
+import { refreshSummariesAfterRun } from '../../warehouse/analyst-summaries.ts';
 import { waitUntil } from '../support/wait.ts';
 import { refreshWarehouse, refreshWorkflowId } from '../../workflows/refresh-warehouse.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
@@ -67,6 +68,8 @@ const SUMMARY_TABLES = [
   'summary_risk_cells',
   'summary_totals',
   'summary_refreshes',
+  'summary_plot_facts',
+  'summary_changes',
 ];
 
 /** Where every row version of the summary tables is (ctid, xmin): any write moves it. */
@@ -80,6 +83,30 @@ async function summaryRowVersions(db: Warehouse): Promise<Record<string, string>
     out[table] = `${rows[0]!.n}:${rows[0]!.v ?? ''}`;
   }
   return out;
+}
+
+/** Where each supplier's summary rows are (ctid, xmin of summary_suppliers and its countries): a rewrite moves them. */
+async function supplierRowVersions(db: Warehouse): Promise<Record<string, string>> {
+  const { rows } = await sql<{ supplier_id: string; v: string }>`
+    select s.supplier_id, s.ctid::text || ':' || s.xmin::text || '/' ||
+           (select string_agg(c.ctid::text || ':' || c.xmin::text, ',' order by c.ctid)
+            from summary_supplier_countries c where c.supplier_id = s.supplier_id) as v
+    from summary_suppliers s`.execute(db);
+  return Object.fromEntries(rows.map((r) => [r.supplier_id, r.v]));
+}
+
+/** The suppliers whose summary rows moved between two readings of supplierRowVersions. */
+function rewritten(before: Record<string, string>, after: Record<string, string>): string[] {
+  const ids = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...ids].filter((id) => before[id] !== after[id]).sort();
+}
+
+/** What the last making of the summaries read: every plot (whole) or the touched ones, and how many. */
+async function lastMaking(db: Warehouse): Promise<{ facts: number; noted: number }> {
+  const { rows } = await sql<{ facts: number; noted: number }>`
+    select (select count(*)::int from summary_plot_facts) as facts,
+           (select count(*)::int from summary_changes) as noted`.execute(db);
+  return rows[0]!;
 }
 
 describe('analyst summaries (the summary views read tables kept by the refresh)', () => {
@@ -228,5 +255,93 @@ describe('analyst summaries (the summary views read tables kept by the refresh)'
     // And once the source is still, the next refresh settles what the drift deferred; they still agree.
     expect((await h.refresh()).status).toBe('succeeded');
     await expectSummariesAgree(h.db, 'after the refresh after the drift');
+  });
+
+  it('are made again only for the suppliers a run touched (one supplier, a shared plot, an own plot, a plot moved to another country by hand), and still agree', async () => {
+    h = await startWorkerHarness({ seed: 47, layout }, 'summaries');
+    const db = h.db;
+    expect((await h.refresh()).status).toBe('succeeded');
+    // The first load filled the facts (nothing is noted while they are empty: the end reads every plot).
+    expect(await lastMaking(db)).toEqual({ facts: 88, noted: 0 });
+    await expectSummariesAgree(db, 'after the first load');
+
+    const { control } = h.sim;
+    const [s0, s1, s2] = control.suppliers();
+    const ids = [s0!.id, s1!.id, s2!.id];
+    const all = [...control.plots()];
+    const ofOnly = (id: string) =>
+      all.filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === id).map((p) => p.plot['id'] as string);
+    const own = all.filter((p) => p.supplierIds.length === 0).map((p) => p.plot['id'] as string);
+    const shared = all.filter((p) => p.supplierIds.length === 2).map((p) => p.plot['id'] as string);
+    const touchedBy = async (when: string, change: () => Promise<unknown>) => {
+      const before = await supplierRowVersions(db);
+      await change();
+      await expectSummariesAgree(db, when);
+      expect(await lastMaking(db), `${when}: every note consumed, a fact per current plot`).toEqual({
+        facts: (await sql<{ n: number }>`select count(*)::int as n from plots where deleted_at is null`.execute(db))
+          .rows[0]!.n,
+        noted: 0,
+      });
+      return rewritten(before, await supplierRowVersions(db));
+    };
+
+    // A plot of supplier 1 alone turns high risk: supplier 1's rows are made again, no other's.
+    const risky = ofOnly(s1!.id)[2]!;
+    control.setRiskStatus(risky, 'EUDR_NON_COMPLIANT', 'high');
+    expect(
+      await touchedBy('after a change in one supplier', async () =>
+        expect((await h!.refresh()).status).toBe('succeeded'),
+      ),
+    ).toEqual([s1!.id]);
+
+    // A plot shared by suppliers 0 and 2 is removed: both are made again (their shared counts move), not supplier 1.
+    control.removePlot(shared[1]!);
+    expect(
+      await touchedBy('after a shared plot removed', async () => expect((await h!.refresh()).status).toBe('succeeded')),
+    ).toEqual([s0!.id, s2!.id].sort());
+
+    // An own plot (reached through no supplier) turns high risk: only the rows without a supplier move.
+    const cellsBefore = await rowsOf(
+      db,
+      'select * from summary_risk_cells where supplier_business_id is null',
+      '1, 2, 3',
+    );
+    control.setRiskStatus(own[1]!, 'IN_RISK_MITIGATION', 'medium');
+    expect(
+      await touchedBy('after an own plot changed', async () => expect((await h!.refresh()).status).toBe('succeeded')),
+    ).toEqual([]);
+    expect(
+      await rowsOf(db, 'select * from summary_risk_cells where supplier_business_id is null', '1, 2, 3'),
+    ).not.toEqual(cellsBefore);
+
+    // A plot of supplier 0 moved to another country by SQL (a repair): the triggers note any write, not
+    // only a refresh's; the end of the next run counts it in its new country, and only supplier 0 moves.
+    const moved = ofOnly(s0!.id)[4]!;
+    const { rows: country } = await sql<{ country_code: string }>`
+      select country_code from plots where id = ${moved}`.execute(db);
+    const elsewhere = country[0]!.country_code === 'PE' ? 'GH' : 'PE';
+    expect(
+      await touchedBy('after a plot moved country', async () => {
+        await sql`update plots set country_code = ${elsewhere} where id = ${moved}`.execute(db);
+        expect(await lastMaking(db)).toMatchObject({ noted: 1 });
+        expect(await refreshSummariesAfterRun(db, randomUUID())).toMatchObject({
+          refreshed: true,
+          whole: false,
+          plotsTouched: 1,
+        });
+      }),
+    ).toEqual([s0!.id]);
+    const { rows: countries } = await sql<{ plots: number }>`
+      select plots::int from summary_supplier_countries where supplier_id = ${s0!.id} and country_key = ${elsewhere}`.execute(
+      db,
+    );
+    expect(countries[0]?.plots ?? 0).toBeGreaterThan(0);
+
+    // Nothing touched since: nothing to do, nothing written.
+    const versions = await summaryRowVersions(db);
+    expect(await refreshSummariesAfterRun(db, randomUUID())).toEqual({ refreshed: false, rowsWritten: 0, seconds: 0 });
+    expect(await summaryRowVersions(db)).toEqual(versions);
+    // Every supplier's rows exist still (none lost by being out of a making's scope).
+    expect(Object.keys(await supplierRowVersions(db)).sort()).toEqual([...ids].sort());
   });
 });
