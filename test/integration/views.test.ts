@@ -140,8 +140,9 @@ describe('analyst views kept as code (sql/views)', () => {
     // Changed since, each by a diff of its file: bi_risk_overview gained country_risk_level (issue 23),
     // a new last column; what it had is as it was. It, bi_suppliers, bi_eudr_supplier_readiness and
     // bi_warehouse_totals read the summary tables of 0028, and bi_current_plots and bi_eudr_plot_readiness
-    // look a plot's links and findings up per plot (issue 24): another query, the same columns (names,
-    // order, types), comments and grants.
+    // look a plot's links and findings up per plot, and bi_plot_changes looks each change's version
+    // before up after a filter (issue 24): another query, the same columns (names, order, types),
+    // comments and grants.
     const changed = [
       'bi_risk_overview',
       'bi_suppliers',
@@ -149,6 +150,7 @@ describe('analyst views kept as code (sql/views)', () => {
       'bi_warehouse_totals',
       'bi_current_plots',
       'bi_eudr_plot_readiness',
+      'bi_plot_changes',
     ];
     expect(after.filter((v) => !changed.includes(v.name))).toEqual(before.filter((v) => !changed.includes(v.name)));
     for (const name of changed.slice(1)) {
@@ -177,11 +179,13 @@ describe('analyst views kept as code (sql/views)', () => {
       expect(applied[0]).toBe('0026_plot_geometry_types');
       expect(applied).toContain('0027_view_checksums');
       // bi_risk_overview (issue 23); the views that read the summary tables of 0028 and the per-plot
-      // views that look links and findings up per plot (issue 24); bi_warehouse_totals, which uses bi_suppliers.
+      // views that look links and findings up per plot, bi_plot_changes (issue 24); bi_warehouse_totals,
+      // which uses bi_suppliers.
       const remade = [
         'bi_current_plots',
         'bi_eudr_plot_readiness',
         'bi_eudr_supplier_readiness',
+        'bi_plot_changes',
         'bi_risk_overview',
         'bi_suppliers',
         'bi_warehouse_totals',
