@@ -4,9 +4,10 @@
 // throughputs, the ratio and the duplicates (transactions sharing a customId: must be 0); never
 // passes or fails on time.
 // Usage: npm run bench:submit -- --transactions N [--concurrency C] [--json]
-import { rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
-import { openWarehouse } from '../warehouse/database.ts';
+import { sql } from 'kysely';
+import { openWarehouse, type Warehouse } from '../warehouse/database.ts';
 import { migrateToLatest } from '../warehouse/migrate.ts';
 import { takeInShipments } from '../warehouse/submission/intake.ts';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/index.ts';
@@ -15,7 +16,7 @@ import { packagePath } from '../platform/package-root.ts';
 import { WORKER_NODE_FLAGS } from '../infra/production.ts';
 import { submitBatch, submitBatchWorkflowId } from '../workflows/submit-batch.ts';
 import type { TransactionTiming } from '../workflows/submit-transaction.ts';
-import { procStatusMb } from './support/children.ts';
+import { postmasterPid, procStatusMb, treeCpuSeconds } from './support/children.ts';
 import { startWorker } from './support/refresh-runs.ts';
 import {
   buildProduction,
@@ -62,6 +63,16 @@ interface SubmitBenchResult {
   /** History events over all its runs, and of its largest run (Temporal's limit: 51,200). */
   batchHistoryEvents: number;
   batchLargestRunEvents: number;
+  /** Activities of the batch: how many, mean dispatch (scheduled → started) and run time. */
+  batchActivities: ActivityTimes;
+  /** CPU seconds each process used in each phase ('bench' is this process: the plain script's client). */
+  cpuSeconds: Record<'plain' | 'ddsync', Record<string, number>>;
+  /** Seconds from the start until the last transaction was submitted: the rest is following the last ones. */
+  sentSeconds: { plain: number; ddsync: number };
+  /** Reads of a transaction's status per transaction, by each (the same schedule: close figures). */
+  readsPerTransaction: { plain: number; ddsync: number };
+  /** With --pg-stats: ddsync's costliest statements (pg_stat_statements). */
+  statements?: Array<{ query: string; calls: number; totalMs: number; rows: number }>;
   phaseSeconds: Record<string, number>;
 }
 
@@ -69,6 +80,7 @@ interface Options {
   transactions: number;
   concurrency: number;
   json: boolean;
+  pgStats: boolean;
 }
 
 function parseOptions(argv: string[]): Options {
@@ -76,9 +88,15 @@ function parseOptions(argv: string[]): Options {
     .requiredOption('--transactions <N>', 'transactions to submit', wholeNumber('--transactions', 1, 1_000_000))
     .option('--concurrency <N>', 'transactions created or submitted at once', wholeNumber('--concurrency', 1, 500), 20)
     .option('--json', 'also print the result as one JSON line')
+    .option('--pg-stats', "also print ddsync's costliest statements (pg_stat_statements)")
     .parse(argv, { from: 'user' })
-    .opts<{ transactions: number; concurrency: number; json?: boolean }>();
-  return { transactions: o.transactions, concurrency: o.concurrency, json: o.json ?? false };
+    .opts<{ transactions: number; concurrency: number; json?: boolean; pgStats?: boolean }>();
+  return {
+    transactions: o.transactions,
+    concurrency: o.concurrency,
+    json: o.json ?? false,
+    pgStats: o.pgStats ?? false,
+  };
 }
 
 function rows(prefix: string, n: number, supplierId: string): string {
@@ -103,9 +121,11 @@ async function plainScript(
   n: number,
   concurrency: number,
   supplierId: string,
-): Promise<number> {
+): Promise<{ seconds: number; reads: number; sentSeconds: number }> {
   const started = performance.now();
+  let sentSeconds = 0;
   const following: Array<Promise<void>> = [];
+  let reads = 0;
   let next = 0;
   const follow = async (id: string) => {
     let delay = TIMING.firstPollMs;
@@ -115,6 +135,7 @@ async function plainScript(
       if (submittedAt !== undefined) wait = Math.max(wait, submittedAt + TIMING.euWaitMs - performance.now());
       await new Promise((resolve) => setTimeout(resolve, wait));
       const t = await api.getTransaction(id);
+      reads++;
       if (t.status === 'SUBMITTED' && submittedAt === undefined) submittedAt = performance.now();
       if (FINAL.has(t.status)) return;
       delay = Math.min(delay * 2, TIMING.maxPollMs);
@@ -130,25 +151,101 @@ async function plainScript(
         components: [{ hsn: '18010000', quantity: 1000 + i, unit: 'KGM', supplierBusinessId: supplierId }],
       });
       await api.submitTransaction(t.id);
+      sentSeconds = (performance.now() - started) / 1000;
       following.push(follow(t.id));
     }
   };
   await Promise.all(Array.from({ length: concurrency }, lane));
   await Promise.all(following);
-  return (performance.now() - started) / 1000;
+  return { seconds: (performance.now() - started) / 1000, reads, sentSeconds };
 }
 
-/** The history length of each run of a workflow, first to last. */
-async function historyOfRuns(client: Client, workflowId: string): Promise<number[]> {
+/** The Temporal dev server's pid: the `temporal` process serving the stack's port. */
+function temporalServerPid(address: string): number | undefined {
+  const port = address.split(':').at(-1);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (args.includes('start-dev') && args[args.indexOf('--port') + 1] === port) return Number(entry);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return undefined;
+}
+
+/** CPU seconds each process (with its children) uses from now until the returned function is called. */
+function cpuMeter(pids: Record<string, number | undefined>): () => Record<string, number> {
+  const read = (): Record<string, number> => {
+    const own = process.cpuUsage();
+    const figures: Record<string, number> = { bench: (own.user + own.system) / 1e6 };
+    for (const [name, pid] of Object.entries(pids)) figures[name] = pid === undefined ? 0 : treeCpuSeconds(pid);
+    return figures;
+  };
+  const before = read();
+  return () =>
+    Object.fromEntries(
+      Object.entries(read()).map(([name, v]) => [name, Math.round((v - (before[name] ?? 0)) * 100) / 100]),
+    );
+}
+
+async function costliestStatements(db: Warehouse, limit = 12): Promise<SubmitBenchResult['statements']> {
+  const { rows } = await sql<{ query: string; calls: string; total_ms: number; rows: string }>`
+    select regexp_replace(query, '[[:space:]]+', ' ', 'g') as query, calls, total_exec_time as total_ms, rows
+    from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+    order by total_exec_time desc limit ${limit}`.execute(db);
+  return rows.map((r) => ({
+    query: r.query.length > 160 ? `${r.query.slice(0, 157)}...` : r.query,
+    calls: Number(r.calls),
+    totalMs: Math.round(r.total_ms),
+    rows: Number(r.rows),
+  }));
+}
+
+/** Per activity type: how many ran, mean ms from scheduled to started (dispatch) and from started to completed. */
+type ActivityTimes = Record<string, { n: number; dispatchMs: number; runMs: number }>;
+
+/** The history length of each run of a workflow, first to last, and its activities' times. */
+async function historyOfRuns(
+  client: Client,
+  workflowId: string,
+): Promise<{ lengths: number[]; activities: ActivityTimes }> {
   const described = await client.workflow.getHandle(workflowId).describe();
   const lengths: number[] = [];
+  const ms = (t: { seconds?: unknown; nanos?: number | null } | null | undefined) =>
+    Number(t?.seconds ?? 0) * 1000 + (t?.nanos ?? 0) / 1e6;
+  const sums: Record<string, { n: number; dispatch: number; run: number }> = {};
   let runId: string | undefined = described.raw.workflowExecutionInfo?.firstRunId ?? undefined;
   while (runId) {
     const events = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
     lengths.push(events.length);
+    const scheduled = new Map<string, { type: string; at: number }>();
+    const started = new Map<string, number>();
+    for (const e of events) {
+      const id = String(e.eventId);
+      const at = ms(e.eventTime);
+      if (e.activityTaskScheduledEventAttributes)
+        scheduled.set(id, { type: e.activityTaskScheduledEventAttributes.activityType?.name ?? '?', at });
+      const s = e.activityTaskStartedEventAttributes;
+      if (s) started.set(String(s.scheduledEventId), at);
+      const c = e.activityTaskCompletedEventAttributes;
+      if (c) {
+        const sch = scheduled.get(String(c.scheduledEventId));
+        const st = started.get(String(c.scheduledEventId));
+        if (!sch || st === undefined) continue;
+        const sum = (sums[sch.type] ??= { n: 0, dispatch: 0, run: 0 });
+        sum.n++;
+        sum.dispatch += st - sch.at;
+        sum.run += at - st;
+      }
+    }
     runId = events.at(-1)?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }
-  return lengths;
+  const activities: ActivityTimes = {};
+  for (const [type, s] of Object.entries(sums))
+    activities[type] = { n: s.n, dispatchMs: Math.round(s.dispatch / s.n), runMs: Math.round(s.run / s.n) };
+  return { lengths, activities };
 }
 
 async function duplicates(upstreamUrl: string, prefix: string): Promise<number> {
@@ -162,6 +259,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     startStack(
       ['--suppliers', '3', '--plots', '100', '--time-scale', String(TIME_SCALE), '--error-ratio', '0'],
       teardown,
+      options.pgStats ? ['shared_preload_libraries=pg_stat_statements'] : [],
     ),
   );
   const database = `submit_${Date.now()}`;
@@ -177,9 +275,17 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
   });
   const supplierId = (await api.listSuppliers())[0]!.sourceBusiness!.id;
 
-  const plainSeconds = await phase(progress, seconds, 'plain script', () =>
+  const pids: Record<string, number | undefined> = {
+    simulator: stack.simulator.pid,
+    temporal: temporalServerPid(stack.temporal.address),
+    postgres: postmasterPid(stack.postgres.dataDir),
+  };
+  const plainMeter = cpuMeter(pids);
+  const plain = await phase(progress, seconds, 'plain script', () =>
     plainScript(api, 'plain', options.transactions, options.concurrency, supplierId),
   );
+  const plainCpu = plainMeter();
+  const plainSeconds = plain.seconds;
 
   const taskQueue = `bench-submit-${process.pid}`;
   const worker = await phase(progress, seconds, 'worker start', () =>
@@ -203,8 +309,15 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     rmSync(`${file}.report.ndjson`, { force: true });
   });
   let batchWorkflowId = '';
+  let ddsyncStartedAt = 0;
+  if (options.pgStats) {
+    await sql`create extension if not exists pg_stat_statements`.execute(db);
+    await sql`select pg_stat_statements_reset()`.execute(db);
+  }
+  const ddsyncMeter = cpuMeter({ ...pids, worker: worker.pid });
   const ddsyncSeconds = await phase(progress, seconds, 'ddsync', async () => {
     const started = performance.now();
+    ddsyncStartedAt = Date.now();
     const intake = await takeInShipments(db, file, `${file}.report.ndjson`);
     seconds['ddsync intake'] = (performance.now() - started) / 1000;
     batchWorkflowId = submitBatchWorkflowId(intake.batchId);
@@ -219,8 +332,13 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
       );
     return (performance.now() - started) / 1000;
   });
+  const ddsyncCpu = ddsyncMeter();
+  const statements = options.pgStats ? await costliestStatements(db) : undefined;
+  const { rows: polled } = await sql<{ reads: number; last_submitted_ms: number }>`
+    select coalesce(sum(polls), 0)::int as reads, (extract(epoch from max(submitted_at)) * 1000)::float8 as last_submitted_ms
+    from transactions where key like 'ddsync-%'`.execute(db);
   const dup = (await duplicates(stack.upstreamUrl, 'plain')) + (await duplicates(stack.upstreamUrl, 'ddsync'));
-  const runs = await historyOfRuns(stack.temporalClient, batchWorkflowId);
+  const { lengths: runs, activities } = await historyOfRuns(stack.temporalClient, batchWorkflowId);
   return {
     transactions: options.transactions,
     concurrency: options.concurrency,
@@ -235,9 +353,22 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     batchRuns: runs.length,
     batchHistoryEvents: runs.reduce((a, b) => a + b, 0),
     batchLargestRunEvents: Math.max(...runs),
+    batchActivities: activities,
+    cpuSeconds: { plain: plainCpu, ddsync: ddsyncCpu },
+    sentSeconds: { plain: plain.sentSeconds, ddsync: ((polled[0]?.last_submitted_ms ?? 0) - ddsyncStartedAt) / 1000 },
+    readsPerTransaction: {
+      plain: plain.reads / options.transactions,
+      ddsync: (polled[0]?.reads ?? 0) / options.transactions,
+    },
+    ...(statements ? { statements } : {}),
     phaseSeconds: seconds,
   };
 }
+
+const cpuLine = (cpu: Record<string, number>) =>
+  Object.entries(cpu)
+    .map(([name, v]) => `${name} ${v.toFixed(1)}`)
+    .join(', ');
 
 function report(result: SubmitBenchResult, options: Options): string {
   const dup = result.duplicates;
@@ -251,6 +382,17 @@ function report(result: SubmitBenchResult, options: Options): string {
     `duplicates          ${String(dup).padStart(6)}   must be 0       ${dup === 0 ? 'ok' : 'FAILED'}`,
     `worker peak RSS     ${(result.workerPeakRssMb ?? 0).toFixed(0).padStart(6)} MB`,
     `batch workflow      ${String(result.batchRuns).padStart(6)} run(s), ${result.batchHistoryEvents} history events, at most ${result.batchLargestRunEvents} in a run (limit 51,200)`,
+    ...Object.entries(result.batchActivities).map(
+      ([type, a]) =>
+        `  ${type.padEnd(26)} ${String(a.n).padStart(5)} runs, dispatch ${a.dispatchMs} ms, run ${a.runMs} ms (means)`,
+    ),
+    `all submitted at    plain ${result.sentSeconds.plain.toFixed(2)} s, ddsync ${result.sentSeconds.ddsync.toFixed(2)} s`,
+    `reads per tx        plain ${result.readsPerTransaction.plain.toFixed(2)}, ddsync ${result.readsPerTransaction.ddsync.toFixed(2)}`,
+    `CPU s (plain)       ${cpuLine(result.cpuSeconds.plain)}`,
+    `CPU s (ddsync)      ${cpuLine(result.cpuSeconds.ddsync)}`,
+    ...(result.statements ?? []).map(
+      (s) => `  ${String(s.totalMs).padStart(7)} ms ${String(s.calls).padStart(7)} calls  ${s.query}`,
+    ),
   ].join('\n');
 }
 
