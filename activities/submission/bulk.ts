@@ -5,12 +5,13 @@ import { ConflictError, NetworkError, NotFoundError, UpstreamError, provesNotApp
 import { oldestFirst } from '../../schema/upstream/order.ts';
 import {
   beginCreateAttempts,
-  batchFollowing,
+  batchStates,
   cancelUnsent,
   clearKeyFailures,
   dueTransactions,
   endFailed,
   endTimedOut,
+  nextDueInMs,
   noteCreatesSent,
   openBulkBatch,
   recordKeyFailures,
@@ -23,6 +24,7 @@ import { withdrawCreateSent } from '../../warehouse/submission/transaction-ledge
 import { DEFAULT_CREATE_SETTLE_MS, type SubmissionDeps } from './activities.ts';
 import { RECORDED_ON_KEYS, stepError, trackStepFailures } from './step-failures.ts';
 import { toActivityFailure } from '../failures.ts';
+import { coalesce } from './coalesce.ts';
 
 /**
  * The activities of the batch workflow (workflows/submit-batch.ts): a chunk of keys created and
@@ -59,12 +61,18 @@ export interface FollowInput {
   concurrency: number;
   /** Reads per call at most. */
   limit: number;
+  /**
+   * Count the batch's transactions per state (default true). Counted anyway when nothing waits for a
+   * read (the batch may have ended); else the workflow keeps its last counts for a while: at 100,000
+   * transactions a count reads them all, and the batch reads what is due several times a second.
+   */
+  countStates?: boolean;
 }
 
 export interface FollowResult {
   read: number;
-  /** Transactions of the batch per state, after the reads. */
-  states: Record<string, number>;
+  /** Transactions of the batch per state, after the reads; absent when not counted (countStates). */
+  states?: Record<string, number>;
   /** Until the next transaction is due (ms); null when none is waiting. */
   nextDueInMs: number | null;
 }
@@ -78,6 +86,9 @@ function isRefusal(error: unknown): boolean {
   const mapped = toActivityFailure(error);
   return mapped instanceof ApplicationFailure && mapped.nonRetryable === true;
 }
+
+/** A chunk heartbeats at most this often (the SDK sends at most one per 80 % of the timeout anyway). */
+const HEARTBEAT_EVERY_MS = 1_000;
 
 const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0;
 
@@ -168,8 +179,9 @@ export function createBulkSubmissionActivities({ db, api, log }: SubmissionDeps)
           Context.current().heartbeat();
           if (signal().aborted) throw new CancelledFailure('cancelled while reading');
         }
-        const standing = await batchFollowing(db, input.batchId);
-        return { read: due.length, ...standing };
+        const next = await nextDueInMs(db, input.batchId);
+        if (input.countStates === false && next !== null) return { read: due.length, nextDueInMs: next };
+        return { read: due.length, states: await batchStates(db, input.batchId), nextDueInMs: next };
       },
 
       /**
@@ -275,63 +287,67 @@ export function createBulkSubmissionActivities({ db, api, log }: SubmissionDeps)
         };
 
         const lost: typeof requests = [];
+        // Each create is claimed (create_sent_at) just before it is sent; lanes ready at the same time
+        // share one statement, and no lane waits for another's requests.
+        const claim = coalesce(async (keys: Array<{ key: string; attempt: number }>) => {
+          const claimed = await noteCreatesSent(db, keys);
+          return new Map(keys.filter((k) => claimed.has(k.key)).map((k) => [k, claimed.get(k.key) ?? null]));
+        });
+        const sendOne = async (r: (typeof requests)[number]) => {
+          try {
+            const found = existing.get(r.key);
+            if (found) return await carryOn(r.key, r.body, found);
+            if (r.sinceCreateSentMs !== null && r.sinceCreateSentMs < settleMs) {
+              failures.push({
+                key: r.key,
+                error: ApplicationFailure.retryable(
+                  `a create of ${r.key} got no answer and may still be applied by the service: looked for by customId until ${Math.round(settleMs / 1000)} s after it was sent, then sent again`,
+                  'CreateMayStillApply',
+                ),
+              });
+              return;
+            }
+            const previous = await claim({ key: r.key, attempt: r.attempt });
+            if (previous === undefined) {
+              // A later attempt of this chunk began meanwhile (this one was thought dead): it sends.
+              failures.push({
+                key: r.key,
+                error: ApplicationFailure.retryable(`${r.key} is being sent by a later attempt`, 'SentByLaterAttempt'),
+              });
+              return;
+            }
+            let created: Transaction;
+            try {
+              created = await api.createTransaction({ ...r.body, customId: r.key });
+            } catch (error) {
+              if (provesNotApplied(error)) await withdrawCreateSent(db, r.key, previous);
+              if (error instanceof NetworkError && error.outcomeUnknown) {
+                lost.push(r);
+                failures.push({ key: r.key, error });
+                return;
+              }
+              throw error;
+            }
+            await carryOn(r.key, r.body, created);
+          } catch (error) {
+            fail(r.key, error);
+          }
+        };
         const todo = requests.filter((r) => !looked.has(r.key));
-        // In slices of `concurrency`: each create is claimed (create_sent_at) just before it is sent,
-        // so the settle time is counted from no earlier than one slice before the request.
-        for (let at = 0; at < todo.length && !signal().aborted; at += concurrency) {
-          const slice = todo.slice(at, at + concurrency);
-          const toCreate = slice.filter((r) => !existing.has(r.key));
-          const settling = toCreate.filter((r) => r.sinceCreateSentMs !== null && r.sinceCreateSentMs < settleMs);
-          for (const r of settling)
-            failures.push({
-              key: r.key,
-              error: ApplicationFailure.retryable(
-                `a create of ${r.key} got no answer and may still be applied by the service: looked for by customId until ${Math.round(settleMs / 1000)} s after it was sent, then sent again`,
-                'CreateMayStillApply',
-              ),
-            });
-          const claims = await noteCreatesSent(
-            db,
-            toCreate.filter((r) => !settling.includes(r)).map((r) => ({ key: r.key, attempt: r.attempt })),
-          );
-          await Promise.all(
-            slice
-              .filter((r) => !settling.includes(r))
-              .map(async (r) => {
-                try {
-                  const found = existing.get(r.key);
-                  if (found) return await carryOn(r.key, r.body, found);
-                  if (!claims.has(r.key)) {
-                    // A later attempt of this chunk began meanwhile (this one was thought dead): it sends.
-                    failures.push({
-                      key: r.key,
-                      error: ApplicationFailure.retryable(
-                        `${r.key} is being sent by a later attempt`,
-                        'SentByLaterAttempt',
-                      ),
-                    });
-                    return;
-                  }
-                  let created: Transaction;
-                  try {
-                    created = await api.createTransaction({ ...r.body, customId: r.key });
-                  } catch (error) {
-                    if (provesNotApplied(error)) await withdrawCreateSent(db, r.key, claims.get(r.key) ?? null);
-                    if (error instanceof NetworkError && error.outcomeUnknown) {
-                      lost.push(r);
-                      failures.push({ key: r.key, error });
-                      return;
-                    }
-                    throw error;
-                  }
-                  await carryOn(r.key, r.body, created);
-                } catch (error) {
-                  fail(r.key, error);
-                }
-              }),
-          );
-          context.heartbeat({ line: slice.at(-1)!.line });
-        }
+        let next = 0;
+        let beat = 0;
+        const lane = async () => {
+          // A cancelled batch stops before the next request; the ones in flight are seen through.
+          while (next < todo.length && !signal().aborted) {
+            const r = todo[next++]!;
+            await sendOne(r);
+            if (performance.now() - beat > HEARTBEAT_EVERY_MS) {
+              beat = performance.now();
+              context.heartbeat({ line: r.line });
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(concurrency, todo.length) }, lane));
 
         // Creates whose answer was lost: found by customId (one list), carried on; else the chunk's retry looks again.
         if (lost.length > 0 && !signal().aborted) {
