@@ -66,6 +66,8 @@ export const submitBatchWorkflowId = bulkSubmitWorkflowId;
 
 /** Due transactions read by one activity at most. */
 const READS_PER_STEP = 1_000;
+/** The batch's transactions are counted per state at most this often while some wait for a read (the progress query's figures). */
+const STATES_EVERY_MS = 5_000;
 
 const { closeSubmissionBatch } = proxyActivities<SubmissionActivities>({
   startToCloseTimeout: '1 minute',
@@ -154,19 +156,34 @@ export async function submitBatch(input: SubmitBatchInput): Promise<BulkProgress
   };
 
   /** Reads what is due until every transaction ended ('done') or the history is full ('continue'). */
+  // Counts only fall as transactions end (a retry starts a new run), so the last counts never say the
+  // batch is done before it is; and when nothing waits for a read, the activity counts anyway.
+  let states: Record<string, number> | undefined;
+  let countedAt = 0;
   const followAll = async (): Promise<'done' | 'continue'> => {
     for (;;) {
       // Reset before reading: a signal that arrives while reading wakes the next wait.
       woken = false;
+      const countStates = states === undefined || Date.now() - countedAt >= STATES_EVERY_MS;
       const r: FollowResult = await track(
-        followDueTransactions({ batchId: input.batchId, timing: follow, concurrency, limit: READS_PER_STEP }),
+        followDueTransactions({
+          batchId: input.batchId,
+          timing: follow,
+          concurrency,
+          limit: READS_PER_STEP,
+          countStates,
+        }),
       );
-      progress = progressOf(r.states, s.allSent);
+      if (r.states) {
+        states = r.states;
+        countedAt = Date.now();
+      }
+      progress = progressOf(states ?? {}, s.allSent);
       const step = followStep({
         allSent: s.allSent,
         sending,
         historyFull: full(),
-        states: r.states,
+        states: states ?? {},
         nextDueInMs: r.nextDueInMs,
         readAll: r.read < READS_PER_STEP,
         idleMs: timing.maxPollMs,
