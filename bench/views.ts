@@ -8,11 +8,16 @@
 // Usage: npm run bench:views -- --plots N [--suppliers S] [--runs R] [--json]
 //        [--hold] (keep the stack after measuring, until SIGINT or SIGTERM, to look at the plans)
 //        [--database-url URL] (measure a warehouse filled already: no stack, no refresh)
+//        [--summaries] (with --database-url: also time making the summaries, which writes one plot and puts it back)
+// After the views, on a warehouse it filled itself: how long making the summaries takes when nothing
+// was touched, when one plot of the largest supplier was, and reading every plot again (on demand).
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { CliCommand, wholeNumber } from '../cli/usage.ts';
 import { WORKER_NODE_FLAGS } from '../infra/production.ts';
-import { openWarehouse } from '../warehouse/database.ts';
+import { refreshSummaries, refreshSummariesAfterRun, type SummaryOutcome } from '../warehouse/analyst-summaries.ts';
+import { openWarehouse, type Warehouse } from '../warehouse/database.ts';
 import { createReaderLogin } from '../warehouse/reader-login.ts';
 import { median } from './support/figures.ts';
 import { runRefresh, startWorker } from './support/refresh-runs.ts';
@@ -28,7 +33,7 @@ import {
 
 const progress = progressTo('bench:views');
 const USAGE =
-  'usage: npm run bench:views -- --plots N [--suppliers S] [--runs R] [--hold] [--database-url URL] [--json]';
+  'usage: npm run bench:views -- --plots N [--suppliers S] [--runs R] [--hold] [--database-url URL [--summaries]] [--json]';
 const READER = 'bench_views_reader';
 const READER_PASSWORD = 'bench-views';
 const FIRST_ROWS = 1000;
@@ -67,7 +72,16 @@ interface Options {
   runs: number;
   json: boolean;
   hold: boolean;
+  summaries: boolean;
   databaseUrl?: string;
+}
+
+export interface Making {
+  seconds: number;
+  rowsWritten: number;
+  /** Plots read again (all current plots when whole). */
+  plotsRead: number;
+  whole: boolean;
 }
 
 export interface ViewLatency {
@@ -91,6 +105,15 @@ export interface ViewsBenchResult {
   finishRefreshSeconds: number | null;
   /** Of finishRefresh, making the summary tables agree (summary_refreshes.seconds, the last time they were made). */
   summariesSeconds: number | null;
+  /** Making the summaries again after the views were read (wall time of each call); null when not measured. */
+  makings: {
+    /** Nothing touched since the last making: what the end of a no-change refresh pays. */
+    untouched: Making;
+    /** One plot of the largest supplier touched (its risk level flipped by SQL). */
+    onePlot: Making;
+    /** Every plot read again (refreshSummaries: what a first load's end and migrations pay). */
+    whole: Making;
+  } | null;
   countPlots: ViewLatency;
   views: ViewLatency[];
 }
@@ -103,14 +126,24 @@ function parseOptions(argv: string[]): Options {
     .option('--json', 'also print the result as one JSON line')
     .option('--hold', 'keep the stack after measuring, until SIGINT or SIGTERM (prints the URL)')
     .option('--database-url <URL>', 'measure this warehouse, filled already: no stack, no refresh')
+    .option('--summaries', 'with --database-url: also time making the summaries (writes one plot, then puts it back)')
     .parse(argv, { from: 'user' })
-    .opts<{ plots: number; suppliers: number; runs: number; json?: boolean; hold?: boolean; databaseUrl?: string }>();
+    .opts<{
+      plots: number;
+      suppliers: number;
+      runs: number;
+      json?: boolean;
+      hold?: boolean;
+      summaries?: boolean;
+      databaseUrl?: string;
+    }>();
   return {
     plots: o.plots,
     suppliers: o.suppliers,
     runs: o.runs,
     json: o.json === true,
     hold: o.hold === true,
+    summaries: o.summaries === true || !o.databaseUrl,
     ...(o.databaseUrl ? { databaseUrl: o.databaseUrl } : {}),
   };
 }
@@ -141,6 +174,40 @@ async function measure(url: string, view: string, read: string, text: string, ru
   } finally {
     await client.end();
   }
+}
+
+/** One making of the summaries, timed from outside (lock, transaction and all). */
+async function timeMaking(make: () => Promise<SummaryOutcome>): Promise<Making> {
+  const started = performance.now();
+  const outcome = await make();
+  return {
+    seconds: (performance.now() - started) / 1000,
+    rowsWritten: outcome.rowsWritten,
+    plotsRead: outcome.refreshed ? (outcome.plotsTouched ?? 0) : 0,
+    whole: outcome.whole ?? false,
+  };
+}
+
+/**
+ * Making the summaries when nothing was touched, when one plot of `supplier` was (its risk level
+ * flipped, then put back and made again), and reading every plot again.
+ */
+async function timeMakings(db: Warehouse, supplier: string): Promise<NonNullable<ViewsBenchResult['makings']>> {
+  const run = () => refreshSummariesAfterRun(db, randomUUID());
+  await run(); // whatever was left noted: none for the measures below
+  const untouched = await timeMaking(run);
+  const { rows } = await sql<{ id: string; risk_level: string | null }>`
+    select p.id, p.risk_level from plots p join plot_suppliers ps on ps.plot_id = p.id
+    where ps.supplier_id = ${supplier} and ps.deleted_at is null and p.deleted_at is null
+    order by p.id limit 1`.execute(db);
+  const plot = rows[0]!;
+  const flip = (level: string | null) => sql`update plots set risk_level = ${level} where id = ${plot.id}`.execute(db);
+  await flip(plot.risk_level === 'high' ? 'low' : 'high');
+  const onePlot = await timeMaking(run);
+  await flip(plot.risk_level);
+  await run();
+  const whole = await timeMaking(() => refreshSummaries(db));
+  return { untouched, onePlot, whole };
 }
 
 /** A warehouse filled by a real refresh of the simulator's N plots. */
@@ -193,6 +260,9 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     for (const q of PER_PLOT_QUERIES(supplier, country))
       views.push(await measure(readerUrl, q.view, `first ${FIRST_ROWS}, by ${q.filter}`, q.sql, options.runs));
   });
+  const makings = options.summaries
+    ? await phase(progress, seconds, 'summaries', () => timeMakings(db, supplier))
+    : null;
   const result = {
     plots: options.plots,
     suppliers: options.suppliers,
@@ -202,6 +272,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     refreshSeconds,
     finishRefreshSeconds,
     summariesSeconds: made[0]?.seconds ?? null,
+    makings,
     countPlots,
     views,
   };
@@ -227,6 +298,12 @@ function report(r: ViewsBenchResult): string {
     `  filters: supplier ${r.supplier}, country ${r.country}; cold = first query on a new connection, warm = median of the next runs`,
     line(r.countPlots),
     ...r.views.map(line),
+    ...(r.makings
+      ? Object.entries(r.makings).map(
+          ([what, m]) =>
+            `  making the summaries, ${what.padEnd(9)} ${m.seconds.toFixed(3).padStart(8)} s  ${m.whole ? 'whole' : 'touched'}: ${m.plotsRead} plots read, ${m.rowsWritten} rows written`,
+        )
+      : []),
     '  goals (issue 24): summary views ≤ 100 ms at 100,000 plots, ≤ 300 ms at 1,000,000; first 1,000 filtered rows of a per-plot view ≤ 100 ms',
   ].join('\n');
 }
