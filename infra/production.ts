@@ -22,5 +22,11 @@ export const WORKER_NODE_FLAGS = [
  * 20 MB less RSS, measured with bench:refresh.
  */
 export const WORKER_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '131072' } as const;
+/**
+ * The workflow thread's young generation (semi-space, MB). A worker thread inherits the process's
+ * --max-semi-space-size, sized for the activities' page bodies; the workflow code's garbage is small
+ * (activations, commands), yet at 8 its young generation grew to 14 MB of RSS during a refresh.
+ */
+export const WORKFLOW_THREAD_SEMI_SPACE_MB = 1;
 export const BUILT_CLI = 'dist/ddsync.mjs';
 export const BUILT_WORKFLOW_BUNDLE = 'dist/workflow-bundle.js';

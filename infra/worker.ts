@@ -1,5 +1,6 @@
 import { packagePath } from '../platform/package-root.ts';
 import { existsSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { Worker, type WorkerOptions } from '@temporalio/worker';
 import type { NativeConnection } from '@temporalio/worker';
 import { activityInterceptors, createActivities, type ActivityDeps } from '../activities/index.ts';
@@ -24,6 +25,31 @@ export interface DdsyncWorkerOptions {
   workflowBundlePath?: string;
   /** Tests bundle once and pass the code to every worker. */
   workflowBundle?: { code: string };
+  /**
+   * The semi-space size (MB) of the workflow thread's V8 young generation, if not the process's own
+   * (--max-semi-space-size, which a worker thread inherits). See WORKFLOW_THREAD_SEMI_SPACE_MB.
+   */
+  workflowThreadSemiSpaceMb?: number;
+}
+
+/** The process's --max-semi-space-size (0: V8 sizes it), to give back after the workflow thread starts. */
+function processSemiSpaceMb(): number {
+  const flag = process.execArgv.findLast((arg) => /^--max[-_]semi[-_]space[-_]size=/.test(arg));
+  return flag ? Number(flag.split('=')[1]) : 0;
+}
+
+/**
+ * Worker.create starts the workflow thread, whose isolate reads V8's heap flags when it is created: the
+ * flag is set for that moment only, then set back, so isolates made later get the process's own.
+ */
+async function withSemiSpace<T>(mb: number | undefined, create: () => Promise<T>): Promise<T> {
+  if (mb === undefined) return create();
+  setFlagsFromString(`--max-semi-space-size=${mb}`);
+  try {
+    return await create();
+  } finally {
+    setFlagsFromString(`--max-semi-space-size=${processSemiSpaceMb()}`);
+  }
 }
 
 /** The one place a ddsync worker is assembled, for the CLI, the demo and the tests alike. */
@@ -33,28 +59,30 @@ export async function createDdsyncWorker(options: DdsyncWorkerOptions): Promise<
     : options.workflowBundlePath && existsSync(options.workflowBundlePath)
       ? { workflowBundle: { codePath: options.workflowBundlePath } }
       : { workflowsPath: WORKFLOWS_PATH };
-  return Worker.create({
-    connection: options.connection,
-    namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    ...bundle,
-    activities: createActivities(options.deps),
-    // Registered here once, so every activity (a new one too) gets them, not only those a factory wraps.
-    interceptors: {
-      activity: activityInterceptors({
-        db: options.deps.db,
-        outage: options.warehouseOutage ?? new Outage({ name: 'the warehouse', log: options.deps.log }),
-        ...(options.onWarehouseFatal ? { onFatal: options.onWarehouseFatal } : {}),
-      }),
-    },
-    maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 16,
-    ...(options.taskQueueActivitiesPerSecond
-      ? { maxTaskQueueActivitiesPerSecond: options.taskQueueActivitiesPerSecond }
-      : {}),
-    shutdownGraceTime: '10 seconds',
-    // The SDK sizes its workflow cache from the heap limit, which is small in production
-    // (infra/production.ts), giving 10. Too small a cache makes every step of an evicted workflow a
-    // full replay of its history: a bulk submission keeps one workflow per transaction waiting.
-    maxCachedWorkflows: options.cachedWorkflows ?? 1000,
-  });
+  return withSemiSpace(options.workflowThreadSemiSpaceMb, () =>
+    Worker.create({
+      connection: options.connection,
+      namespace: options.namespace,
+      taskQueue: options.taskQueue,
+      ...bundle,
+      activities: createActivities(options.deps),
+      // Registered here once, so every activity (a new one too) gets them, not only those a factory wraps.
+      interceptors: {
+        activity: activityInterceptors({
+          db: options.deps.db,
+          outage: options.warehouseOutage ?? new Outage({ name: 'the warehouse', log: options.deps.log }),
+          ...(options.onWarehouseFatal ? { onFatal: options.onWarehouseFatal } : {}),
+        }),
+      },
+      maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 16,
+      ...(options.taskQueueActivitiesPerSecond
+        ? { maxTaskQueueActivitiesPerSecond: options.taskQueueActivitiesPerSecond }
+        : {}),
+      shutdownGraceTime: '10 seconds',
+      // The SDK sizes its workflow cache from the heap limit, which is small in production
+      // (infra/production.ts), giving 10. Too small a cache makes every step of an evicted workflow a
+      // full replay of its history: a bulk submission keeps one workflow per transaction waiting.
+      maxCachedWorkflows: options.cachedWorkflows ?? 1000,
+    }),
+  );
 }

@@ -2,6 +2,7 @@ import { durationMs, loadConfig } from '../../platform/config.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { connectWorker, installTemporalRuntime } from '../../infra/temporal-connection.ts';
 import { createDdsyncWorker } from '../../infra/worker.ts';
+import { WORKFLOW_THREAD_SEMI_SPACE_MB } from '../../infra/production.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
@@ -133,6 +134,7 @@ export async function run(o: { bundle?: string }): Promise<number> {
     cachedWorkflows: config.worker!.cachedWorkflows,
     taskQueueActivitiesPerSecond: config.worker!.taskQueueActivitiesPerSecond,
     workflowBundlePath: o.bundle,
+    workflowThreadSemiSpaceMb: WORKFLOW_THREAD_SEMI_SPACE_MB,
   });
   const receiver = config.webhooks!.receiver.inWorker
     ? await startReceiverInWorker(
