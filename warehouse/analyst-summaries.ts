@@ -417,13 +417,17 @@ async function makeSummaries(
     await sql`
       create temp table summary_fresh_facts on commit drop as
       ${plotFacts(sql`p.id in (select plot_id from summary_touched)`)}`.execute(db);
-    // The suppliers the touched plots belonged to when last counted, and belong to now.
+    // The suppliers the touched plots belonged to when last counted, and belong to now; and any link of
+    // theirs, live or not (a link to a plot not current makes a supplier's row without figures).
     await sql`
       create temp table summary_scope on commit drop as
       select distinct s.supplier_id
       from (select unnest(f.supplier_ids) from summary_plot_facts f where f.plot_id in (select plot_id from summary_touched)
             union all
-            select unnest(f.supplier_ids) from summary_fresh_facts f) as s(supplier_id)`.execute(db);
+            select unnest(f.supplier_ids) from summary_fresh_facts f
+            union all
+            select ps.supplier_id from plot_suppliers ps where ps.plot_id in (select plot_id from summary_touched)
+           ) as s(supplier_id)`.execute(db);
     await sql`analyze summary_scope`.execute(db);
     const { rows } = await sql<{ without: boolean }>`
       select exists (select 1 from summary_plot_facts f
