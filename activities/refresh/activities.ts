@@ -333,22 +333,32 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
 
     /** Sweep, totals, outcome: see sweep.ts. `failure` ends the run as failed without sweeping. */
     async finishRefresh(input: { runId: string; failure?: string }): Promise<RunSummary> {
-      const summary = await finishRun(db, input.runId, input.failure);
+      // Each step's seconds go into the closing log line: where the end of a run spent its time.
+      const seconds: Record<string, number> = {};
+      const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
+        const started = performance.now();
+        try {
+          return await work();
+        } finally {
+          seconds[step] = Math.round(performance.now() - started) / 1000;
+        }
+      };
+      const summary = await timed('sweep', () => finishRun(db, input.runId, input.failure));
       // Before anything plans a query over what the run wrote: the overlap check, the views, a report.
-      const statistics = await refreshTableStatistics(db, summary.counts);
+      const statistics = await timed('statistics', () => refreshTableStatistics(db, summary.counts));
       if ('failed' in statistics)
         log.warn({ runId: input.runId, error: statistics.failed }, 'could not refresh table statistics');
       // With PostGIS, and only when plots changed: overlaps across plots (docs/postgis.md); never fails the run.
-      const overlaps = await checkOverlapsAfterRun(db, input.runId);
+      const overlaps = await timed('overlaps', () => checkOverlapsAfterRun(db, input.runId));
       if ('failed' in overlaps) log.warn({ runId: input.runId, error: overlaps.failed }, 'overlap check failed');
       // With or without PostGIS, after the sweep (a deleted plot is no one's duplicate); never fails the run.
       // Inside this activity, not a new one: the workflow's commands stay as recorded histories replay them.
-      const duplicates = await checkGeometryDuplicatesAfterRun(db, input.runId);
+      const duplicates = await timed('duplicates', () => checkGeometryDuplicatesAfterRun(db, input.runId));
       if ('failed' in duplicates)
         log.warn({ runId: input.runId, error: duplicates.failed }, 'geometry duplicate check failed');
       // Last, after every write of the run: the analysts' summaries agree with the plots again
       // (warehouse/analyst-summaries.ts). A failure fails the activity, which is retried.
-      const summaries = await refreshSummariesAfterRun(db, input.runId);
+      const summaries = await timed('summaries', () => refreshSummariesAfterRun(db, input.runId));
       log.info(
         {
           runId: input.runId,
@@ -361,6 +371,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
           duplicates,
           summaries,
           analyzed: statistics.analyzed,
+          stepSeconds: seconds,
         },
         'refresh finished',
       );

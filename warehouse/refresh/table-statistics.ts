@@ -27,6 +27,32 @@ export function tablesToAnalyze(counts: TableCounts, estimatedRows: ReadonlyMap<
   });
 }
 
+/**
+ * Free text no view joins, groups or filters on: its statistics cost the most (every sampled value
+ * sorted and compared) and help no plan. Analysts filtering on a name still get the row counts.
+ */
+const FREE_TEXT = new Set([
+  'name',
+  'description',
+  'filename',
+  'geometry_issue',
+  'message',
+  'scientific_name',
+  'common_name',
+]);
+
+/**
+ * The columns to gather statistics on. Left out: JSON documents (GeoJSON, custom data, findings'
+ * details; at 20,000 plots 0.55 s for all tables), change-detection hashes (one distinct random value
+ * per row: the costliest sort, and no query compares them but the refresh's, by key) and free text.
+ * Keys, dates, states, codes and countries stay: the plans of the views depend on them. Pure.
+ */
+export function analysedColumns(columns: readonly { name: string; type: string }[]): string[] {
+  return columns
+    .filter((c) => c.type !== 'jsonb' && c.type !== 'json' && !c.name.endsWith('_hash') && !FREE_TEXT.has(c.name))
+    .map((c) => c.name);
+}
+
 export type StatisticsOutcome = { analyzed: string[] } | { analyzed: string[]; failed: string };
 
 /** Analyses what tablesToAnalyze picks; never fails the refresh (a role that may not analyse is told in the log). */
@@ -40,16 +66,16 @@ export async function refreshTableStatistics(db: Warehouse, counts: TableCounts)
     const estimated = new Map(rows.map((r) => [r.relname, Number(r.reltuples)]));
     const tables = tablesToAnalyze(counts, estimated);
     if (tables.length === 0) return { analyzed };
-    // Every column but the JSON documents (GeoJSON, custom data, findings' details): their statistics
-    // cost most of the time (at 20,000 plots 0.55 s for all tables) and no join or filter of ours uses
-    // them. The row counts, which the plans went wrong on, are refreshed either way.
-    const columns = await sql<{ table_name: string; column_name: string }>`
-      select c.table_name, c.column_name from information_schema.columns c
-      where c.table_schema = current_schema() and c.table_name = any(${tables}::text[]) and c.data_type not in ('jsonb', 'json')
+    const columns = await sql<{ table_name: string; column_name: string; data_type: string }>`
+      select c.table_name, c.column_name, c.data_type from information_schema.columns c
+      where c.table_schema = current_schema() and c.table_name = any(${tables}::text[])
       order by c.table_name, c.ordinal_position`.execute(db);
     for (const table of tables) {
-      const names = columns.rows.filter((c) => c.table_name === table).map((c) => sql.id(c.column_name));
-      await sql`analyze ${sql.table(table)} (${sql.join(names)})`.execute(db);
+      const names = analysedColumns(
+        columns.rows.filter((c) => c.table_name === table).map((c) => ({ name: c.column_name, type: c.data_type })),
+      );
+      const list = names.length > 0 ? sql` (${sql.join(names.map((n) => sql.id(n)))})` : sql``;
+      await sql`analyze ${sql.table(table)}${list}`.execute(db);
       analyzed.push(table);
     }
     return { analyzed };

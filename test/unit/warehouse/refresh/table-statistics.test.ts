@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tablesToAnalyze } from '../../../../warehouse/refresh/table-statistics.ts';
+import { analysedColumns, tablesToAnalyze } from '../../../../warehouse/refresh/table-statistics.ts';
 
 const row = (inserted: number, updated = 0, deleted = 0) => ({ inserted, updated, unchanged: 0, deleted });
 
@@ -31,5 +31,27 @@ describe('which tables a refresh analyses', () => {
       [],
     );
     expect(tablesToAnalyze({ 'plots; drop table plots': row(10) }, new Map())).toEqual([]);
+  });
+
+  it('gathers statistics on keys, states, codes and dates, not on JSON, hashes or free text', () => {
+    const plots = [
+      { name: 'id', type: 'text' },
+      { name: 'name', type: 'text' },
+      { name: 'country_code', type: 'text' },
+      { name: 'commodities', type: 'ARRAY' },
+      { name: 'geometry', type: 'jsonb' },
+      { name: 'geometry_issue', type: 'text' },
+      { name: 'risk_level', type: 'text' },
+      { name: 'content_hash', type: 'text' },
+      { name: 'history_hash', type: 'text' },
+      { name: 'deleted_at', type: 'timestamp with time zone' },
+    ];
+    expect(analysedColumns(plots)).toEqual(['id', 'country_code', 'commodities', 'risk_level', 'deleted_at']);
+    expect(
+      analysedColumns([
+        { name: 'message', type: 'text' },
+        { name: 'code', type: 'text' },
+      ]),
+    ).toEqual(['code']);
   });
 });
