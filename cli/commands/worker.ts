@@ -7,7 +7,7 @@ import { connectWarehouse } from '../../infra/warehouse-connection.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
-import { startReceiver, type RunningReceiver } from '../../infra/receiver.ts';
+import type { RunningReceiver } from '../../infra/receiver.ts';
 import type { Config } from '../../platform/config.ts';
 import { Client } from '@temporalio/client';
 import { Outage } from '../../platform/outage.ts';
@@ -31,6 +31,9 @@ async function startReceiverInWorker(
   warehouseOutage: Outage,
   metrics: ProcessMetrics | undefined,
 ): Promise<RunningReceiver & { close(): Promise<void> }> {
+  // Imported only here: the receiver's HTTP server and signature checks (hono, svix: 300 modules) are
+  // memory a worker without DDSYNC_RECEIVER_IN_WORKER would keep for nothing.
+  const { startReceiver } = await import('../../infra/receiver.ts');
   const client = await connectClient(config.temporal!);
   const { host, port, maxBodyBytes } = config.webhooks!.receiver;
   const receiver = await startReceiver({
