@@ -1,5 +1,6 @@
 import pino, { type Logger, type LevelWithSilent } from 'pino';
-import pretty from 'pino-pretty';
+import type PinoPretty from 'pino-pretty';
+import { createRequire } from 'node:module';
 import type { Writable } from 'node:stream';
 import { scrubSecrets, REDACTED } from './secrets.ts';
 
@@ -48,6 +49,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   };
   const target = options.destination ?? process.stdout;
   if (format === 'pretty') {
+    // Loaded only when asked for (synchronously: createLogger is): a worker logs JSON lines and would
+    // keep pino-pretty and its dependencies in memory for nothing.
+    const pretty = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
     return pino(
       base,
       pretty({
