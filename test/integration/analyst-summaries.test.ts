@@ -343,5 +343,11 @@ describe('analyst summaries (the summary views read tables kept by the refresh)'
     expect(await summaryRowVersions(db)).toEqual(versions);
     // Every supplier's rows exist still (none lost by being out of a making's scope).
     expect(Object.keys(await supplierRowVersions(db)).sort()).toEqual([...ids].sort());
+
+    // A truncate fires no row trigger: it empties the facts instead, and the next making reads every plot.
+    await sql`truncate eudr_findings`.execute(db);
+    expect(await lastMaking(db)).toEqual({ facts: 0, noted: 0 });
+    expect(await refreshSummariesAfterRun(db, randomUUID())).toMatchObject({ refreshed: true, whole: true });
+    await expectSummariesAgree(db, 'after the findings were truncated');
   });
 });
