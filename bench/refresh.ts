@@ -2,7 +2,9 @@
 // measured in the same run: reading every page with no database (fetch-only) and COPYing the same
 // plot rows into a bare table (COPY-only). Then a second, no-change refresh, which should cost
 // about a read and write nothing. Prints figures and ratios; never passes or fails on time.
-// Usage: npm run bench:refresh -- --plots N [--suppliers S] [--pg-stats] [--json]
+// With --postgis, also a full and a no-change refresh into two warehouses on a PostgreSQL 15 cluster,
+// one without PostGIS and one with it (the geom triggers, the overlap check): their ratio in one run.
+// Usage: npm run bench:refresh -- --plots N [--suppliers S] [--pg-stats] [--postgis] [--json]
 import { openWarehouse, type Warehouse } from '../warehouse/database.ts';
 import { CliCommand, wholeNumber } from '../cli/usage.ts';
 import { createUpstreamFromConfig } from '../cli/upstream.ts';
@@ -29,10 +31,12 @@ import {
 } from './support/stack.ts';
 import { WORKER_NODE_FLAGS } from '../infra/production.ts';
 import { formatTimeline, refreshTimeline } from './support/timeline.ts';
+import { readSpatialFacts, requirePostgis, startPostgisWarehouses } from './support/postgis.ts';
+import type { PostgisComparison, PostgisRefresh } from './support/report.ts';
 
 const progress = progressTo('bench:refresh');
 const USAGE =
-  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--workers W] [--page-window P] [--task-queue-pages] [--worker-node-flags "..."] [--pg-stats] [--json]';
+  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--workers W] [--page-window P] [--task-queue-pages] [--worker-node-flags "..."] [--pg-stats] [--postgis] [--json]';
 /** Suppliers read at once, by the refresh (the schedule's default) and by the fetch-only baseline alike. */
 const SUPPLIER_CONCURRENCY = 4;
 
@@ -47,6 +51,7 @@ interface Options {
   pageActivities?: 'local' | 'task-queue';
   timeline: boolean;
   ceiling: boolean;
+  postgis: boolean;
   pgSettings: string[];
 }
 
@@ -75,6 +80,10 @@ function parseOptions(argv: string[]): Options {
     )
     .option('--timeline', "print where the no-change refresh's wall time went (from Temporal's histories)")
     .option('--ceiling', 'also measure the most any full refresh could reach here (read, map, COPY into bare tables)')
+    .option(
+      '--postgis',
+      'also refresh two warehouses on a PostgreSQL 15 cluster, without and with PostGIS (needs postgresql-15-postgis-3)',
+    )
     .parse(argv, { from: 'user' })
     .opts<{
       plots: number;
@@ -87,6 +96,7 @@ function parseOptions(argv: string[]): Options {
       taskQueuePages?: boolean;
       timeline?: boolean;
       ceiling?: boolean;
+      postgis?: boolean;
       pgSetting: string[];
     }>();
   const workerNodeFlags =
@@ -100,6 +110,7 @@ function parseOptions(argv: string[]): Options {
     workers: o.workers,
     timeline: o.timeline ?? false,
     ceiling: o.ceiling ?? false,
+    postgis: o.postgis ?? false,
     pgSettings: o.pgSetting,
     ...(o.pageWindow !== undefined ? { pageWindow: o.pageWindow } : {}),
     ...(o.taskQueuePages ? { pageActivities: 'task-queue' as const } : {}),
@@ -117,6 +128,8 @@ interface RefreshPhases {
   noChangeStatements?: StatementCost[];
   fullCpu: CpuSeconds;
   noChangeCpu: CpuSeconds;
+  /** Stops the workers (idempotent; teardown stops them too). */
+  stopWorkers: () => Promise<void>;
 }
 
 /** CPU seconds each process (with its children) used during a phase: robust where wall time is noisy. */
@@ -154,6 +167,7 @@ async function costliestStatements(db: Warehouse, limit = 15): Promise<Statement
 /** Both refreshes on the same workers and a new database; the no-change one is checked row by row. */
 async function measureRefreshes(
   stack: Stack,
+  postgresPid: number | undefined,
   env: NodeJS.ProcessEnv,
   taskQueue: string,
   db: Warehouse,
@@ -176,7 +190,7 @@ async function measureRefreshes(
   if (pgStats) await resetStatements(db);
   const reset = workers.map((w) => resetPeakRss(w.pid)).every(Boolean);
   const pids: Record<string, number | undefined> = {
-    postgres: postmasterPid(stack.postgres.dataDir),
+    postgres: postgresPid,
     simulator: stack.simulator.pid,
   };
   for (const [i, worker] of workers.entries()) pids[workers.length === 1 ? 'worker' : `worker${i + 1}`] = worker.pid;
@@ -210,6 +224,9 @@ async function measureRefreshes(
     startupPeakRssMb,
     fullCpu,
     noChangeCpu,
+    stopWorkers: async () => {
+      await Promise.all(workers.map((w) => w.stop(15_000)));
+    },
     ...(fullStatements ? { fullStatements } : {}),
     ...(noChangeStatements ? { noChangeStatements } : {}),
   };
@@ -222,6 +239,7 @@ function toResult(
   refreshes: RefreshPhases,
   phaseSeconds: Record<string, number>,
   ceiling: CeilingFigures | undefined,
+  postgis: PostgisComparison | undefined,
 ): RefreshBenchResult {
   const { full, noChange } = refreshes;
   const fetchOnlyPlotsPerSec = fetched.plots / fetched.seconds;
@@ -267,12 +285,15 @@ function toResult(
     workerNodeFlags: options.workerNodeFlags,
     workers: options.workers,
     ...(ceiling ? { ceiling, fullToCeilingRatio: fullPlotsPerSec / ceiling.plotsPerSec } : {}),
+    ...(postgis ? { postgis, postgisToPlainFullRatio: postgis.postgisToPlainFullRatio } : {}),
     ...(refreshes.fullStatements ? { fullStatements: refreshes.fullStatements } : {}),
     ...(refreshes.noChangeStatements ? { noChangeStatements: refreshes.noChangeStatements } : {}),
   };
 }
 
 async function run(options: Options, seconds: Record<string, number>, teardown: Teardown): Promise<RefreshBenchResult> {
+  // Before anything is built or started: a missing PostGIS should not cost a whole run to find out.
+  if (options.postgis) requirePostgis();
   await phase(progress, seconds, 'build', async () => buildProduction());
   const stack = await phase(progress, seconds, 'setup', () =>
     startStack(['--plots', String(options.plots), '--suppliers', String(options.suppliers)], teardown, [
@@ -304,8 +325,14 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
   const ceiling = options.ceiling ? await measureCeilingPhase(api, stack, fetched, seconds) : undefined;
   const db = openWarehouse(stack.postgres.urlFor(database), 2, 'ddsync-bench');
   teardown.add('warehouse pool', () => db.destroy());
+  const refreshArgs: RefreshArgs = {
+    supplierConcurrency: SUPPLIER_CONCURRENCY,
+    ...(options.pageWindow !== undefined ? { pageWindow: options.pageWindow } : {}),
+    ...(options.pageActivities ? { pageActivities: options.pageActivities } : {}),
+  };
   const refreshes = await measureRefreshes(
     stack,
+    postmasterPid(stack.postgres.dataDir),
     env,
     taskQueue,
     db,
@@ -314,14 +341,78 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     options.workerNodeFlags,
     options.pgStats,
     options.workers,
-    {
-      supplierConcurrency: SUPPLIER_CONCURRENCY,
-      ...(options.pageWindow !== undefined ? { pageWindow: options.pageWindow } : {}),
-      ...(options.pageActivities ? { pageActivities: options.pageActivities } : {}),
-    },
+    refreshArgs,
     options.timeline,
   );
-  return toResult(options, { ...fetched, cpu: fetchOnlyCpu }, copied, refreshes, seconds, ceiling);
+  // The embedded refreshes' workers would only compete for the two cores from here on.
+  await refreshes.stopWorkers();
+  const postgis = options.postgis ? await comparePostgis(stack, options, seconds, teardown, refreshArgs) : undefined;
+  return toResult(options, { ...fetched, cpu: fetchOnlyCpu }, copied, refreshes, seconds, ceiling, postgis);
+}
+
+/**
+ * The same two refreshes into a warehouse without PostGIS and one with it, both on one PostgreSQL 15
+ * cluster (bench/support/postgis.ts), each by its own worker of the same build; the plain one first.
+ */
+async function comparePostgis(
+  stack: Stack,
+  options: Options,
+  seconds: Record<string, number>,
+  teardown: Teardown,
+  refreshArgs: RefreshArgs,
+): Promise<PostgisComparison> {
+  const cluster = await phase(progress, seconds, 'PostGIS cluster setup', () => startPostgisWarehouses(teardown));
+  const measure = async (name: 'plain' | 'postgis', url: string): Promise<PostgisRefresh> => {
+    const taskQueue = `bench-refresh-${name}-${process.pid}-${Date.now()}`;
+    const db = openWarehouse(url, 2, 'ddsync-bench');
+    teardown.add(`${name} warehouse pool`, () => db.destroy());
+    const phases: Record<string, number> = {};
+    const r = await measureRefreshes(
+      stack,
+      postmasterPid(cluster.dataDir),
+      workerEnv(stack, url, taskQueue),
+      taskQueue,
+      db,
+      phases,
+      teardown,
+      options.workerNodeFlags,
+      false,
+      options.workers,
+      refreshArgs,
+      false,
+    );
+    for (const [phaseName, s] of Object.entries(phases)) seconds[`${name}: ${phaseName}`] = s;
+    // Exited workers have flushed their sessions' function statistics.
+    await r.stopWorkers();
+    const spatial = await readSpatialFacts(db);
+    const expected = name === 'postgis' ? 'postgis' : 'none';
+    if (spatial.mode !== expected)
+      throw new Error(`the ${name} warehouse is in spatial mode ${spatial.mode}, not ${expected}`);
+    if (spatial.plotsOutOfStep > 0)
+      throw new Error(
+        `${spatial.plotsOutOfStep} plots of the ${name} warehouse have a GeoJSON but neither geom nor geom_issue`,
+      );
+    return {
+      fullSeconds: r.full.seconds,
+      fullRowsWritten: r.full.summary.rowsWritten,
+      fullPlotsSeen: r.full.summary.plotsSeen,
+      fullFinishSeconds: r.full.finishSeconds ?? null,
+      noChangeSeconds: r.noChange.seconds,
+      noChangeRowsWritten: r.noChange.summary.rowsWritten,
+      noChangeTablesTouched: r.tablesTouched,
+      cpuSeconds: { full: r.fullCpu, noChange: r.noChangeCpu },
+      spatial,
+    };
+  };
+  const plain = await measure('plain', cluster.plainUrl);
+  const withPostgis = await measure('postgis', cluster.postgisUrl);
+  return {
+    server: 'PostgreSQL 15 + PostGIS 3 (Debian)',
+    plain,
+    postgis: withPostgis,
+    postgisToPlainFullRatio: withPostgis.fullSeconds / plain.fullSeconds,
+    postgisToPlainNoChangeRatio: withPostgis.noChangeSeconds / plain.noChangeSeconds,
+  };
 }
 
 /** The ceiling (bench/support/ceiling.ts), with the CPU each process spent on it. */

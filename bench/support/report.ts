@@ -1,6 +1,7 @@
 // What bench/refresh.ts prints: figures and ratios against baselines measured in the same run,
 // with the targets beside them. Figures only: nothing here passes or fails on time.
 import { BUILT_CLI, BUILT_WORKFLOW_BUNDLE } from '../../infra/production.ts';
+import type { SpatialFacts } from './postgis.ts';
 
 export interface RefreshBenchResult {
   plots: number;
@@ -57,6 +58,10 @@ export interface RefreshBenchResult {
   ceiling?: CeilingFigures;
   /** With --ceiling: full refresh plots/s ÷ ceiling plots/s, both measured in this run (goal ≥ 0.8; 0.7 at 1M). */
   fullToCeilingRatio?: number;
+  /** With --postgis: the full and no-change refreshes into a warehouse without and one with PostGIS, one server. */
+  postgis?: PostgisComparison;
+  /** With --postgis: PostGIS full refresh seconds ÷ plain full refresh seconds, same run, same server (goal ≤ 1.1). */
+  postgisToPlainFullRatio?: number;
   /** With --pg-stats: the full refresh's costliest statements (pg_stat_statements). */
   fullStatements?: StatementCost[];
   /** With --pg-stats: the no-change refresh's. */
@@ -74,6 +79,28 @@ export interface CeilingFigures {
   cpuBoundToFetchRatio: number;
   /** CPU seconds of the benchmark process (read, map, encode), Postgres and the simulator. */
   cpu: Record<string, number>;
+}
+
+export interface PostgisComparison {
+  server: string;
+  plain: PostgisRefresh;
+  postgis: PostgisRefresh;
+  /** Seconds ÷ seconds (so above 1 is slower): the goal is ≤ 1.1. */
+  postgisToPlainFullRatio: number;
+  postgisToPlainNoChangeRatio: number;
+}
+
+export interface PostgisRefresh {
+  fullSeconds: number;
+  fullRowsWritten: number;
+  fullPlotsSeen: number;
+  fullFinishSeconds: number | null;
+  noChangeSeconds: number;
+  noChangeRowsWritten: number;
+  noChangeTablesTouched: string[];
+  /** CPU seconds per process (worker, postgres: the cluster, simulator) during each refresh. */
+  cpuSeconds: Record<'full' | 'noChange', Record<string, number>>;
+  spatial: SpatialFacts;
 }
 
 export interface StatementCost {
@@ -138,6 +165,7 @@ export function formatReport(r: RefreshBenchResult): string {
       `  note: plots read differ between fetch-only (${r.fetchOnlyPlots}), full (${r.fullPlotsSeen}) and no-change (${r.noChangePlotsSeen})`,
     );
   }
+  if (r.postgis) lines.push('', ...formatPostgis(r.postgis));
   for (const [name, statements] of [
     ['full refresh', r.fullStatements],
     ['no-change refresh', r.noChangeStatements],
@@ -156,4 +184,29 @@ export function formatReport(r: RefreshBenchResult): string {
       .join(', ')}`,
   );
   return lines.join('\n');
+}
+
+function formatPostgis(p: PostgisComparison): string[] {
+  const cpu = (used: Record<string, number>) =>
+    Object.entries(used)
+      .map(([name, v]) => `${name} ${n2(v)}`)
+      .join(' + ');
+  const row = (name: string, x: PostgisRefresh) => [
+    `${name.padEnd(9)} full ${n2(x.fullSeconds).padStart(7)} s (finishRefresh ${seconds(x.fullFinishSeconds)}, ${n0(x.fullRowsWritten)} rows)  no-change ${n2(x.noChangeSeconds).padStart(6)} s (${x.noChangeRowsWritten} rows written${x.noChangeTablesTouched.length > 0 ? `; touched ${x.noChangeTablesTouched.join(', ')}` : ''})`,
+    `          CPU s full: ${cpu(x.cpuSeconds.full)}; no-change: ${cpu(x.cpuSeconds.noChange)}`,
+  ];
+  const s = p.postgis.spatial;
+  const lines = [
+    `PostGIS (${p.server}; two warehouses on one cluster, the plain one without PostGIS, refreshed first):`,
+    ...row('plain', p.plain),
+    ...row('PostGIS', p.postgis),
+    `  overlap check ${s.overlapsSeconds === null ? 'not run' : `${n2(s.overlapsSeconds)} s`}${s.overlapsError ? ` (failed: ${s.overlapsError})` : ''}; ${n0(s.plotsWithGeom)} plots with geom`,
+    ...s.functions.map(
+      (f) =>
+        `  ${f.name.padEnd(22)} ${n0(f.calls).padStart(9)} calls ${n0(f.totalMs).padStart(7)} ms (self ${n0(f.selfMs)} ms)`,
+    ),
+    `PostGIS / plain, full (time)        ${n2(p.postgisToPlainFullRatio).padStart(6)}   target <= 1.1    ${mark(p.postgisToPlainFullRatio <= 1.1)}`,
+    `PostGIS / plain, no-change (time)   ${n2(p.postgisToPlainNoChangeRatio).padStart(6)}`,
+  ];
+  return lines;
 }
