@@ -172,6 +172,24 @@ describe('plot page writer', () => {
     expect(opened.rows).toEqual([{ run_id: RUN, is_current: true, at_tx: true }]);
   });
 
+  it('links a new plot whose link the warehouse holds without it (an operator removed the plot by hand)', async () => {
+    // The link COPYed with the new plot is refused by the link's key; the page goes the staged way,
+    // which brings the soft-deleted link back.
+    const id = String(samplePlot(730)['id']);
+    await sql`insert into plot_suppliers (plot_id, supplier_id, deleted_at) values (${id}, 'supplier-m', now())`.execute(
+      db,
+    );
+    const outcome = await storePlotBatch(db, pageOf([samplePlot(730)], 'supplier-m'));
+    expect(outcome.counts['plots']).toEqual({ inserted: 1, updated: 0, unchanged: 0, deleted: 0 });
+    expect(outcome.counts['plot_suppliers']).toEqual({ inserted: 0, updated: 1, unchanged: 0, deleted: 0 });
+    const link = await sql<{ live: boolean }>`
+      select deleted_at is null as live from plot_suppliers where plot_id = ${id} and supplier_id = 'supplier-m'`.execute(
+      db,
+    );
+    expect(link.rows).toEqual([{ live: true }]);
+    expect((await storedRows(db, id))!['history']).toHaveLength(1);
+  });
+
   const HOSTILE = {
     name: 'tab\there\nnew line\r\\back\u0000nul "quoted" é 𝄞 lone \ud800',
     commodities: ['x,y', 'q"uote', 'back\\slash', '{b}', 'NULL'],

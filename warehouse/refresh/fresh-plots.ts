@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { copyRows } from './copy-text.ts';
+import type { RecordsetColumns } from './json-recordset.ts';
 import { addCounts, type TableCounts } from './counts.ts';
 import { ANALYSES, FINDINGS, HISTORY, PLOTS, SPECIES } from './plot-tables.ts';
 import type { HistoryRow, PlotRows } from './rows.ts';
@@ -25,11 +26,14 @@ export async function copyFreshPlots(
   runId: string,
   fresh: readonly PlotRows[],
   counts: TableCounts,
+  /** The supplier the page was read through: a plot never held has no link yet, so its link is COPYed too. */
+  supplierId: string | null,
 ): Promise<FreshOutcome> {
   const held = new Set<string>();
   let rows = fresh;
   for (let attempt = 0; attempt < ATTEMPTS && rows.length > 0; attempt++) {
-    if (await copyOnce(client, runId, rows, counts)) return { copied: new Set(rows.map((r) => r.plot.id)), held };
+    if (await copyOnce(client, runId, rows, counts, supplierId))
+      return { copied: new Set(rows.map((r) => r.plot.id)), held };
     const ids = rows.map((r) => r.plot.id);
     const now = await client.query<{ id: string }>('select id from plots where id = any($1::text[])', [ids]);
     if (now.rows.length === 0) break;
@@ -40,7 +44,7 @@ export async function copyFreshPlots(
 }
 
 export interface FreshOutcome {
-  /** Plots written here, with all their rows (counted). */
+  /** Plots written here, with all their rows and their link to the supplier (counted). */
   copied: ReadonlySet<string>;
   /** Plots another writer stored meanwhile: to be written as plots the warehouse holds. */
   held: ReadonlySet<string>;
@@ -55,6 +59,7 @@ async function copyOnce(
   runId: string,
   rows: readonly PlotRows[],
   counts: TableCounts,
+  supplierId: string | null,
 ): Promise<boolean> {
   const analyses = rows.flatMap((r) => r.analyses);
   const species = rows.flatMap((r) => r.species);
@@ -75,6 +80,14 @@ async function copyOnce(
     await copyRows(client, 'plot_species', species, SPECIES);
     await copyRows(client, 'plot_history', history, HISTORY, opened);
     await copyRows(client, 'eudr_findings', findings, FINDINGS, opened);
+    if (supplierId !== null)
+      await copyRows(
+        client,
+        'plot_suppliers',
+        rows.map((r) => ({ plot_id: r.plot.id })),
+        LINK,
+        { supplier_id: supplierId },
+      );
   } catch (error) {
     if (!KEY_CONFLICTS.has((error as { code?: string }).code ?? '')) throw error;
     await client.query('rollback to savepoint fresh_plots');
@@ -86,8 +99,12 @@ async function copyOnce(
   addCounts(counts, 'plot_species', { inserted: species.length });
   addCounts(counts, 'plot_history', { inserted: history.length });
   addCounts(counts, 'eudr_findings', { inserted: findings.length });
+  if (supplierId !== null) addCounts(counts, 'plot_suppliers', { inserted: rows.length });
   return true;
 }
+
+/** A link of a page's plot: its id (the supplier is a constant of the COPY). */
+const LINK: RecordsetColumns<{ plot_id: string }> = { plot_id: 'text' };
 
 /** unique_violation, deadlock_detected: another writer holds a key these rows need. */
 const KEY_CONFLICTS = new Set(['23505', '40P01']);

@@ -172,7 +172,9 @@ export async function writePlotPage(db: Warehouse, page: PlotPageWrite): Promise
 
       // New plots straight into their tables (fresh-plots.ts); the rest, and any another writer stored meanwhile, staged.
       const { copied, held } =
-        fresh.length > 0 ? await copyFreshPlots(client, page.runId, fresh, counts) : { copied: EMPTY, held: EMPTY };
+        fresh.length > 0
+          ? await copyFreshPlots(client, page.runId, fresh, counts, page.supplierId)
+          : { copied: EMPTY, held: EMPTY };
       const staged = copied.size > 0 ? rows.filter((r) => !copied.has(r.plot.id)) : rows;
       const existing = held.size > 0 ? new Set([...page.existing, ...held]) : page.existing;
       const plots = staged.map((r) => r.plot);
@@ -193,7 +195,11 @@ export async function writePlotPage(db: Warehouse, page: PlotPageWrite): Promise
         await advanceHistory(trx, stage, page.runId, writtenRows, replaced, counts);
         await advanceFindings(trx, stage, page.runId, writtenRows, replaced, counts);
       }
-      if (page.supplierId !== null) await linkSupplier(trx, page.links, page.supplierId, page.ids.length, counts);
+      if (page.supplierId !== null) {
+        // The copied plots' links went in with them.
+        const links = copied.size > 0 ? page.links.filter((id) => !copied.has(id)) : page.links;
+        await linkSupplier(trx, links, page.supplierId, page.ids.length - copied.size, counts);
+      }
       await recordIssues(trx, page.runId, page.scope, page.issues);
 
       if (page.sourceHash !== undefined) {
