@@ -119,6 +119,16 @@ export function createBulkSubmissionActivities({ db, api, log }: SubmissionDeps)
     }
   };
 
+  // Each create is claimed (create_sent_at) just before it is sent; the lanes of every chunk running on
+  // this worker that are ready at the same time share one statement, and no lane waits for another's requests.
+  const claim = coalesce(async (keys: Array<{ key: string; attempt: number }>) => {
+    const claimed = await noteCreatesSent(db, keys);
+    // By key and attempt: an attempt thought dead and its retry may both ask on this worker; one wins.
+    return new Map(
+      claimed.map((c) => [keys.find((k) => k.key === c.key && k.attempt === c.attempt)!, c.previous] as const),
+    );
+  });
+
   /** Submits a DRAFT (DRAFT → TO_SUBMIT); a refused or unanswered submit is followed by a read. */
   const submitDraft = async (current: Transaction): Promise<Transaction> => {
     try {
@@ -287,12 +297,6 @@ export function createBulkSubmissionActivities({ db, api, log }: SubmissionDeps)
         };
 
         const lost: typeof requests = [];
-        // Each create is claimed (create_sent_at) just before it is sent; lanes ready at the same time
-        // share one statement, and no lane waits for another's requests.
-        const claim = coalesce(async (keys: Array<{ key: string; attempt: number }>) => {
-          const claimed = await noteCreatesSent(db, keys);
-          return new Map(keys.filter((k) => claimed.has(k.key)).map((k) => [k, claimed.get(k.key) ?? null]));
-        });
         const sendOne = async (r: (typeof requests)[number]) => {
           try {
             const found = existing.get(r.key);

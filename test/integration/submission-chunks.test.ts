@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { takeInShipments } from '../../warehouse/submission/intake.ts';
-import { recordSightings, type FollowTiming } from '../../warehouse/submission/bulk-ledger.ts';
+import { noteCreatesSent, recordSightings, type FollowTiming } from '../../warehouse/submission/bulk-ledger.ts';
 import { createBulkSubmissionActivities, type SendChunkInput } from '../../activities/submission/bulk.ts';
 import type { SubmissionApi } from '../../activities/submission/activities.ts';
 import { NetworkError, NotEntitledError, UnauthorizedError } from '../../upstream/index.ts';
@@ -220,6 +220,29 @@ describe('a chunk of a batch', () => {
     expect((failure as ApplicationFailure).message).toMatch(/being sent by a later attempt/);
     expect(service.creates()).toBe(1);
     expect((await rows(keys))[0]).toMatchObject({ state: 'submitted' });
+  });
+
+  it('claims a key for the current attempt only, when an attempt thought dead and its retry ask in one statement', async () => {
+    const { keys } = await batchOf('chunk-claim', 2);
+    const [a, b] = keys as [string, string];
+    await sql`update transaction_requests set create_attempts = 2 where key = ${a}`.execute(db);
+    await sql`update transaction_requests set create_attempts = 1 where key = ${b}`.execute(db);
+    // The workers' lanes share one claim statement: the same key may come with two attempts.
+    const claimed = await noteCreatesSent(db, [
+      { key: a, attempt: 1 },
+      { key: a, attempt: 2 },
+      { key: b, attempt: 1 },
+    ]);
+    expect(claimed.map((c) => [c.key, c.attempt, c.previous])).toEqual(
+      expect.arrayContaining([
+        [a, 2, null],
+        [b, 1, null],
+      ]),
+    );
+    expect(claimed).toHaveLength(2);
+    // Claimed again by the same attempt: the time of the claim before comes back (for withdrawCreateSent).
+    const again = await noteCreatesSent(db, [{ key: b, attempt: 1 }]);
+    expect(again[0]?.previous).toBeInstanceOf(Date);
   });
 
   it('computes when each transaction is read next from the ledger: backoff, the EU wait after SUBMITTED, the deadline', async () => {

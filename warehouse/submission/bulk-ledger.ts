@@ -116,15 +116,16 @@ export async function beginCreateAttempts(
 /**
  * Just before their creates are sent: each key is claimed for sending only if no later attempt began
  * since this one (`attempt` is still the key's create_attempts), so two attempts that overlap (a worker
- * thought dead that is still running) never both send. Returns the claimed keys, each with when the
- * create before it was sent (for withdrawCreateSent).
+ * thought dead that is still running) never both send. Returns the claims made (key and attempt: two
+ * attempts of one key may ask in one call), each with when the create before it was sent (for
+ * withdrawCreateSent).
  */
 export async function noteCreatesSent(
   db: Warehouse,
   claims: ReadonlyArray<{ key: string; attempt: number }>,
-): Promise<Map<string, Date | null>> {
-  if (claims.length === 0) return new Map();
-  const { rows } = await sql<{ key: string; previous: Date | null }>`
+): Promise<Array<{ key: string; attempt: number; previous: Date | null }>> {
+  if (claims.length === 0) return [];
+  const { rows } = await sql<{ key: string; attempt: number; previous: Date | null }>`
     update transaction_requests r set create_sent_at = clock_timestamp()
     from (
       select q.id, q.create_sent_at as previous from transaction_requests q
@@ -140,8 +141,8 @@ export async function noteCreatesSent(
       for update of q
     ) before
     where r.id = before.id
-    returning r.key, before.previous`.execute(db);
-  return new Map(rows.map((r) => [r.key, r.previous]));
+    returning r.key, r.create_attempts as attempt, before.previous`.execute(db);
+  return rows;
 }
 
 export interface Sighting {
