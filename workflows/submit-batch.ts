@@ -5,6 +5,7 @@ import {
   continueAsNew,
   defineSignal,
   isCancellation,
+  patched,
   proxyActivities,
   setHandler,
   workflowInfo,
@@ -42,7 +43,7 @@ export interface SubmitBatchInput {
   historyLimit?: number;
   /** Lines of the file per chunk activity (default: the batch spread over the chunks in flight, 10 to 100). */
   chunkLines?: number;
-  /** Chunk activities in flight at once (default 4). */
+  /** Chunk activities in flight at once (default: up to 10, of about 2 requests each; see lanesOf). */
   chunksInFlight?: number;
   /** Heartbeat timeout of the chunk and read activities (default 10 s): how soon a dead worker's chunk runs again, and (at 80 %) how soon a cancellation reaches a chunk. */
   heartbeatTimeoutMs?: number;
@@ -64,6 +65,19 @@ interface SubmitBatchState {
 export const transactionsUpdatedSignal = defineSignal<[{ key?: string; status?: string }]>('transactionsUpdated');
 export const submitBatchWorkflowId = bulkSubmitWorkflowId;
 
+const LANES_PATCH = 'submit-batch-lanes';
+
+/**
+ * Chunks in flight and requests in flight per chunk: at most 10 chunks, about 2 lanes each, never more
+ * than `concurrency` in all. A chunk ends with a gap (its record, the workflow's turn, the next chunk's
+ * start) in which its lanes send nothing: the longer a chunk runs, the smaller that share, so many
+ * chunks of few lanes lose less of the batch's time than few chunks of many.
+ */
+function lanesOf(concurrency: number): { chunks: number; perChunk: number } {
+  const perChunk = Math.ceil(concurrency / 10);
+  return { chunks: Math.max(1, Math.floor(concurrency / perChunk)), perChunk };
+}
+
 /** Due transactions read by one activity at most. */
 const READS_PER_STEP = 1_000;
 /** The batch's transactions are counted per state at most this often while some wait for a read (the progress query's figures). */
@@ -83,7 +97,11 @@ export async function submitBatch(input: SubmitBatchInput): Promise<BulkProgress
     deadlineMs: timing.deadlineMs,
   };
   const concurrency = Math.max(1, input.concurrency ?? 20);
-  const chunksInFlight = Math.max(1, input.chunksInFlight ?? 4);
+  // Runs started before chunks in lanes keep the 4 chunks they were started with (their history says so).
+  const lanes = patched(LANES_PATCH) ? lanesOf(concurrency) : { chunks: 4, perChunk: Math.ceil(concurrency / 4) };
+  const chunksInFlight = Math.max(1, input.chunksInFlight ?? lanes.chunks);
+  const perChunk =
+    input.chunksInFlight === undefined ? lanes.perChunk : Math.max(1, Math.floor(concurrency / chunksInFlight));
   const { openSubmissionBatch, sendTransactions, followDueTransactions, cancelUnsentTransactions } =
     proxyActivities<BulkSubmissionActivities>({
       startToCloseTimeout: '1 hour',
@@ -127,7 +145,6 @@ export async function submitBatch(input: SubmitBatchInput): Promise<BulkProgress
     const starts: number[] = [];
     for (let after = s.cursor; after < s.lastLine; after += s.chunkLines) starts.push(after);
     const finished = new Set<number>();
-    const perChunk = Math.max(1, Math.ceil(concurrency / chunksInFlight));
     try {
       const next = await forEachInWindow(starts, { limit: chunksInFlight, mayStart: () => !full() }, async (after) => {
         await track(
