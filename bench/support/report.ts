@@ -87,6 +87,8 @@ export interface PostgisComparison {
   postgis: PostgisRefresh;
   /** Seconds ÷ seconds (so above 1 is slower): the goal is ≤ 1.1. */
   postgisToPlainFullRatio: number;
+  /** The same of the CPU seconds all processes spent on it: steadier than wall time on a shared machine. */
+  postgisToPlainFullCpuRatio: number;
   postgisToPlainNoChangeRatio: number;
 }
 
@@ -206,6 +208,7 @@ function formatPostgis(p: PostgisComparison): string[] {
         `  ${f.name.padEnd(22)} ${n0(f.calls).padStart(9)} calls ${n0(f.totalMs).padStart(7)} ms (self ${n0(f.selfMs)} ms)`,
     ),
     `PostGIS / plain, full (time)        ${n2(p.postgisToPlainFullRatio).padStart(6)}   target <= 1.1    ${mark(p.postgisToPlainFullRatio <= 1.1)}`,
+    `PostGIS / plain, full (CPU s, all)  ${n2(p.postgisToPlainFullCpuRatio).padStart(6)}`,
     `PostGIS / plain, no-change (time)   ${n2(p.postgisToPlainNoChangeRatio).padStart(6)}`,
   ];
   return lines;
