@@ -245,6 +245,20 @@ describe('a chunk of a batch', () => {
     expect(again[0]?.previous).toBeInstanceOf(Date);
   });
 
+  it('keeps a submitted transaction followed when a stale create answer (DRAFT) is recorded after its submit', async () => {
+    // An attempt thought dead records its create's answer after its retry found the transaction by
+    // customId, submitted it and recorded that: the DRAFT must not undo it (it would never be read again).
+    const { keys } = await batchOf('chunk-stale-draft', 1);
+    const key = keys[0]!;
+    const t = { id: `tx-stale-${Date.now()}`, customId: key } as Transaction;
+    await recordSightings(db, [{ key, transaction: { ...t, status: 'TO_SUBMIT' }, source: 'submit' }], TIMING);
+    await recordSightings(db, [{ key, transaction: { ...t, status: 'DRAFT' }, source: 'create' }], TIMING);
+    const after = await sql<{ status: string; state: string; due: boolean }>`
+      select status, state, next_poll_at is not null as due from transactions where key = ${key}`.execute(db);
+    expect(after.rows).toEqual([{ status: 'TO_SUBMIT', state: (await rows([key]))[0]!.state, due: true }]);
+    expect(after.rows[0]!.state).not.toBe('created');
+  });
+
   it('computes when each transaction is read next from the ledger: backoff, the EU wait after SUBMITTED, the deadline', async () => {
     const { keys, batchId } = await batchOf('chunk-timing', 1);
     const key = keys[0]!;

@@ -225,7 +225,10 @@ export async function recordSightings(
             ) + ${timing.euWaitMs} * interval '1 millisecond'))
       end,
       updated_at = now()
-    from r where t.key = r.key and t.key = any(${rows.map((r) => r.key)}::text[])`.execute(db);
+    from r where t.key = r.key and t.key = any(${rows.map((r) => r.key)}::text[])
+      -- No transaction goes back to DRAFT: a create's answer recorded after its submit (an attempt
+      -- thought dead, racing its retry) is stale, and would leave a submitted one never read again.
+      and not (r.status = 'DRAFT' and t.status is not null and t.status <> 'DRAFT')`.execute(db);
 }
 
 /**
