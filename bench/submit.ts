@@ -51,7 +51,7 @@ interface SubmitBenchResult {
   plainSeconds: number;
   ddsyncPerSec: number;
   plainPerSec: number;
-  /** ddsync's throughput over the plain script's (plainSeconds / ddsyncSeconds): target ≥ 0.5. */
+  /** ddsync's throughput over the plain script's (plainSeconds / ddsyncSeconds): target ≥ 0.85 (issue 24). */
   ddsyncToPlainRatio: number;
   /** The same figure under its earlier name. */
   ratio: number;
@@ -69,6 +69,11 @@ interface SubmitBenchResult {
   cpuSeconds: Record<'plain' | 'ddsync', Record<string, number>>;
   /** Seconds from the start until the last transaction was submitted: the rest is following the last ones. */
   sentSeconds: { plain: number; ddsync: number };
+  /**
+   * CPU seconds of every process of the plain script's phase over those of ddsync's: what the ratio
+   * would be if the machine were busy with nothing else (a shared machine's load moves the wall-clock ratio).
+   */
+  cpuRatio: number;
   /** Reads of a transaction's status per transaction, by each (the same schedule: close figures). */
   readsPerTransaction: { plain: number; ddsync: number };
   /** With --pg-stats: ddsync's costliest statements (pg_stat_statements). */
@@ -355,6 +360,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     batchLargestRunEvents: Math.max(...runs),
     batchActivities: activities,
     cpuSeconds: { plain: plainCpu, ddsync: ddsyncCpu },
+    cpuRatio: total(plainCpu) / total(ddsyncCpu),
     sentSeconds: { plain: plain.sentSeconds, ddsync: ((polled[0]?.last_submitted_ms ?? 0) - ddsyncStartedAt) / 1000 },
     readsPerTransaction: {
       plain: plain.reads / options.transactions,
@@ -364,6 +370,8 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     phaseSeconds: seconds,
   };
 }
+
+const total = (cpu: Record<string, number>) => Object.values(cpu).reduce((a, b) => a + b, 0);
 
 const cpuLine = (cpu: Record<string, number>) =>
   Object.entries(cpu)
@@ -378,7 +386,7 @@ function report(result: SubmitBenchResult, options: Options): string {
     `plain script   ${result.plainSeconds.toFixed(2).padStart(8)} s  ${result.plainPerSec.toFixed(1).padStart(8)} transactions/s   (create, submit, read until AVAILABLE; no durability)`,
     `ddsync         ${result.ddsyncSeconds.toFixed(2).padStart(8)} s  ${result.ddsyncPerSec.toFixed(1).padStart(8)} transactions/s   (read file, submitBatch, every transaction AVAILABLE)`,
     '',
-    `ddsync / plain      ${result.ratio.toFixed(2).padStart(6)}   target >= 0.5   ${result.ratio >= 0.5 ? 'ok' : 'MISSED'}`,
+    `ddsync / plain      ${result.ratio.toFixed(2).padStart(6)}   target >= 0.85  ${result.ratio >= 0.85 ? 'ok' : 'MISSED'}`,
     `duplicates          ${String(dup).padStart(6)}   must be 0       ${dup === 0 ? 'ok' : 'FAILED'}`,
     `worker peak RSS     ${(result.workerPeakRssMb ?? 0).toFixed(0).padStart(6)} MB`,
     `batch workflow      ${String(result.batchRuns).padStart(6)} run(s), ${result.batchHistoryEvents} history events, at most ${result.batchLargestRunEvents} in a run (limit 51,200)`,
@@ -390,6 +398,7 @@ function report(result: SubmitBenchResult, options: Options): string {
     `reads per tx        plain ${result.readsPerTransaction.plain.toFixed(2)}, ddsync ${result.readsPerTransaction.ddsync.toFixed(2)}`,
     `CPU s (plain)       ${cpuLine(result.cpuSeconds.plain)}`,
     `CPU s (ddsync)      ${cpuLine(result.cpuSeconds.ddsync)}`,
+    `CPU plain / ddsync  ${result.cpuRatio.toFixed(2).padStart(6)}   (the ratio on a machine doing nothing else, if both were CPU-bound)`,
     ...(result.statements ?? []).map(
       (s) => `  ${String(s.totalMs).padStart(7)} ms ${String(s.calls).padStart(7)} calls  ${s.query}`,
     ),
