@@ -13,10 +13,11 @@ import { createLogger } from '../platform/logger.ts';
 import { rowVersions } from '../test/support/warehouse-facts.ts';
 import { postmasterPid, procStatusMb, resetPeakRss, sampleRss, treeCpuSeconds } from './support/children.ts';
 import { measureCeiling } from './support/ceiling.ts';
+import { costliestStatements, resetStatements, type StatementCost } from './support/pg-stats.ts';
 import { measureCopyOnly, type CopyResult } from './support/copy-baseline.ts';
 import { measureFetchOnly, type FetchOnlyResult, type WalkApi } from './support/plot-walk.ts';
 import { type RefreshArgs, runRefresh, startWorker, type RefreshRun } from './support/refresh-runs.ts';
-import { type CeilingFigures, formatReport, type RefreshBenchResult, type StatementCost } from './support/report.ts';
+import { type CeilingFigures, formatReport, type RefreshBenchResult } from './support/report.ts';
 import { sql } from 'kysely';
 import { availableParallelism } from 'node:os';
 import {
@@ -145,25 +146,6 @@ function cpuMeter(pids: Record<string, number | undefined>): () => CpuSeconds {
   };
 }
 
-/** pg_stat_statements must be preloaded by the server (startStack's settings) before this works. */
-async function resetStatements(db: Warehouse): Promise<void> {
-  await sql`create extension if not exists pg_stat_statements`.execute(db);
-  await sql`select pg_stat_statements_reset()`.execute(db);
-}
-
-async function costliestStatements(db: Warehouse, limit = 15): Promise<StatementCost[]> {
-  const { rows } = await sql<{ query: string; calls: string; total_ms: number; rows: string }>`
-    select regexp_replace(query, '[[:space:]]+', ' ', 'g') as query, calls, total_exec_time as total_ms, rows
-    from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
-    order by total_exec_time desc limit ${limit}`.execute(db);
-  return rows.map((r) => ({
-    query: r.query.length > 160 ? `${r.query.slice(0, 157)}...` : r.query,
-    calls: Number(r.calls),
-    totalMs: r.total_ms,
-    rows: Number(r.rows),
-  }));
-}
-
 /** Both refreshes on the same workers and a new database; the no-change one is checked row by row. */
 async function measureRefreshes(
   stack: Stack,
@@ -199,7 +181,7 @@ async function measureRefreshes(
     runRefresh(stack.temporalClient, taskQueue, workers, `bench/refresh/full/${taskQueue}`, refreshArgs),
   );
   const fullCpu = fullMeter();
-  const fullStatements = pgStats ? await costliestStatements(db) : undefined;
+  const fullStatements = pgStats ? await costliestStatements(db, 15) : undefined;
   if (pgStats) await resetStatements(db);
   const before = await rowVersions(db);
   const noChangeMeter = cpuMeter(pids);
@@ -207,7 +189,7 @@ async function measureRefreshes(
     runRefresh(stack.temporalClient, taskQueue, workers, `bench/refresh/no-change/${taskQueue}`, refreshArgs),
   );
   const noChangeCpu = noChangeMeter();
-  const noChangeStatements = pgStats ? await costliestStatements(db) : undefined;
+  const noChangeStatements = pgStats ? await costliestStatements(db, 15) : undefined;
   if (timeline)
     process.stderr.write(
       `${formatTimeline(await refreshTimeline(stack.temporalClient, `bench/refresh/no-change/${taskQueue}`))}\n`,

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Client } from '@temporalio/client';
 import { sql } from 'kysely';
-import { openWarehouse, type Warehouse } from '../warehouse/database.ts';
+import { openWarehouse } from '../warehouse/database.ts';
 import { migrateToLatest } from '../warehouse/migrate.ts';
 import { takeInShipments } from '../warehouse/submission/intake.ts';
 import { createUpstreamClient, type UpstreamClient } from '../upstream/index.ts';
@@ -17,6 +17,7 @@ import { WORKER_NODE_FLAGS } from '../infra/production.ts';
 import { submitBatch, submitBatchWorkflowId } from '../workflows/submit-batch.ts';
 import type { TransactionTiming } from '../workflows/submit-transaction.ts';
 import { postmasterPid, procStatusMb, treeCpuSeconds } from './support/children.ts';
+import { costliestStatements, resetStatements, type StatementCost } from './support/pg-stats.ts';
 import { startWorker } from './support/refresh-runs.ts';
 import {
   buildProduction,
@@ -77,7 +78,7 @@ interface SubmitBenchResult {
   /** Reads of a transaction's status per transaction, by each (the same schedule: close figures). */
   readsPerTransaction: { plain: number; ddsync: number };
   /** With --pg-stats: ddsync's costliest statements (pg_stat_statements). */
-  statements?: Array<{ query: string; calls: number; totalMs: number; rows: number }>;
+  statements?: StatementCost[];
   phaseSeconds: Record<string, number>;
 }
 
@@ -195,19 +196,6 @@ function cpuMeter(pids: Record<string, number | undefined>): () => Record<string
     );
 }
 
-async function costliestStatements(db: Warehouse, limit = 12): Promise<SubmitBenchResult['statements']> {
-  const { rows } = await sql<{ query: string; calls: string; total_ms: number; rows: string }>`
-    select regexp_replace(query, '[[:space:]]+', ' ', 'g') as query, calls, total_exec_time as total_ms, rows
-    from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
-    order by total_exec_time desc limit ${limit}`.execute(db);
-  return rows.map((r) => ({
-    query: r.query.length > 160 ? `${r.query.slice(0, 157)}...` : r.query,
-    calls: Number(r.calls),
-    totalMs: Math.round(r.total_ms),
-    rows: Number(r.rows),
-  }));
-}
-
 /** Per activity type: how many ran, mean ms from scheduled to started (dispatch) and from started to completed. */
 type ActivityTimes = Record<string, { n: number; dispatchMs: number; runMs: number }>;
 
@@ -316,8 +304,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
   let batchWorkflowId = '';
   let ddsyncStartedAt = 0;
   if (options.pgStats) {
-    await sql`create extension if not exists pg_stat_statements`.execute(db);
-    await sql`select pg_stat_statements_reset()`.execute(db);
+    await resetStatements(db);
   }
   const ddsyncMeter = cpuMeter({ ...pids, worker: worker.pid });
   const ddsyncSeconds = await phase(progress, seconds, 'ddsync', async () => {
@@ -338,7 +325,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     return (performance.now() - started) / 1000;
   });
   const ddsyncCpu = ddsyncMeter();
-  const statements = options.pgStats ? await costliestStatements(db) : undefined;
+  const statements = options.pgStats ? await costliestStatements(db, 12) : undefined;
   const { rows: polled } = await sql<{ reads: number; last_submitted_ms: number }>`
     select coalesce(sum(polls), 0)::int as reads, (extract(epoch from max(submitted_at)) * 1000)::float8 as last_submitted_ms
     from transactions where key like 'ddsync-%'`.execute(db);

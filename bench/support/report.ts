@@ -2,6 +2,7 @@
 // with the targets beside them. Figures only: nothing here passes or fails on time.
 import { BUILT_CLI, BUILT_WORKFLOW_BUNDLE } from '../../infra/production.ts';
 import type { SpatialFacts } from './postgis.ts';
+import type { StatementCost } from './pg-stats.ts';
 
 export interface RefreshBenchResult {
   plots: number;
@@ -103,13 +104,6 @@ export interface PostgisRefresh {
   /** CPU seconds per process (worker, postgres: the cluster, simulator) during each refresh. */
   cpuSeconds: Record<'full' | 'noChange', Record<string, number>>;
   spatial: SpatialFacts;
-}
-
-export interface StatementCost {
-  query: string;
-  calls: number;
-  totalMs: number;
-  rows: number;
 }
 
 const n0 = (v: number) => Math.round(v).toLocaleString('en-US');
