@@ -6,34 +6,10 @@ import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { ensureSpatial } from '../../warehouse/spatial/ensure.ts';
 import { packagePath } from '../../platform/package-root.ts';
 import { createTestDatabase } from '../support/databases.ts';
+import { bowTie, square } from '../support/test-shapes.ts';
 
 // Migration 0032's triggers (docs/postgis.md, "Triggers keep geom in step"): fired only when there is
 // a shape to read or a geom to clear, and taken up by a warehouse that 0016 set up.
-
-const square = (lon: number, lat: number, d = 0.001) => ({
-  type: 'Polygon',
-  coordinates: [
-    [
-      [lon, lat],
-      [lon + d, lat],
-      [lon + d, lat + d],
-      [lon, lat + d],
-      [lon, lat],
-    ],
-  ],
-});
-const bowTie = (lon: number, lat: number, d = 0.001) => ({
-  type: 'Polygon',
-  coordinates: [
-    [
-      [lon, lat],
-      [lon + d, lat + d],
-      [lon + d, lat],
-      [lon, lat + d],
-      [lon, lat],
-    ],
-  ],
-});
 
 interface GeomRow {
   id: string;

@@ -9,31 +9,7 @@ import { describeSpatialMode, readSpatialMode } from '../../warehouse/spatial/mo
 import { checkOverlapsAfterRun } from '../../warehouse/spatial/overlaps.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { embeddedStack } from '../support/stack.ts';
-
-const square = (lon: number, lat: number, d = 0.001) => ({
-  type: 'Polygon',
-  coordinates: [
-    [
-      [lon, lat],
-      [lon + d, lat],
-      [lon + d, lat + d],
-      [lon, lat + d],
-      [lon, lat],
-    ],
-  ],
-});
-const bowTie = (lon: number, lat: number, d = 0.001) => ({
-  type: 'Polygon',
-  coordinates: [
-    [
-      [lon, lat],
-      [lon + d, lat + d],
-      [lon + d, lat],
-      [lon, lat + d],
-      [lon, lat],
-    ],
-  ],
-});
+import { bowTie, square } from '../support/test-shapes.ts';
 
 async function insertPlot(db: Warehouse, id: string, geometry: unknown): Promise<void> {
   await sql`
