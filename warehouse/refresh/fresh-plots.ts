@@ -35,9 +35,10 @@ export async function copyFreshPlots(
     if (await copyOnce(client, runId, rows, counts, supplierId))
       return { copied: new Set(rows.map((r) => r.plot.id)), held };
     const ids = rows.map((r) => r.plot.id);
-    const now = await client.query<{ id: string }>('select id from plots where id = any($1::text[])', [ids]);
-    if (now.rows.length === 0) break;
-    for (const r of now.rows) held.add(r.id);
+    // The writer the COPY waited for has committed: its plots are visible to this statement.
+    const stored = await client.query<{ id: string }>('select id from plots where id = any($1::text[])', [ids]);
+    if (stored.rows.length === 0) break;
+    for (const r of stored.rows) held.add(r.id);
     rows = rows.filter((r) => !held.has(r.plot.id));
   }
   return { copied: new Set(), held };
