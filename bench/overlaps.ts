@@ -23,6 +23,29 @@ const o = new CliCommand('bench:overlaps')
 
 const BATCH = 5_000;
 
+/**
+ * The most heap the process used above `base` while `work` ran, sampled every 5 ms and whenever the
+ * event loop is free (a synchronous stretch between samples is missed, so this is a lower bound).
+ * The simulator's plots live in this process too: the baseline is taken just before, after a GC when
+ * node runs with --expose-gc (NODE_OPTIONS=--expose-gc npm run bench:overlaps ...).
+ */
+async function heapPeak<T>(work: () => Promise<T>): Promise<{ result: T; heapPeakMB: number }> {
+  (globalThis as { gc?: () => void }).gc?.();
+  const base = process.memoryUsage().heapUsed;
+  let peak = base;
+  const sample = () => {
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+  };
+  const timer = setInterval(sample, 5);
+  try {
+    const result = await work();
+    sample();
+    return { result, heapPeakMB: Math.round((peak - base) / 1e5) / 10 };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
 async function writePlots(db: Warehouse, rows: Array<{ id: string; geometry: string; suppliers: string[] }>) {
   for (let i = 0; i < rows.length; i += BATCH) {
     const batch = rows.slice(i, i + BATCH);
@@ -72,7 +95,7 @@ try {
     select count(geom)::int as geom, count(geom_issue)::int as issues from plots`.execute(db);
 
   t = performance.now();
-  const outcome = await checkOverlapsAfterRun(db, randomUUID());
+  const { result: outcome, heapPeakMB } = await heapPeak(() => checkOverlapsAfterRun(db, randomUUID()));
   const check = (performance.now() - t) / 1000;
   t = performance.now();
   const again = await checkOverlapsAfterRun(db, randomUUID());
@@ -80,16 +103,16 @@ try {
   // The check forced over the same plots (as after a run that changed one plot): nothing to write.
   await sql`update spatial_state set overlaps_checked_at = null`.execute(db);
   t = performance.now();
-  const rerun = await checkOverlapsAfterRun(db, randomUUID());
+  const { result: rerun, heapPeakMB: rerunHeapPeakMB } = await heapPeak(() => checkOverlapsAfterRun(db, randomUUID()));
   const rerunSeconds = (performance.now() - t) / 1000;
   console.log(
     JSON.stringify({
       plots: rows.length,
       insertSeconds: { withoutTrigger: plain, withTrigger },
       geomFilled: filled.rows[0],
-      overlapCheck: { seconds: check, outcome },
+      overlapCheck: { seconds: check, heapPeakMB, outcome },
       unchangedRun: { seconds: skipped, outcome: again },
-      recomputedUnchanged: { seconds: rerunSeconds, outcome: rerun },
+      recomputedUnchanged: { seconds: rerunSeconds, heapPeakMB: rerunHeapPeakMB, outcome: rerun },
     }),
   );
   await db.destroy();
