@@ -66,6 +66,8 @@ export const transactionsUpdatedSignal = defineSignal<[{ key?: string; status?: 
 export const submitBatchWorkflowId = bulkSubmitWorkflowId;
 
 const LANES_PATCH = 'submit-batch-lanes';
+/** Counts older than the last read are taken again at the next allowed time, not after the whole wait. */
+const RECOUNT_PATCH = 'submit-batch-recount';
 
 /**
  * Chunks in flight and requests in flight per chunk: at most 10 chunks, about 2 lanes each, never more
@@ -99,6 +101,8 @@ export async function submitBatch(input: SubmitBatchInput): Promise<BulkProgress
   const concurrency = Math.max(1, input.concurrency ?? 20);
   // Runs started before chunks in lanes keep the 4 chunks they were started with (their history says so).
   const lanes = patched(LANES_PATCH) ? lanesOf(concurrency) : { chunks: 4, perChunk: Math.ceil(concurrency / 4) };
+  // Runs started before wait the whole of their wait with the counts they have (their history says so).
+  const recount = patched(RECOUNT_PATCH);
   const chunksInFlight = Math.max(1, input.chunksInFlight ?? lanes.chunks);
   const perChunk =
     input.chunksInFlight === undefined ? lanes.perChunk : Math.max(1, Math.floor(concurrency / chunksInFlight));
@@ -204,6 +208,8 @@ export async function submitBatch(input: SubmitBatchInput): Promise<BulkProgress
         nextDueInMs: r.nextDueInMs,
         readAll: r.read < READS_PER_STEP,
         idleMs: timing.maxPollMs,
+        // Not counted by this step: what it read (or a chunk that ended) may have changed them.
+        ...(recount && !r.states ? { recountInMs: countedAt + STATES_EVERY_MS - Date.now() } : {}),
       });
       if (step.kind === 'done' || step.kind === 'continue') return step.kind;
       if (step.kind === 'read') continue;

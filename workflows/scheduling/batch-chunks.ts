@@ -36,6 +36,12 @@ export interface FollowStanding {
   readAll: boolean;
   /** Longest wait when nothing is due and nothing is being sent (a check of the ledger). */
   idleMs: number;
+  /**
+   * The counts per state are older than the last read step (it did not count: counted too recently),
+   * and may be taken again in this many ms. The wait ends then at the latest, so the counts the
+   * `progress` query shows are never behind what was read by more than that (absent: they are current).
+   */
+  recountInMs?: number;
 }
 
 export type FollowStep =
@@ -51,9 +57,12 @@ export function followStep(s: FollowStanding): FollowStep {
   if (s.allSent && !s.sending && unfinished === 0) return { kind: 'done' };
   if (s.historyFull && !s.sending) return { kind: 'continue' };
   if (!s.readAll || s.nextDueInMs === 0) return { kind: 'read' };
-  if (s.nextDueInMs !== null) return { kind: 'wait', waitMs: s.nextDueInMs };
   // Nothing waits for a read: a chunk (or a webhook) will say when; once all is sent, look again now and then.
-  return { kind: 'wait', waitMs: s.sending ? null : s.idleMs };
+  const waitMs = s.nextDueInMs ?? (s.sending ? null : s.idleMs);
+  if (s.recountInMs === undefined) return { kind: 'wait', waitMs };
+  // Stale counts: read (and count) again once a count is allowed, not after the whole wait (an hour of EU wait).
+  if (s.recountInMs <= 0) return { kind: 'read' };
+  return { kind: 'wait', waitMs: waitMs === null ? s.recountInMs : Math.min(waitMs, s.recountInMs) };
 }
 
 /** A batch's progress, as the `progress` query answers it (both batch workflows). */

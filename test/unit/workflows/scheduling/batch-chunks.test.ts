@@ -52,6 +52,29 @@ describe('after reading the due transactions', () => {
     expect(followStep({ ...base, nextDueInMs: null })).toEqual({ kind: 'wait', waitMs: 60_000 });
   });
 
+  it('counts again at the next allowed time when the counts are older than the last read, not after the whole wait', () => {
+    // An hour of EU wait ahead; the last step read (a transaction may have become available) without counting.
+    const waiting = { ...base, nextDueInMs: 3_600_000 };
+    expect(followStep({ ...waiting, recountInMs: 3_200 })).toEqual({ kind: 'wait', waitMs: 3_200 });
+    // Nothing due, chunks still sending (a chunk's end wakes it): the recount still comes.
+    expect(
+      followStep({
+        ...base,
+        allSent: false,
+        sending: true,
+        nextDueInMs: null,
+        states: { pending: 5 },
+        recountInMs: 800,
+      }),
+    ).toEqual({ kind: 'wait', waitMs: 800 });
+    // A count already allowed: read (and count) now.
+    expect(followStep({ ...waiting, recountInMs: 0 })).toEqual({ kind: 'read' });
+    // Something due sooner than the recount: that first.
+    expect(followStep({ ...base, recountInMs: 4_000 })).toEqual({ kind: 'wait', waitMs: 1_500 });
+    // Counts taken by the last step: the whole wait.
+    expect(followStep(waiting)).toEqual({ kind: 'wait', waitMs: 3_600_000 });
+  });
+
   it('continues as new when the history is full, once no chunk is being sent', () => {
     expect(followStep({ ...base, historyFull: true })).toEqual({ kind: 'continue' });
     expect(followStep({ ...base, historyFull: true, sending: true, allSent: false })).toEqual({
