@@ -78,70 +78,125 @@ const ha = (m2: number) => Math.round(m2 / 100) / 100;
 const share = (part: number, whole: number) => (whole > 0 ? Math.round((part / whole) * 1000) / 1000 : null);
 const haText = (h: number) => `${h.toFixed(2)} ha`;
 
-/** The findings for every plot of a counted pair, one per plot and code, in plot id then code order. */
+/** Another plot overlapping a plot beyond the tolerance, as that plot's finding names it. */
+export interface OverlapOther {
+  plot_id: string;
+  overlap_m2: number;
+  claimants: Claimants;
+}
+
+/**
+ * The order a finding lists the other plots in: largest overlap first (rounded to 0.01 ha), then by
+ * id. A stable order, so unchanged overlaps give the same text. The overlap check streams each
+ * plot's others from Postgres in this order (warehouse/spatial/overlaps.ts, `overlapOrderSql`).
+ */
+export function compareOthers(x: OverlapOther, y: OverlapOther): number {
+  return ha(y.overlap_m2) - ha(x.overlap_m2) || (x.plot_id < y.plot_id ? -1 : 1);
+}
+
+/**
+ * What one plot's finding of one code needs of its overlaps, however many there are: their count,
+ * their total (summed in the order the others were added, which is the listing order), and the first
+ * MAX_LISTED others in the listing order. Bounded, so a plot overlapped by thousands of copies of
+ * itself costs no more memory than one overlapped by 20.
+ */
+export interface OverlapTally {
+  /** This plot's own area, m². */
+  plotM2: number;
+  count: number;
+  totalM2: number;
+  /** At most MAX_LISTED, in compareOthers order. */
+  listed: OverlapOther[];
+}
+
+export function newOverlapTally(plotM2: number): OverlapTally {
+  return { plotM2, count: 0, totalM2: 0, listed: [] };
+}
+
+/**
+ * Counts `other` into the tally. The total is a floating-point sum, so its last bits depend on the
+ * order: add the others in compareOthers order (as overlapFindings and the overlap check do) and the
+ * text is the same for the same overlaps.
+ */
+export function tallyOverlap(tally: OverlapTally, other: OverlapOther): void {
+  tally.count += 1;
+  tally.totalM2 += other.overlap_m2;
+  const listed = tally.listed;
+  if (listed.length === MAX_LISTED && compareOthers(other, listed[MAX_LISTED - 1]!) > 0) return;
+  let at = listed.length;
+  while (at > 0 && compareOthers(other, listed[at - 1]!) < 0) at -= 1;
+  listed.splice(at, 0, other);
+  if (listed.length > MAX_LISTED) listed.pop();
+}
+
+/** The finding of one plot and code from the tally of its overlaps (at least one). */
+export function overlapFinding(plot: string, code: OverlapCode, tally: OverlapTally): OverlapFinding {
+  const totalM2 = tally.totalM2;
+  const totalHa = ha(totalM2);
+  const first = tally.listed[0]!;
+  const count = tally.count;
+  const whose = code === 'overlap_other_supplier' ? 'of another supplier' : 'of the same supplier';
+  const many = count === 1 ? `plot ${first.plot_id}` : `${count} plots`;
+  const largest = count === 1 ? '' : ` (the largest: plot ${first.plot_id}, ${haText(ha(first.overlap_m2))})`;
+  const meaning =
+    code === 'overlap_other_supplier'
+      ? 'the same land is claimed twice'
+      : 'probably one field entered twice; the hectares are counted twice';
+  return {
+    plot_id: plot,
+    code,
+    severity: severityOf(code),
+    message: `Overlaps ${many} ${whose} by ${haText(totalHa)}${largest}: ${meaning}.`,
+    details: JSON.stringify({
+      overlapping_plots: count,
+      overlap_ha: totalHa,
+      // Of this plot's area, at most all of it (overlaps with several plots may cover the same part).
+      share_of_plot: share(Math.min(tally.plotM2, totalM2), tally.plotM2),
+      tolerance: `an overlap counts beyond ${2 * BORDER_ERROR_M} m × √(smaller plot's m²) (docs/postgis.md)`,
+      plots: tally.listed.map((o) => ({
+        plot_id: o.plot_id,
+        overlap_ha: ha(o.overlap_m2),
+        supplier_business_ids: [...o.claimants.suppliers].sort(),
+        own: o.claimants.own,
+      })),
+    }),
+  };
+}
+
+/**
+ * The findings for every plot of a counted pair, one per plot and code, in plot id then code order.
+ * All in memory: for a handful of pairs (tests, tools). The overlap check over a warehouse streams
+ * the same tallies from Postgres instead (warehouse/spatial/overlaps.ts).
+ */
 export function overlapFindings(
   pairs: readonly OverlapPair[],
   claimantsOf: (plotId: string) => Claimants,
 ): OverlapFinding[] {
-  interface Other {
-    plot_id: string;
-    overlap_m2: number;
-    plotM2: number;
-    claimants: Claimants;
-  }
-  const byPlot = new Map<string, Map<OverlapCode, Other[]>>();
-  const add = (plot: string, code: OverlapCode, other: Other) => {
-    let codes = byPlot.get(plot);
-    if (!codes) byPlot.set(plot, (codes = new Map()));
-    const list = codes.get(code);
+  const byPlot = new Map<string, { plotM2: number; codes: Map<OverlapCode, OverlapOther[]> }>();
+  const add = (plot: string, plotM2: number, code: OverlapCode, other: OverlapOther) => {
+    let entry = byPlot.get(plot);
+    if (!entry) byPlot.set(plot, (entry = { plotM2, codes: new Map() }));
+    const list = entry.codes.get(code);
     if (list) list.push(other);
-    else codes.set(code, [other]);
+    else entry.codes.set(code, [other]);
   };
   for (const pair of pairs) {
     if (pair.a === pair.b || !beyondTolerance(pair)) continue;
     const ca = claimantsOf(pair.a);
     const cb = claimantsOf(pair.b);
     const code = overlapCode(ca, cb);
-    add(pair.a, code, { plot_id: pair.b, overlap_m2: pair.overlapM2, plotM2: pair.aM2, claimants: cb });
-    add(pair.b, code, { plot_id: pair.a, overlap_m2: pair.overlapM2, plotM2: pair.bM2, claimants: ca });
+    add(pair.a, pair.aM2, code, { plot_id: pair.b, overlap_m2: pair.overlapM2, claimants: cb });
+    add(pair.b, pair.bM2, code, { plot_id: pair.a, overlap_m2: pair.overlapM2, claimants: ca });
   }
   const findings: OverlapFinding[] = [];
   for (const plot of [...byPlot.keys()].sort()) {
+    const { plotM2, codes } = byPlot.get(plot)!;
     for (const code of OVERLAP_CODES) {
-      const others = byPlot.get(plot)?.get(code);
+      const others = codes.get(code);
       if (!others) continue;
-      // Largest overlap first, then by id: a stable order, so unchanged overlaps give the same text.
-      others.sort((x, y) => ha(y.overlap_m2) - ha(x.overlap_m2) || (x.plot_id < y.plot_id ? -1 : 1));
-      const totalM2 = others.reduce((sum, o) => sum + o.overlap_m2, 0);
-      const totalHa = ha(totalM2);
-      const first = others[0]!;
-      const whose = code === 'overlap_other_supplier' ? 'of another supplier' : 'of the same supplier';
-      const many = others.length === 1 ? `plot ${first.plot_id}` : `${others.length} plots`;
-      const largest =
-        others.length === 1 ? '' : ` (the largest: plot ${first.plot_id}, ${haText(ha(first.overlap_m2))})`;
-      const meaning =
-        code === 'overlap_other_supplier'
-          ? 'the same land is claimed twice'
-          : 'probably one field entered twice; the hectares are counted twice';
-      findings.push({
-        plot_id: plot,
-        code,
-        severity: severityOf(code),
-        message: `Overlaps ${many} ${whose} by ${haText(totalHa)}${largest}: ${meaning}.`,
-        details: JSON.stringify({
-          overlapping_plots: others.length,
-          overlap_ha: totalHa,
-          // Of this plot's area, at most all of it (overlaps with several plots may cover the same part).
-          share_of_plot: share(Math.min(first.plotM2, totalM2), first.plotM2),
-          tolerance: `an overlap counts beyond ${2 * BORDER_ERROR_M} m × √(smaller plot's m²) (docs/postgis.md)`,
-          plots: others.slice(0, MAX_LISTED).map((o) => ({
-            plot_id: o.plot_id,
-            overlap_ha: ha(o.overlap_m2),
-            supplier_business_ids: [...o.claimants.suppliers].sort(),
-            own: o.claimants.own,
-          })),
-        }),
-      });
+      const tally = newOverlapTally(plotM2);
+      for (const other of others.sort(compareOthers)) tallyOverlap(tally, other);
+      findings.push(overlapFinding(plot, code, tally));
     }
   }
   return findings;

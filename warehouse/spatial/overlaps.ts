@@ -1,11 +1,16 @@
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import type { Warehouse } from '../database.ts';
-import { runChanged, writeCrossPlotFindings } from './cross-plot-findings.ts';
+import { FINDINGS_PER_BATCH, openCrossPlotFindings, runChanged } from './cross-plot-findings.ts';
 import {
+  BORDER_ERROR_M,
   OVERLAP_CODES,
-  overlapFindings,
-  type Claimants,
-  type OverlapPair,
+  newOverlapTally,
+  overlapCode,
+  overlapFinding,
+  tallyOverlap,
+  type OverlapCode,
+  type OverlapFinding,
+  type OverlapTally,
 } from '../../domain/eudr/overlap-findings.ts';
 
 /** What the overlap check did at the end of a refresh. */
@@ -43,13 +48,14 @@ export async function checkOverlapsAfterRun(db: Warehouse, runId: string): Promi
       );
       // JIT compiled this query's PostGIS calls for about a second, to save nothing: off for it.
       await sql`select set_config('jit', 'off', true)`.execute(trx);
-      const { pairs, claimants } = await overlappingPairs(trx);
-      const found = overlapFindings(pairs, (id) => claimants.get(id) ?? { suppliers: [], own: false });
-      const written = await writeCrossPlotFindings(trx, runId, OVERLAP_CODES, found);
+      const pairs = await stageOverlappingPairs(trx);
+      const writer = await openCrossPlotFindings(trx, runId, OVERLAP_CODES);
+      await streamOverlapFindings(trx, (batch) => writer.add(batch));
+      const written = await writer.apply();
       await sql`
         update spatial_state set overlaps_checked_at = now(), overlaps_run_id = ${runId}::uuid,
           overlaps_seconds = ${(performance.now() - started) / 1000}, overlaps_error = null`.execute(trx);
-      return { pairs: pairs.length, findings: found.length, ...written };
+      return { pairs, findings: writer.staged, ...written };
     });
     return { ran: true, ...counts, seconds: (performance.now() - started) / 1000 };
   } catch (error) {
@@ -61,48 +67,148 @@ export async function checkOverlapsAfterRun(db: Warehouse, runId: string): Promi
   }
 }
 
-/** Whether the run inserted, changed or removed plots or supplier links (its sync_run_counts). */
+/**
+ * The tolerance rule of overlap-findings.ts `beyondTolerance` as SQL, which stays its definition:
+ * overlap > 2 × BORDER_ERROR_M × √(max(0, smaller area)), the same float8 operations in the same order
+ * as toleranceM2 (test/postgis/overlaps-bounded.test.ts checks they agree).
+ */
+export function beyondToleranceSql(overlapM2: RawBuilder<unknown>, aM2: RawBuilder<unknown>, bM2: RawBuilder<unknown>) {
+  return sql<boolean>`${overlapM2} > ${2 * BORDER_ERROR_M}::float8 * sqrt(greatest(0, least(${aM2}, ${bM2})))`;
+}
 
 /**
- * Every pair of current polygon plots that intersect, once (a < b), with the shared area, both areas
- * on the spheroid, and who claims each plot. The join probes the GiST index plots_geom (&& inside
- * ST_Intersects) once per plot; only pairs whose shapes really intersect pay for ST_Intersection.
+ * Math.round(m2 / 100) as SQL, exactly (ties up, as JavaScript rounds; Postgres's round() would round
+ * them to even): the 0.01 ha an overlap counts as in compareOthers's order. v − floor(v) is exact
+ * for a float8.
  */
-async function overlappingPairs(trx: Warehouse): Promise<{ pairs: OverlapPair[]; claimants: Map<string, Claimants> }> {
-  const { rows } = await sql<{
-    a: string;
-    b: string;
-    overlap_m2: number;
-    a_m2: number;
-    b_m2: number;
-    a_own: boolean;
-    b_own: boolean;
-    a_suppliers: string[];
-    b_suppliers: string[];
-  }>`
+export function hundredthsOfHaSql(m2: RawBuilder<unknown>) {
+  return sql<number>`(floor(${m2} / 100) + case when ${m2} / 100 - floor(${m2} / 100) >= 0.5 then 1 else 0 end)`;
+}
+
+/** Rows of the overlap stream fetched per round trip. */
+const ROWS_PER_FETCH = 1_000;
+
+/**
+ * Every pair of current polygon plots that intersect beyond the tolerance, once (a < b), with the
+ * shared area and both areas on the spheroid, into the temp table overlap_pairs, and who claims each
+ * plot of them into overlap_claimants; all in Postgres, however many pairs there are. Returns how
+ * many pairs intersect (within the tolerance or beyond). The join probes the GiST index plots_geom
+ * (&& inside ST_Intersects) once per plot; only pairs whose shapes really intersect pay for
+ * ST_Intersection.
+ */
+async function stageOverlappingPairs(trx: Warehouse): Promise<number> {
+  await sql`
+    create temp table overlap_pairs (a text not null, b text not null, overlap_m2 float8 not null,
+      a_m2 float8 not null, b_m2 float8 not null) on commit drop`.execute(trx);
+  const counted = await sql<{ pairs: number }>`
     with pairs as materialized (
-      select a.id as a, b.id as b, a.is_own as a_own, b.is_own as b_own,
+      select a.id as a, b.id as b,
         ST_Area(ST_Intersection(a.geom, b.geom)::geography) as overlap_m2,
         ST_Area(a.geom::geography) as a_m2, ST_Area(b.geom::geography) as b_m2
       from plots a
       join plots b on ST_Intersects(a.geom, b.geom) and b.id > a.id
       where a.deleted_at is null and a.geom is not null and ST_Dimension(a.geom) = 2
         and b.deleted_at is null and ST_Dimension(b.geom) = 2
+    ),
+    beyond as (
+      insert into overlap_pairs
+      select * from pairs p where ${beyondToleranceSql(sql`p.overlap_m2`, sql`p.a_m2`, sql`p.b_m2`)}
     )
-    -- The live links filtered in the aggregate, not in WHERE: with deleted_at is null there, a planner
-    -- short of statistics (links just written) picked the partial index plot_suppliers_live, whose
-    -- first column is supplier_id, and read all of it per pair (92 s at 100k plots instead of 1 s).
-    select p.*,
+    select count(*)::int as pairs from pairs`.execute(trx);
+  await sql`
+    create temp table overlap_claimants (plot_id text primary key, own boolean not null,
+      suppliers text[] not null) on commit drop`.execute(trx);
+  // The live links filtered in the aggregate, not in WHERE: with deleted_at is null there, a planner
+  // short of statistics (links just written) picked the partial index plot_suppliers_live, whose
+  // first column is supplier_id, and read all of it per pair (92 s at 100k plots instead of 1 s).
+  // Now it is once per plot of a pair beyond the tolerance, but the same trap.
+  await sql`
+    insert into overlap_claimants (plot_id, own, suppliers)
+    select p.id, p.is_own,
       (select coalesce(array_agg(ps.supplier_id order by ps.supplier_id) filter (where ps.deleted_at is null), '{}')
-       from plot_suppliers ps where ps.plot_id = p.a) as a_suppliers,
-      (select coalesce(array_agg(ps.supplier_id order by ps.supplier_id) filter (where ps.deleted_at is null), '{}')
-       from plot_suppliers ps where ps.plot_id = p.b) as b_suppliers
-    from pairs p`.execute(trx);
-  const claimants = new Map<string, Claimants>();
-  for (const r of rows) {
-    claimants.set(r.a, { suppliers: r.a_suppliers, own: r.a_own });
-    claimants.set(r.b, { suppliers: r.b_suppliers, own: r.b_own });
+       from plot_suppliers ps where ps.plot_id = p.id)
+    from plots p
+    where p.id in (select a from overlap_pairs union select b from overlap_pairs)`.execute(trx);
+  // Temp tables have no statistics until analysed; the stream's sort and joins are planned on them.
+  await sql`analyze overlap_pairs, overlap_claimants`.execute(trx);
+  return counted.rows[0]?.pairs ?? 0;
+}
+
+interface OverlapRow {
+  plot_id: string;
+  plot_m2: number;
+  own: boolean;
+  suppliers: string[];
+  other_id: string;
+  overlap_m2: number;
+  other_own: boolean;
+  other_suppliers: string[];
+}
+
+/**
+ * The findings, plot by plot, handed to `write` in batches of at most FINDINGS_PER_BATCH: each pair
+ * beyond the tolerance read twice (once for each plot) through a server-side cursor, ROWS_PER_FETCH
+ * rows at a time, ordered by plot and then in compareOthers's order (overlap in 0.01 ha descending,
+ * then the other plot's id). So the worker holds one fetch, one plot's tallies (count, total and
+ * MAX_LISTED others per code: overlap-findings.ts) and one batch of findings, whatever the number
+ * of pairs: 5,000 copies of one polygon (12.5 M pairs) cost Postgres time and temp space, not heap.
+ *
+ * The order by id is byte order (collate "C"), which is compareOthers's UTF-16 order for the ids the
+ * service gives (UUIDs, ASCII). For ids where the two differ (characters past U+FFFF against U+E000–
+ * U+FFFF), the listing is still in compareOthers's order (tallyOverlap inserts in order) and the total
+ * still deterministic, summed in byte order.
+ */
+async function streamOverlapFindings(trx: Warehouse, write: (batch: OverlapFinding[]) => Promise<void>): Promise<void> {
+  // Every row is read: plan for all of them, not for the first tenth (the cursor default).
+  await sql`select set_config('cursor_tuple_fraction', '1', true)`.execute(trx);
+  await sql`
+    declare overlap_stream no scroll cursor for
+    select s.plot_id, s.plot_m2, c.own, c.suppliers, s.other_id, s.overlap_m2, o.own as other_own,
+      o.suppliers as other_suppliers
+    from (
+      select a as plot_id, a_m2 as plot_m2, b as other_id, overlap_m2 from overlap_pairs
+      union all
+      select b, b_m2, a, overlap_m2 from overlap_pairs
+    ) s
+    join overlap_claimants c on c.plot_id = s.plot_id
+    join overlap_claimants o on o.plot_id = s.other_id
+    order by s.plot_id collate "C", ${hundredthsOfHaSql(sql`s.overlap_m2`)} desc, s.other_id collate "C"`.execute(trx);
+  let plot: string | undefined;
+  const tallies = new Map<OverlapCode, OverlapTally>();
+  let batch: OverlapFinding[] = [];
+  const finishPlot = async () => {
+    for (const code of OVERLAP_CODES) {
+      const tally = tallies.get(code);
+      if (tally) batch.push(overlapFinding(plot!, code, tally));
+    }
+    tallies.clear();
+    if (batch.length >= FINDINGS_PER_BATCH - OVERLAP_CODES.length) {
+      await write(batch);
+      batch = [];
+    }
+  };
+  for (;;) {
+    const { rows } = await sql<OverlapRow>`fetch ${sql.raw(String(ROWS_PER_FETCH))} from overlap_stream`.execute(trx);
+    for (const r of rows) {
+      if (r.plot_id !== plot) {
+        if (plot !== undefined) await finishPlot();
+        plot = r.plot_id;
+      }
+      const code = overlapCode(
+        { suppliers: r.suppliers, own: r.own },
+        { suppliers: r.other_suppliers, own: r.other_own },
+      );
+      let tally = tallies.get(code);
+      if (!tally) tallies.set(code, (tally = newOverlapTally(r.plot_m2)));
+      tallyOverlap(tally, {
+        plot_id: r.other_id,
+        overlap_m2: r.overlap_m2,
+        claimants: { suppliers: r.other_suppliers, own: r.other_own },
+      });
+    }
+    if (rows.length < ROWS_PER_FETCH) break;
   }
-  const pairs = rows.map((r) => ({ a: r.a, b: r.b, overlapM2: r.overlap_m2, aM2: r.a_m2, bM2: r.b_m2 }));
-  return { pairs, claimants };
+  if (plot !== undefined) await finishPlot();
+  if (batch.length > 0) await write(batch);
+  await sql`close overlap_stream`.execute(trx);
 }
