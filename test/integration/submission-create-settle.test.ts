@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { takeInShipments } from '../../warehouse/submission/intake.ts';
+import { recordTransaction } from '../../warehouse/submission/transaction-ledger.ts';
 import { createSubmissionActivities, type SubmissionApi } from '../../activities/submission/activities.ts';
 import { NetworkError, ServerError, UnauthorizedError } from '../../upstream/index.ts';
 import { createLogger } from '../../platform/logger.ts';
@@ -187,5 +188,20 @@ describe('creating a transaction whose answer was lost', () => {
       submitted: { transactionId: 'tx-3', status: 'TO_SUBMIT', state: 'submitted' },
     });
     expect(service.atService).toHaveLength(1);
+  });
+  it('keeps a submitted transaction submitted when a stale create answer (DRAFT) is recorded after its submit', async () => {
+    // One attempt thought dead records its create's answer after its retry found the transaction by
+    // customId, submitted it and recorded that: the DRAFT must not set it back to created.
+    const key = await acceptedKey('settle-stale-draft');
+    const t = { id: `tx-stale-${Date.now()}`, customId: key } as Transaction;
+    await recordTransaction(db, key, { ...t, status: 'DRAFT' }, 'create');
+    await recordTransaction(db, key, { ...t, status: 'TO_SUBMIT' }, 'submit');
+    await recordTransaction(db, key, { ...t, status: 'DRAFT' }, 'create');
+    const after = await sql<{ status: string; state: string; submitted: boolean }>`
+      select status, state, submitted_at is not null as submitted from transactions where key = ${key}`.execute(db);
+    expect(after.rows).toEqual([{ status: 'TO_SUBMIT', state: 'submitted', submitted: true }]);
+    const events = await sql<{ status: string }>`
+      select status from transaction_status_events where transaction_key = ${key} order by status`.execute(db);
+    expect(events.rows.map((e) => e.status)).toEqual(['DRAFT', 'TO_SUBMIT']);
   });
 });

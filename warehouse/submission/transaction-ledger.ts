@@ -128,7 +128,8 @@ function errorReasonOf(t: Transaction): string | null {
 /**
  * Records what the service says of a transaction: its id, status, numbers and reason; the first
  * sighting of each status; the creation and validation times. A state ddsync decided (failed,
- * timed out, cancelled) is not overwritten by a later read.
+ * timed out, cancelled) is not overwritten by a later read, and a DRAFT seen after a later status
+ * (a stale create answer) does not set the transaction back to created.
  */
 export async function recordTransaction(
   db: Warehouse,
@@ -151,7 +152,10 @@ export async function recordTransaction(
         validated_at = case when ${final} then coalesce(validated_at, now()) else validated_at end,
         last_polled_at = case when ${source} in ('poll', 'webhook') then now() else last_polled_at end,
         updated_at = now()
-      where key = ${key}`.execute(trx);
+      where key = ${key}
+        -- No transaction goes back to DRAFT (as recordSightings): a create's answer recorded after the
+        -- submit (an attempt thought dead, racing its retry) is stale; the status events keep it.
+        and not (${t.status} = 'DRAFT' and status is not null and status <> 'DRAFT')`.execute(trx);
     await sql`
       insert into transaction_status_events (transaction_key, status, source) values (${key}, ${t.status}, ${source})
       on conflict (transaction_key, status) do nothing`.execute(trx);
