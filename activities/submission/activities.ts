@@ -22,6 +22,7 @@ import {
   type TransactionState,
 } from '../../warehouse/submission/transaction-ledger.ts';
 import { trackStepFailures } from './step-failures.ts';
+import { CREATE_SENDS, sendClaimedCreate, type CreateOutcome } from './claimed-create.ts';
 
 /**
  * The activities of bulk submission. Each one says where a transaction stands after it, in the
@@ -64,6 +65,19 @@ function signal(): AbortSignal {
 /** How long an unanswered create may take to appear under its customId (default of createSettleMs). */
 export const DEFAULT_CREATE_SETTLE_MS = 120_000;
 
+/** A later attempt (this one was thought dead) claimed the key: it sends, this one does not. */
+export function sentByLaterAttempt(key: string): ApplicationFailure {
+  return ApplicationFailure.retryable(`${key} is being sent by a later attempt`, 'SentByLaterAttempt');
+}
+
+/** The service kept refusing the create for now (429, 503, 401): sent again by the step's retry. */
+export function refusedForNow(key: string): ApplicationFailure {
+  return ApplicationFailure.retryable(
+    `the service refused the create of ${key} for now (429, 503 or 401) ${CREATE_SENDS} times in a row; sent again at the next retry`,
+    'CreateRefusedForNow',
+  );
+}
+
 /** A cancelled batch stops between requests, never in the middle of one the service may apply. */
 function stopIfCancelled(step: string): void {
   if (signal().aborted) throw new CancelledFailure(`cancelled before ${step}`);
@@ -92,19 +106,35 @@ export function createSubmissionActivities({ db, api, log }: SubmissionDeps) {
         );
       }
       stopIfCancelled('creating');
-      const previousSent = await noteCreateSent(db, key);
+      const attempt = request.earlierAttempts + 1;
+      const claimed = await noteCreateSent(db, key, attempt);
+      if (!claimed) throw sentByLaterAttempt(key);
+      const withdraw = () => withdrawCreateSent(db, key, claimed.previous, attempt);
+      let outcome: CreateOutcome;
       try {
         // Not aborted once sent: a request the service may have applied is seen through to its answer.
-        transaction = await api.createTransaction({ ...request.body, customId: key });
+        // Sent again after a refusal only under a new claim (claimed-create.ts).
+        outcome = await sendClaimedCreate(
+          api,
+          { ...request.body, customId: key },
+          {
+            again: async () => (await noteCreateSent(db, key, attempt)) !== undefined,
+            withdraw,
+            cancelled: () => signal().aborted,
+          },
+        );
       } catch (error) {
         // Refused (a 401, say): nothing to wait for before creating again.
-        if (provesNotApplied(error)) await withdrawCreateSent(db, key, previousSent);
+        if (provesNotApplied(error)) await withdraw();
         if (!(error instanceof NetworkError && error.outcomeUnknown)) throw error;
         // The request may have been applied: find it; if it is not there, the next attempt creates it.
-        transaction = await api.findTransactionByCustomId(key, { signal: signal() });
-        if (!transaction) throw error;
-        log.info({ key, transactionId: transaction.id }, 'create response lost; transaction found by customId');
+        const found = await api.findTransactionByCustomId(key, { signal: signal() });
+        if (!found) throw error;
+        log.info({ key, transactionId: found.id }, 'create response lost; transaction found by customId');
+        outcome = { created: found };
       }
+      if ('stopped' in outcome) throw outcome.stopped === 'taken' ? sentByLaterAttempt(key) : refusedForNow(key);
+      transaction = outcome.created;
     }
     await recordTransaction(db, key, transaction, 'create');
     await recordComponents(db, key, request.body.components ?? []);

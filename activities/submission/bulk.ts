@@ -21,7 +21,8 @@ import {
   type Sighting,
 } from '../../warehouse/submission/bulk-ledger.ts';
 import { withdrawCreateSent } from '../../warehouse/submission/transaction-ledger.ts';
-import { DEFAULT_CREATE_SETTLE_MS, type SubmissionDeps } from './activities.ts';
+import { DEFAULT_CREATE_SETTLE_MS, refusedForNow, sentByLaterAttempt, type SubmissionDeps } from './activities.ts';
+import { sendClaimedCreate, type CreateOutcome } from './claimed-create.ts';
 import { RECORDED_ON_KEYS, stepError, trackStepFailures } from './step-failures.ts';
 import { toActivityFailure } from '../failures.ts';
 import { coalesce } from './coalesce.ts';
@@ -311,20 +312,29 @@ export function createBulkSubmissionActivities({ db, api, log }: SubmissionDeps)
               });
               return;
             }
-            const previous = await claim({ key: r.key, attempt: r.attempt });
-            if (previous === undefined) {
+            const claimed = await claim({ key: r.key, attempt: r.attempt });
+            if (claimed === undefined) {
               // A later attempt of this chunk began meanwhile (this one was thought dead): it sends.
-              failures.push({
-                key: r.key,
-                error: ApplicationFailure.retryable(`${r.key} is being sent by a later attempt`, 'SentByLaterAttempt'),
-              });
+              failures.push({ key: r.key, error: sentByLaterAttempt(r.key) });
               return;
             }
-            let created: Transaction;
+            const previous = claimed;
+            const withdraw = () => withdrawCreateSent(db, r.key, previous, r.attempt);
+            let outcome: CreateOutcome;
             try {
-              created = await api.createTransaction({ ...r.body, customId: r.key });
+              // Sent again after a refusal (429, 503, 401) only under a new claim (claimed-create.ts).
+              outcome = await sendClaimedCreate(
+                api,
+                { ...r.body, customId: r.key },
+                {
+                  again: async () => (await claim({ key: r.key, attempt: r.attempt })) !== undefined,
+                  withdraw,
+                  cancelled: () => signal().aborted,
+                  beat: () => context.heartbeat({ line: r.line }),
+                },
+              );
             } catch (error) {
-              if (provesNotApplied(error)) await withdrawCreateSent(db, r.key, previous);
+              if (provesNotApplied(error)) await withdraw();
               if (error instanceof NetworkError && error.outcomeUnknown) {
                 lost.push(r);
                 failures.push({ key: r.key, error });
@@ -332,6 +342,12 @@ export function createBulkSubmissionActivities({ db, api, log }: SubmissionDeps)
               }
               throw error;
             }
+            if ('stopped' in outcome) {
+              const error = outcome.stopped === 'taken' ? sentByLaterAttempt(r.key) : refusedForNow(r.key);
+              failures.push({ key: r.key, error });
+              return;
+            }
+            const created = outcome.created;
             await carryOn(r.key, r.body, created);
           } catch (error) {
             fail(r.key, error);

@@ -86,26 +86,42 @@ export async function beginCreateAttempt(db: Warehouse, key: string): Promise<Re
 }
 
 /**
- * Just before the create is sent: from now on it may exist at the service. Returns when the create
- * before it was sent (null if none), for withdrawCreateSent.
+ * Just before the create is sent (each send of it): from now on it may exist at the service. Claimed
+ * only while `attempt` is still the key's create_attempts (no later attempt began: that one sends, if
+ * anything). Returns when the create before it was sent (null if none), for withdrawCreateSent, or
+ * undefined when the claim is refused.
  */
-export async function noteCreateSent(db: Warehouse, key: string): Promise<Date | null> {
+export async function noteCreateSent(
+  db: Warehouse,
+  key: string,
+  attempt: number,
+): Promise<{ previous: Date | null } | undefined> {
   const { rows } = await sql<{ previous: Date | null }>`
     update transaction_requests r set create_sent_at = clock_timestamp()
-    from (select id, create_sent_at as previous from transaction_requests where key = ${key} and status = 'accepted' for update) before
+    from (
+      select id, create_sent_at as previous from transaction_requests
+      where key = ${key} and status = 'accepted' and create_attempts = ${attempt}
+      for update
+    ) before
     where r.id = before.id
     returning before.previous`.execute(db);
-  return rows[0]?.previous ?? null;
+  return rows[0] ? { previous: rows[0].previous } : undefined;
 }
 
 /**
  * The create was refused, so it was not applied: the settle time runs again from the create before
- * it (`previous`, from noteCreateSent), and the next attempt need not wait for this one.
+ * it (`previous`, from noteCreateSent), and the next attempt need not wait for this one. Only while
+ * `attempt` is still the key's: a later attempt may have claimed (and sent) since, and its claim stays.
  */
-export async function withdrawCreateSent(db: Warehouse, key: string, previous: Date | null): Promise<void> {
-  await sql`update transaction_requests set create_sent_at = ${previous} where key = ${key} and status = 'accepted'`.execute(
-    db,
-  );
+export async function withdrawCreateSent(
+  db: Warehouse,
+  key: string,
+  previous: Date | null,
+  attempt: number,
+): Promise<void> {
+  await sql`
+    update transaction_requests set create_sent_at = ${previous}
+    where key = ${key} and status = 'accepted' and create_attempts = ${attempt}`.execute(db);
 }
 
 const FINAL_STATES: Readonly<Record<string, TransactionState>> = {
