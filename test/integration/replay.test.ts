@@ -45,19 +45,55 @@ describe('recorded workflow histories replay on the current workflow code', () =
     // refresh: supplier children in a window of two, pages read ahead, a child continuing as new (8 runs);
     // bulk-submit: transactions started two at a time, each followed on the poll backoff (6);
     // archive-pdfs: PDFs claimed three at a time, downloaded two at once (1);
-    // submit-batch: chunks of three lines two at a time, due transactions read together, continuing as new (3).
+    // submit-batch: chunks of three lines two at a time, due transactions read together, continuing as new (3);
+    // submit-batch-default: the default settings (10 chunks in flight, patched 'submit-batch-lanes', and
+    // the recount of 'submit-batch-recount'), 100 shipments (1).
     expect(
       Object.fromEntries(
-        ['refresh.json', 'bulk-submit.json', 'archive-pdfs.json', 'submit-batch.json'].map((f) => [
-          f,
-          FILES.includes(f) ? recorded(f).length : 0,
-        ]),
+        ['refresh.json', 'bulk-submit.json', 'archive-pdfs.json', 'submit-batch.json', 'submit-batch-default.json'].map(
+          (f) => [f, FILES.includes(f) ? recorded(f).length : 0],
+        ),
       ),
-    ).toEqual({ 'refresh.json': 8, 'bulk-submit.json': 6, 'archive-pdfs.json': 1, 'submit-batch.json': 3 });
+    ).toEqual({
+      'refresh.json': 8,
+      'bulk-submit.json': 6,
+      'archive-pdfs.json': 1,
+      'submit-batch.json': 3,
+      'submit-batch-default.json': 1,
+    });
   });
 
   it.each(FILES)('%s', async (file) => {
     expect(await replay(recorded(file))).toEqual([]);
+  });
+
+  it('covers both branches of the batch workflow: chunks in lanes (patched) and the 4 chunks of runs started before', () => {
+    const patches = (file: string) =>
+      recorded(file).flatMap((h) =>
+        h.history.events.flatMap((e) => {
+          const m = (e as { markerRecordedEventAttributes?: { details?: Record<string, unknown> } })
+            .markerRecordedEventAttributes;
+          const data = (m?.details?.['patch-data'] as { payloads?: Array<{ data?: { $bytes?: string } }> } | undefined)
+            ?.payloads?.[0]?.data?.$bytes;
+          return data ? [(JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { id: string }).id] : [];
+        }),
+      );
+    expect(patches('submit-batch.json')).toEqual([]);
+    expect(new Set(patches('submit-batch-default.json'))).toEqual(
+      new Set(['submit-batch-lanes', 'submit-batch-recount']),
+    );
+    // Ten chunks in flight at once (the default: 20 requests as 10 chunks of 2) before the first one ends.
+    const events = recorded('submit-batch-default.json')[0]!.history.events as Array<Record<string, unknown>>;
+    // The first completion is openSubmissionBatch's: count the chunks scheduled before the next one.
+    const completed = events.flatMap((e, i) => (e['activityTaskCompletedEventAttributes'] ? [i] : []));
+    const chunksBefore = events
+      .slice(0, completed[1])
+      .filter(
+        (e) =>
+          (e['activityTaskScheduledEventAttributes'] as { activityType?: { name?: string } } | undefined)?.activityType
+            ?.name === 'sendTransactions',
+      );
+    expect(chunksBefore).toHaveLength(10);
   });
 
   it('notices a history whose commands the code no longer makes', async () => {

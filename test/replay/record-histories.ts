@@ -227,6 +227,43 @@ try {
     },
   );
 
+  // The batch workflow with its default settings (concurrency 20: up to 10 chunks in flight of 2
+  // requests, chunks spread from the batch's size, the default history limit), as `ddsync submit`
+  // starts it: 100 shipments, 10 chunks of 10 lines at once, the due ones read together and the batch
+  // counted per state at most every 5 s. Only the waits are short, so it ends in seconds.
+  await scenario(
+    'submit-batch-default',
+    { seed: 76, suppliers: 2, plots: 50, timeScale: 0.001, transactionErrorRatio: 0 },
+    async ({ taskQueue, sim, db }) => {
+      const supplier = sim.control.suppliers()[0]!.id;
+      const run = randomUUID().slice(0, 8);
+      const path = resolve(dir, 'batch-default.ndjson');
+      writeFileSync(
+        path,
+        Array.from({ length: 100 }, (_, i) =>
+          JSON.stringify({
+            key: `replay-default-${run}-${i}`,
+            activityType: 'IMPORT',
+            countryOfActivity: 'NL',
+            components: [{ hsn: '18010000', quantity: 1250, unit: 'KGM', supplierBusinessId: supplier }],
+          }),
+        ).join('\n'),
+      );
+      const intake = await takeInShipments(db, path, `${path}.report.ndjson`);
+      await client.workflow.execute(submitBatch, {
+        taskQueue,
+        workflowId: submitBatchWorkflowId(intake.batchId),
+        args: [
+          {
+            batchId: intake.batchId,
+            timing: { firstPollMs: 100, maxPollMs: 1_000, euWaitMs: 1_800, deadlineMs: 120_000, createSettleMs: 300 },
+          },
+        ],
+      });
+      return [submitBatchWorkflowId(intake.batchId)];
+    },
+  );
+
   // Every seeded survey response (completed ones archived, the others waiting), three claimed at a
   // time, two downloads at once.
   await scenario('archive-pdfs', { seed: 73, suppliers: 2, plots: 20 }, async ({ taskQueue, sim, db }) => {
