@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import {
+  MAX_LISTED,
   beyondTolerance,
+  compareOthers,
+  newOverlapTally,
+  overlapFinding,
+  tallyOverlap,
+  type OverlapOther,
   overlapCode,
   overlapFindings,
   severityOf,
@@ -103,6 +110,51 @@ describe('overlap findings', () => {
   it('finds nothing without pairs beyond the tolerance, nor in a plot paired with itself', () => {
     expect(overlapFindings([], claimantsOf)).toEqual([]);
     expect(overlapFindings([{ a: 'A', b: 'A', overlapM2: HA, aM2: HA, bM2: HA }], claimantsOf)).toEqual([]);
+  });
+});
+
+describe('a plot’s tally of its overlaps', () => {
+  const others = (n: number): OverlapOther[] =>
+    Array.from({ length: n }, (_, i) => ({
+      plot_id: `p${String(i).padStart(4, '0')}`,
+      // Ties in the rounded hectares, listed by id.
+      overlap_m2: 1_000 + 1_000 * (i % 7) + i / 10,
+      claimants: of([`s${i % 3}`]),
+    }));
+
+  it('keeps MAX_LISTED others in the listing order whatever order they come in, and counts them all', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 120 }), fc.integer(), (n, seed) => {
+        const all = others(n);
+        const shuffled = [...all].sort(
+          (x, y) => ((x.overlap_m2 * 7919 + seed) % 13) - ((y.overlap_m2 * 7919 + seed) % 13),
+        );
+        const tally = newOverlapTally(3 * HA);
+        for (const o of shuffled) tallyOverlap(tally, o);
+        expect(tally.count).toBe(n);
+        expect(tally.listed).toEqual([...all].sort(compareOthers).slice(0, MAX_LISTED));
+      }),
+    );
+  });
+
+  it('gives the finding overlapFindings gives for the same pairs when tallied in the listing order', () => {
+    const plot = 'x';
+    const list = others(300);
+    const pairs: OverlapPair[] = list.map((o) => ({
+      a: plot,
+      b: o.plot_id,
+      overlapM2: o.overlap_m2,
+      aM2: 0.5 * HA,
+      bM2: 0.5 * HA,
+    }));
+    const claimantsOf = (id: string) =>
+      id === plot ? of(['s0', 's1', 's2']) : list.find((o) => o.plot_id === id)!.claimants;
+    const tally = newOverlapTally(0.5 * HA);
+    for (const o of [...list].sort(compareOthers)) tallyOverlap(tally, o);
+    const found = overlapFindings(pairs, claimantsOf).find((f) => f.plot_id === plot);
+    expect(overlapFinding(plot, 'overlap_same_supplier', tally)).toEqual(found);
+    expect(JSON.parse(found!.details)).toMatchObject({ overlapping_plots: 300 });
+    expect(JSON.parse(found!.details).plots).toHaveLength(MAX_LISTED);
   });
 });
 
