@@ -18,6 +18,8 @@ export interface RefreshRun {
   sampledPeakRssMb: number;
   /** Scheduled → completed of the last activity (finishRefresh: the sweep and totals), from history. */
   finishSeconds: number | undefined;
+  /** finishRefresh's steps (sweep, statistics, overlaps, duplicates, summaries), from the worker's log. */
+  finishSteps: Record<string, number> | undefined;
 }
 
 /**
@@ -82,6 +84,13 @@ export async function runRefresh(
 ): Promise<RefreshRun> {
   const samplers = workers.map((w) => sampleRss(w.pid));
   const sampledPeak = () => Math.max(...samplers.map((s) => s.stop()));
+  // The worker logs 'refresh finished' with each step's seconds (activities/refresh/activities.ts).
+  const finishLines = workers.map((w) =>
+    w.waitForLine(/^(?=.*"msg":"refresh finished").*"stepSeconds":(\{[^}]*\})/, 3_600_000).then(
+      (match) => JSON.parse(match[1]!) as Record<string, number>,
+      () => undefined,
+    ),
+  );
   try {
     const started = performance.now();
     const handle = await client.workflow.start<typeof refreshWarehouse>('refreshWarehouse', {
@@ -104,6 +113,10 @@ export async function runRefresh(
       seconds,
       sampledPeakRssMb: sampledPeak(),
       finishSeconds: await activitySeconds(client, workflowId, 'finishRefresh'),
+      finishSteps: await Promise.race([
+        Promise.any(finishLines.map((line) => line.then((steps) => steps ?? Promise.reject()))).catch(() => undefined),
+        new Promise<undefined>((resolve) => setTimeout(resolve, 2_000, undefined).unref()),
+      ]),
     };
   } finally {
     sampledPeak();

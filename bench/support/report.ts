@@ -24,6 +24,8 @@ export interface RefreshBenchResult {
   fullPlotsPerSec: number;
   /** Of fullSeconds, the closing activity (sweep, totals); null when the history did not show it. */
   fullFinishSeconds: number | null;
+  /** finishRefresh's steps in seconds (sweep, statistics, overlaps, duplicates, summaries), from the worker's log. */
+  fullFinishSteps: Record<string, number> | null;
   fullToCopyRatio: number;
   /** Full refresh's plots/s ÷ fetch-only's: what writing the warehouse costs on top of reading (goal ≥ 0.7). */
   fullToFetchRatio: number;
@@ -33,6 +35,7 @@ export interface RefreshBenchResult {
   noChangePlotsSeen: number;
   noChangeStatus: string;
   noChangeFinishSeconds: number | null;
+  noChangeFinishSteps: Record<string, number> | null;
   noChangeToFetchRatio: number;
   noChangeRowsWritten: number;
   /** Mirrored tables whose row versions (ctid, xmin) moved during the no-change refresh. */
@@ -109,6 +112,12 @@ export interface PostgisRefresh {
 const n0 = (v: number) => Math.round(v).toLocaleString('en-US');
 const n2 = (v: number) => v.toFixed(2);
 const seconds = (v: number | null) => (v === null ? 'n/a' : `${n2(v)} s`);
+const steps = (v: Record<string, number> | null) =>
+  v === null
+    ? ''
+    : ` (${Object.entries(v)
+        .map(([step, s]) => `${step} ${n2(s)}`)
+        .join(', ')})`;
 const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 
 export function formatReport(r: RefreshBenchResult): string {
@@ -125,7 +134,7 @@ export function formatReport(r: RefreshBenchResult): string {
       : []),
     `full refresh    ${n2(r.fullSeconds).padStart(8)} s  ${n0(r.fullPlotsPerSec).padStart(8)} plots/s   (${n0(r.fullPlotsSeen)} plots seen, ${n0(r.fullPages)} pages, ${n0(r.fullRowsWritten)} rows written, ${r.fullStatus})`,
     `no-change       ${n2(r.noChangeSeconds).padStart(8)} s  ${n0(r.noChangePlotsSeen / r.noChangeSeconds).padStart(8)} plots/s   (${n0(r.noChangePlotsSeen)} plots seen, ${r.noChangeStatus})`,
-    `  of which finishRefresh (sweep, totals): full ${seconds(r.fullFinishSeconds)}, no-change ${seconds(r.noChangeFinishSeconds)}`,
+    `  of which finishRefresh: full ${seconds(r.fullFinishSeconds)}${steps(r.fullFinishSteps)}, no-change ${seconds(r.noChangeFinishSeconds)}${steps(r.noChangeFinishSteps)}`,
     '',
     `full / fetch-only (rate)   ${n2(r.fullToFetchRatio).padStart(6)}   target >= 0.7    ${mark(r.fullToFetchRatio >= 0.7)}`,
     ...(r.ceiling

@@ -108,7 +108,9 @@ export function workerEnv(stack: Stack, databaseUrl: string, taskQueue: string):
     TEMPORAL_ADDRESS: stack.temporal.address,
     TEMPORAL_NAMESPACE: stack.temporal.namespace,
     TEMPORAL_TASK_QUEUE: taskQueue,
-    DDSYNC_LOG_LEVEL: 'warn',
+    // info: the worker's few run-level lines ('refresh finished' with its step seconds, which the
+    // refresh benchmark reports); nothing per page is logged at info.
+    DDSYNC_LOG_LEVEL: 'info',
   };
 }
 
