@@ -287,12 +287,13 @@ export function createBulkSubmissionActivities({ db, api, log }: SubmissionDeps)
         /** Records the transaction found or created for `key`, then submits it if it is a DRAFT. */
         const carryOn = async (key: string, body: { components?: readonly ComponentInput[] }, t: Transaction) => {
           // A copy: what was seen now, whatever later changes the object.
-          sightings.push({ key, transaction: { ...t }, source: 'create' });
+          sightings.push({ key, transaction: { ...t }, source: 'create', at: new Date() });
           components.push({ key, components: body.components ?? [] });
           if (t.status === 'DRAFT') {
             if (signal().aborted) return;
             const after = await submitDraft(t);
-            sightings.push({ key, transaction: after, source: 'submit' });
+            // Its own submit time: its first read is due firstPollMs after it, not after the chunk's end.
+            sightings.push({ key, transaction: after, source: 'submit', at: new Date() });
           }
           done.add(key);
         };

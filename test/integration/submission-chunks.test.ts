@@ -259,6 +259,65 @@ describe('a chunk of a batch', () => {
     expect(after.rows[0]!.state).not.toBe('created');
   });
 
+  it("schedules a key's first read from its own submit, not from when the chunk records it", async () => {
+    // A chunk records its keys together at its end: the first key was submitted seconds before.
+    const { keys } = await batchOf('chunk-own-submit', 2);
+    const [early, late] = keys as [string, string];
+    const timing: FollowTiming = { ...TIMING, firstPollMs: 1_000 };
+    const submittedAt = new Date(Date.now() - 20_000);
+    await recordSightings(
+      db,
+      [
+        {
+          key: early,
+          transaction: { id: `tx-early-${Date.now()}`, customId: early, status: 'DRAFT' } as Transaction,
+          source: 'create',
+          at: submittedAt,
+        },
+        {
+          key: early,
+          transaction: { id: `tx-early-${Date.now()}`, customId: early, status: 'TO_SUBMIT' } as Transaction,
+          source: 'submit',
+          at: submittedAt,
+        },
+        {
+          key: late,
+          transaction: { id: `tx-late-${Date.now()}`, customId: late, status: 'TO_SUBMIT' } as Transaction,
+          source: 'submit',
+        },
+      ],
+      timing,
+    );
+    const { rows: after } = await sql<{ key: string; since_submit_s: number; due_in_s: number }>`
+      select key, extract(epoch from now() - submitted_at)::float8 as since_submit_s,
+             extract(epoch from next_poll_at - now())::float8 as due_in_s
+      from transactions where key = any(${keys}::text[]) order by key`.execute(db);
+    const of = (key: string) => after.find((r) => r.key === key)!;
+    // Submitted 20 s ago: due 19 s ago (read at once), its deadline counted from then too.
+    expect(of(early).since_submit_s).toBeCloseTo(20, 0);
+    expect(of(early).due_in_s).toBeCloseTo(-19, 0);
+    // Without a time of its own: when it is recorded.
+    expect(of(late).since_submit_s).toBeCloseTo(0, 0);
+    expect(of(late).due_in_s).toBeCloseTo(1, 0);
+    // A time ahead of the database's clock (a worker's clock ahead) counts as now.
+    const { keys: ahead } = await batchOf('chunk-ahead', 1);
+    await recordSightings(
+      db,
+      [
+        {
+          key: ahead[0]!,
+          transaction: { id: `tx-ahead-${Date.now()}`, customId: ahead[0]!, status: 'TO_SUBMIT' } as Transaction,
+          source: 'submit',
+          at: new Date(Date.now() + 60_000),
+        },
+      ],
+      timing,
+    );
+    const { rows: aheadRow } = await sql<{ future: boolean }>`
+      select submitted_at > now() as future from transactions where key = ${ahead[0]!}`.execute(db);
+    expect(aheadRow[0]!.future).toBe(false);
+  });
+
   it('computes when each transaction is read next from the ledger: backoff, the EU wait after SUBMITTED, the deadline', async () => {
     const { keys, batchId } = await batchOf('chunk-timing', 1);
     const key = keys[0]!;

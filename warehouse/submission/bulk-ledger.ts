@@ -27,7 +27,7 @@ const CLAIM_COLUMNS: RecordsetColumns<ClaimRow> = { key: 'text', create_attempts
 type SightingRow = ColumnValues<
   'transactions',
   'key' | 'id' | 'status' | 'state' | 'reference_number' | 'verification_number' | 'error_reason'
-> & { final: boolean } & ColumnValues<'transaction_status_events', 'source'>;
+> & { final: boolean; seen_at: string | null } & ColumnValues<'transaction_status_events', 'source'>;
 const SIGHTING_COLUMNS: RecordsetColumns<SightingRow> = {
   key: 'text',
   id: 'text',
@@ -37,6 +37,7 @@ const SIGHTING_COLUMNS: RecordsetColumns<SightingRow> = {
   verification_number: 'text',
   error_reason: 'text',
   final: 'boolean',
+  seen_at: 'timestamptz',
   source: 'text',
 };
 
@@ -149,6 +150,12 @@ export interface Sighting {
   key: string;
   transaction: Transaction;
   source: StatusSource;
+  /**
+   * When the service gave this answer (a create's or a submit's), when it was before the record: a
+   * chunk records its keys together at its end, and a key's submit time (submitted_at, its first read
+   * `firstPollMs` after it, its deadline) is its own, not the chunk's end. Never later than the record.
+   */
+  at?: Date;
 }
 
 function errorReasonOf(t: Transaction): string | null {
@@ -158,7 +165,8 @@ function errorReasonOf(t: Transaction): string | null {
 
 /**
  * Records what the service said of many transactions in one statement (recordTransaction's rules),
- * and when each is read next: a submitted one `firstPollMs` after it was submitted; after a read, the
+ * and when each is read next: a submitted one `firstPollMs` after it was submitted (its own submit's
+ * time, `at`, not the record's); after a read, the
  * backoff (firstPollMs doubling per read, at most maxPollMs), never sooner than `euWaitMs` after it was
  * first seen SUBMITTED, never later than its deadline. A webhook's wake-up older than the read is cleared.
  */
@@ -175,7 +183,7 @@ export async function recordSightings(
   );
   const last = new Map(sightings.map((s) => [s.key, s]));
   const rows = [...last.values()].map(
-    ({ key, transaction: t, source }): SightingRow => ({
+    ({ key, transaction: t, source, at }): SightingRow => ({
       key,
       id: t.id,
       status: t.status,
@@ -184,13 +192,14 @@ export async function recordSightings(
       verification_number: t.verificationNumber ?? null,
       error_reason: errorReasonOf(t),
       final: serviceFacts.FINAL_TRANSACTION_STATUSES.has(t.status),
+      seen_at: at?.toISOString() ?? null,
       source,
     }),
   );
   const read = readStartedAt ?? new Date();
   await sql`
     with r as (
-      select * from ${jsonRecordset(rows, SIGHTING_COLUMNS)}
+      select *, least(coalesce(seen_at, now()), now()) as at from ${jsonRecordset(rows, SIGHTING_COLUMNS)}
     ), seen as (
       insert into transaction_status_events (transaction_key, status, source)
       select transaction_key, status, source from ${jsonRecordset(events, STATUS_EVENT_COLUMNS, 'e')}
@@ -202,8 +211,8 @@ export async function recordSightings(
       reference_number = coalesce(r.reference_number, t.reference_number),
       verification_number = coalesce(r.verification_number, t.verification_number),
       error_reason = coalesce(r.error_reason, t.error_reason),
-      created_at = coalesce(t.created_at, now()),
-      submitted_at = case when r.status <> 'DRAFT' then coalesce(t.submitted_at, now()) else t.submitted_at end,
+      created_at = coalesce(t.created_at, r.at),
+      submitted_at = case when r.status <> 'DRAFT' then coalesce(t.submitted_at, r.at) else t.submitted_at end,
       validated_at = case when r.final then coalesce(t.validated_at, now()) else t.validated_at end,
       last_polled_at = case when r.source in ('poll', 'webhook') then now() else t.last_polled_at end,
       polls = case when r.source in ('poll', 'webhook') then t.polls + 1 else t.polls end,
@@ -214,7 +223,7 @@ export async function recordSightings(
         when r.source in ('poll', 'webhook') and t.woken_at > ${read} then now()
         when r.source in ('create', 'submit') then
           case when r.status = 'DRAFT' then null
-               else coalesce(t.next_poll_at, now() + ${timing.firstPollMs} * interval '1 millisecond') end
+               else coalesce(t.next_poll_at, r.at + ${timing.firstPollMs} * interval '1 millisecond') end
         else least(
           coalesce(t.submitted_at, now()) + ${timing.deadlineMs} * interval '1 millisecond',
           greatest(
