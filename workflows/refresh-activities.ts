@@ -48,6 +48,10 @@ export function refreshActivities(timeouts: RefreshTimeouts = {}, pages: PageAct
         ? proxyLocalActivities<RefreshActivities>({ startToCloseTimeout: '10 minutes', retry: upstreamRetry })
             .loadPlotPage
         : remote.loadPlotPage,
+    // Runs of pages (activities/refresh/page-run.ts), in local mode only: a task-queue rate limit counts
+    // activities, so in task-queue mode every page stays an activity of its own.
+    loadPlotPages: proxyLocalActivities<RefreshActivities>({ startToCloseTimeout: '10 minutes', retry: upstreamRetry })
+      .loadPlotPages,
     // Bookkeeping in the warehouse only: local, whatever the page mode.
     closeSupplierScan: proxyLocalActivities<RefreshActivities>({
       startToCloseTimeout: '1 minute',

@@ -2,12 +2,14 @@ import { ApplicationFailure, CancellationScope, continueAsNew, patched, workflow
 import type { PlotPageResult } from '../activities/refresh/activities.ts';
 import { refreshActivities, type PageActivityMode, type RefreshTimeouts } from './refresh-activities.ts';
 import { failureMessage } from './failure-message.ts';
-import { afterPage, pagesToStart } from './scheduling/page-read-ahead.ts';
+import { afterPage, pagesToStart } from '../domain/paging/page-read-ahead.ts';
 
 /**
- * Every page of one supplier's plots (its own and its upstream businesses'), one activity per page
- * of 500 that fetches, validates, maps and writes it. Only counts and "more?" come back, so plot
- * data never enters history; the workflow continues as new every `pagesPerRun` pages.
+ * Every page of one supplier's plots (its own and its upstream businesses'), each page of 500
+ * fetched, validated, mapped and written by an activity: local activities reading runs of pages
+ * (activities/refresh/page-run.ts), or in task-queue mode one activity per page. Only counts and
+ * "more?" come back, so plot data never enters history; the workflow continues as new every
+ * `pagesPerRun` pages.
  *
  * After the last page, one activity checks what the scan missed (activities/refresh/scan-verification.ts).
  *
@@ -46,65 +48,28 @@ export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<
   const pagesPerRun = Math.max(1, input.pagesPerRun ?? 100);
   const expected = input.expectedPages ?? 0;
   const window = Math.max(1, input.pageWindow ?? 2);
-  const { loadPlotPage, closeSupplierScan, verifySupplierScan, finishSupplier } = refreshActivities(
+  const { loadPlotPage, loadPlotPages, closeSupplierScan, verifySupplierScan, finishSupplier } = refreshActivities(
     input.timeouts,
     input.pageActivities,
   );
   const totals = { ...(input.totals ?? { pages: 0, plots: 0, written: 0 }) };
-  const first = input.page ?? 1;
-  let lastSignature = input.lastSignature;
+  const reading: Reading = {
+    input,
+    first: input.page ?? 1,
+    expected,
+    window,
+    pagesPerRun,
+    totals,
+    lastSignature: input.lastSignature,
+  };
   let next: SyncSupplierPlotsInput | undefined;
   try {
-    const inFlight = new Map<number, Promise<PlotPageResult>>();
-    let launch = first;
-    let collect = first;
-    let ended = false;
-    // What workflowInfo() says now: read at each step, as Temporal updates it between activations.
-    const limits = () => ({
-      expected,
-      window,
-      pagesPerRun,
-      continueAsNewSuggested: workflowInfo().continueAsNewSuggested,
-    });
-    for (;;) {
-      for (const page of pagesToStart({ first, launch, collect, inFlight: inFlight.size, ended }, limits())) {
-        const load = loadPlotPage({ runId, supplierId, page });
-        // A page read ahead can fail after an earlier page has already ended the supplier (both ran out
-        // of retries in one outage of the service). Unhandled, that rejection failed every workflow task
-        // of the supplier, replay after replay: it never ended and its refresh hung. Handled here, it is
-        // simply not awaited. (No command changes: histories replay as before.)
-        load.catch(() => undefined);
-        inFlight.set(page, load);
-        launch = page + 1;
-      }
-      const pending = inFlight.get(collect);
-      if (!pending) {
-        // Nothing could start (Temporal already suggests continuing as new): never end a supplier
-        // as read without reading it, continue as new from here instead.
-        if (!ended && patched('no-empty-supplier-run')) next = { ...input, page: collect, totals, lastSignature };
-        break;
-      }
-      const result = await pending;
-      inFlight.delete(collect);
-      if (result.signature !== '' && result.signature === lastSignature) {
-        throw ApplicationFailure.nonRetryable(
-          `page ${collect} repeats page ${collect - 1} of supplier ${supplierId}: the service ignored the page parameter`,
-          'RepeatedPageError',
-        );
-      }
-      totals.pages++;
-      totals.plots += result.received;
-      totals.written += result.written;
-      lastSignature = result.signature;
-      collect++;
-      if (!result.more) ended = true;
-      const step = afterPage({ first, launch, collect, inFlight: inFlight.size, ended }, limits());
-      if (step === 'done') break;
-      if (step === 'continue-as-new') {
-        next = { ...input, page: collect, totals, lastSignature };
-        break;
-      }
-    }
+    // Local page loads go as runs of pages, one activity for many (activities/refresh/page-run.ts).
+    // Runs started before keep one activity per page, as their histories record.
+    next =
+      (input.pageActivities ?? 'local') === 'local' && patched('supplier-page-runs')
+        ? await readInRuns(reading, loadPlotPages)
+        : await readPageByPage(reading, loadPlotPage);
     // What the scan missed is proven gone, found again or deferred (offset pages are not a snapshot).
     // Settled in the warehouse alone when no page needs reading again (closeSupplierScan, local).
     if (!next && patched('close-supplier-scan-locally') && (await closeSupplierScan({ runId, supplierId })))
@@ -117,4 +82,109 @@ export async function syncSupplierPlots(input: SyncSupplierPlotsInput): Promise<
   if (next) return continueAsNew<typeof syncSupplierPlots>(next);
   await finishSupplier({ runId, supplierId });
   return totals;
+}
+
+function repeatedPage(page: number, supplierId: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(
+    `page ${page} repeats page ${page - 1} of supplier ${supplierId}: the service ignored the page parameter`,
+    'RepeatedPageError',
+  );
+}
+
+/** Where a supplier workflow run reads from, and what it has counted (mutated as pages come in). */
+interface Reading {
+  input: SyncSupplierPlotsInput;
+  first: number;
+  expected: number;
+  window: number;
+  pagesPerRun: number;
+  totals: SupplierTotals;
+  lastSignature: string | undefined;
+}
+
+type Activities = ReturnType<typeof refreshActivities>;
+
+/** Reads in runs of pages until the last page or the run's page budget; returns the input to continue as new with, if any. */
+async function readInRuns(
+  r: Reading,
+  loadPlotPages: Activities['loadPlotPages'],
+): Promise<SyncSupplierPlotsInput | undefined> {
+  const { input, totals } = r;
+  let collect = r.first;
+  for (;;) {
+    const maxPages = r.pagesPerRun - (collect - r.first);
+    if (maxPages <= 0 || workflowInfo().continueAsNewSuggested)
+      return { ...input, page: collect, totals, lastSignature: r.lastSignature };
+    const run = await loadPlotPages({
+      runId: input.runId,
+      supplierId: input.supplierId,
+      first: collect,
+      expected: r.expected,
+      window: r.window,
+      maxPages,
+      lastSignature: r.lastSignature,
+    });
+    totals.pages += run.pages;
+    totals.plots += run.received;
+    totals.written += run.written;
+    if (run.repeated !== undefined) throw repeatedPage(run.repeated, input.supplierId);
+    // A run collects a page or fails (page-run.ts); never loop on one that did neither.
+    if (run.pages === 0)
+      throw ApplicationFailure.nonRetryable(`a run of pages of supplier ${input.supplierId} read no page`);
+    collect = run.next;
+    r.lastSignature = run.signature;
+    if (run.ended) return undefined;
+  }
+}
+
+/** One activity per page (task-queue mode, and runs started before runs of pages). */
+async function readPageByPage(
+  r: Reading,
+  loadPlotPage: Activities['loadPlotPage'],
+): Promise<SyncSupplierPlotsInput | undefined> {
+  const { input, first, totals } = r;
+  const { runId, supplierId } = input;
+  const inFlight = new Map<number, Promise<PlotPageResult>>();
+  let launch = first;
+  let collect = first;
+  let ended = false;
+  // What workflowInfo() says now: read at each step, as Temporal updates it between activations.
+  const limits = () => ({
+    expected: r.expected,
+    window: r.window,
+    pagesPerRun: r.pagesPerRun,
+    continueAsNewSuggested: workflowInfo().continueAsNewSuggested,
+  });
+  for (;;) {
+    for (const page of pagesToStart({ first, launch, collect, inFlight: inFlight.size, ended }, limits())) {
+      const load = loadPlotPage({ runId, supplierId, page });
+      // A page read ahead can fail after an earlier page has already ended the supplier (both ran out
+      // of retries in one outage of the service). Unhandled, that rejection failed every workflow task
+      // of the supplier, replay after replay: it never ended and its refresh hung. Handled here, it is
+      // simply not awaited. (No command changes: histories replay as before.)
+      load.catch(() => undefined);
+      inFlight.set(page, load);
+      launch = page + 1;
+    }
+    const pending = inFlight.get(collect);
+    if (!pending) {
+      // Nothing could start (Temporal already suggests continuing as new): never end a supplier
+      // as read without reading it, continue as new from here instead.
+      if (!ended && patched('no-empty-supplier-run'))
+        return { ...input, page: collect, totals, lastSignature: r.lastSignature };
+      return undefined;
+    }
+    const result = await pending;
+    inFlight.delete(collect);
+    if (result.signature !== '' && result.signature === r.lastSignature) throw repeatedPage(collect, supplierId);
+    totals.pages++;
+    totals.plots += result.received;
+    totals.written += result.written;
+    r.lastSignature = result.signature;
+    collect++;
+    if (!result.more) ended = true;
+    const step = afterPage({ first, launch, collect, inFlight: inFlight.size, ended }, limits());
+    if (step === 'done') return undefined;
+    if (step === 'continue-as-new') return { ...input, page: collect, totals, lastSignature: r.lastSignature };
+  }
 }

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ClientStats, UpstreamClient } from '../../upstream/index.ts';
 import { emptyStats, hasMorePages, parseSupplierPlotsPage, serviceFacts, UpstreamError } from '../../upstream/index.ts';
-import type { InvalidRecord, PlotPage, RawPlotPage } from '../../upstream/index.ts';
+import type { InvalidRecord, RawPlotPage } from '../../upstream/index.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { rowsWritten } from '../../warehouse/refresh/counts.ts';
@@ -13,7 +13,7 @@ import {
   writeNetwork,
 } from '../../warehouse/refresh/network-writer.ts';
 import type { RequestCounts } from '../../warehouse/refresh/page-ledger.ts';
-import { storePlotBatch } from '../../warehouse/refresh/plot-batch.ts';
+import { storeParsedPlots, storePlotBatch } from '../../warehouse/refresh/plot-batch.ts';
 import { sourcePageHash } from '../../warehouse/refresh/plot-fingerprint.ts';
 import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
 import type { RecordIssue } from '../../warehouse/refresh/issues.ts';
@@ -34,6 +34,9 @@ import { checkGeometryDuplicatesAfterRun } from '../../warehouse/spatial/geometr
 import { refreshSummariesAfterRun } from '../../warehouse/analyst-summaries.ts';
 import { planVerification, verifySupplierScan, type VerifyStatus } from './scan-verification.ts';
 import { recordVerification } from '../../warehouse/refresh/scan-verification.ts';
+import { type PageRunInput, type PageRunResult, type PlotPageResult, runPages } from './page-run.ts';
+
+export type { PageRunResult, PlotPageResult };
 
 /**
  * The activities of a warehouse refresh. Rows travel API → activity → Postgres inside one activity;
@@ -51,17 +54,6 @@ export interface RefreshDeps {
   log: Logger;
 }
 
-export interface PlotPageResult {
-  /** Whether a next page may hold more plots (the page was full). */
-  more: boolean;
-  /** Plots the service sent on this page, valid or not. */
-  received: number;
-  /** Rows inserted, updated or soft-deleted by this page. */
-  written: number;
-  /** First and last plot id: a page equal to the previous one means the service ignored `page`. */
-  signature: string;
-}
-
 /** A supplier whose plots the run reads, with the pages its connection's plotsCount predicts. */
 export interface SupplierToRead {
   id: string;
@@ -77,6 +69,11 @@ export interface OwnPlotsResult {
 
 /** Plots per write of the own-plots stream: the same batch size as a supplier page. */
 const OWN_PLOTS_BATCH = 500;
+/**
+ * No page of a run of pages (loadPlotPages) starts after this many seconds: a run a retry must redo
+ * (its worker died) stays short, and a slow service still ends runs well within their timeout.
+ */
+const PAGE_RUN_SECONDS = 30;
 const { PLOT_PAGE_DEFAULT_LIMIT } = serviceFacts;
 
 function requestCounts(stats: ClientStats): RequestCounts {
@@ -85,21 +82,6 @@ function requestCounts(stats: ClientStats): RequestCounts {
 
 function cancellation(): AbortSignal {
   return Context.current().cancellationSignal;
-}
-
-function mapPage(page: PlotPage): {
-  rows: PlotRows[];
-  issues: RecordIssue[];
-  invalid: InvalidRecord[];
-  more: boolean;
-  received: number;
-} {
-  return {
-    ...mapPlots(page.plots, page.page, false),
-    invalid: page.invalid,
-    more: page.more,
-    received: page.plots.length + page.invalid.length,
-  };
 }
 
 /** A non-retryable upstream answer ends a part of the run as failed, with the service's message. */
@@ -118,6 +100,52 @@ async function withReasonNoted(db: RefreshDeps['db'], runId: string, scope: stri
 }
 
 export function createRefreshActivities({ db, api, log }: RefreshDeps) {
+  /** One page of a supplier's plots: fetch, validate, map, write in one transaction. */
+  async function loadPage(runId: string, supplierId: string, page: number): Promise<PlotPageResult> {
+    if (page === 1) await markScopeRunning(db, runId, supplierId);
+    const stats = emptyStats();
+    let raw: RawPlotPage | undefined = await api.getSupplierPlotsPageText(supplierId, page, {
+      stats,
+      signal: cancellation(),
+    });
+    const limit = raw.limit;
+    const sourceHash = sourcePageHash(raw.chunks);
+    const reused = await reuseUnchangedPage(db, {
+      runId,
+      scope: supplierId,
+      page,
+      hash: sourceHash,
+      requests: requestCounts(stats),
+    });
+    if (reused)
+      return {
+        more: hasMorePages(reused.received, limit),
+        received: reused.received,
+        written: 0,
+        signature: reused.signature,
+      };
+    const parsed = parseSupplierPlotsPage(raw, { skipInvalid: true });
+    raw = undefined;
+    const { plots } = parsed;
+    const outcome = await storeParsedPlots(db, {
+      runId,
+      scope: supplierId,
+      supplierId,
+      page,
+      plots,
+      isOwn: false,
+      invalid: parsed.invalid,
+      requests: requestCounts(stats),
+      sourceHash,
+    });
+    return {
+      more: parsed.more,
+      received: plots.length + parsed.invalid.length,
+      written: rowsWritten(outcome.counts),
+      signature: plots.length === 0 ? '' : `${plots[0]!.id}…${plots[plots.length - 1]!.id}`,
+    };
+  }
+
   return {
     async beginRefresh(input: { runId: string }): Promise<void> {
       await beginRun(db, input.runId, Context.current().info.workflowExecution?.workflowId ?? null);
@@ -176,49 +204,26 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
 
     /** One page of a supplier's plots: fetch, validate, map, write in one transaction. */
     async loadPlotPage(input: { runId: string; supplierId: string; page: number }): Promise<PlotPageResult> {
-      const { runId, supplierId, page } = input;
-      if (page === 1) await markScopeRunning(db, runId, supplierId);
-      const stats = emptyStats();
-      let raw: RawPlotPage | undefined = await api.getSupplierPlotsPageText(supplierId, page, {
-        stats,
-        signal: cancellation(),
+      return loadPage(input.runId, input.supplierId, input.page);
+    },
+
+    /**
+     * A run of a supplier's pages, read ahead and collected in order (page-run.ts): what loadPlotPage
+     * does for one page, for up to `maxPages` pages or about PAGE_RUN_SECONDS.
+     */
+    async loadPlotPages(input: PageRunInput): Promise<PageRunResult> {
+      const signal = cancellation();
+      const result = await runPages(input, (page) => loadPage(input.runId, input.supplierId, page), {
+        seconds: PAGE_RUN_SECONDS,
+        now: () => performance.now(),
+        cancelled: () => signal.aborted,
       });
-      const limit = raw.limit;
-      const sourceHash = sourcePageHash(raw.chunks);
-      const reused = await reuseUnchangedPage(db, {
-        runId,
-        scope: supplierId,
-        page,
-        hash: sourceHash,
-        requests: requestCounts(stats),
-      });
-      if (reused)
-        return {
-          more: hasMorePages(reused.received, limit),
-          received: reused.received,
-          written: 0,
-          signature: reused.signature,
-        };
-      // Parsed and mapped at once (synchronously), so the parsed objects die young; the text is let go.
-      const { rows, issues, invalid, more, received } = mapPage(parseSupplierPlotsPage(raw, { skipInvalid: true }));
-      raw = undefined;
-      const outcome = await storePlotBatch(db, {
-        runId,
-        scope: supplierId,
-        supplierId,
-        page,
-        rows,
-        issues,
-        invalid,
-        requests: requestCounts(stats),
-        sourceHash,
-      });
-      return {
-        more,
-        received,
-        written: rowsWritten(outcome.counts),
-        signature: rows.length === 0 ? '' : `${rows[0]!.plot.id}…${rows[rows.length - 1]!.plot.id}`,
-      };
+      if (result.stoppedBy !== undefined)
+        log.warn(
+          { runId: input.runId, supplierId: input.supplierId, page: result.next, error: result.stoppedBy },
+          'page failed; the pages before it are kept and it is read again',
+        );
+      return result;
     },
 
     /** The business's own plots (GET /plots), streamed and written in batches; heartbeats per batch. */
@@ -344,18 +349,22 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
         }
       };
       const summary = await timed('sweep', () => finishRun(db, input.runId, input.failure));
-      // Before anything plans a query over what the run wrote: the overlap check, the views, a report.
-      const statistics = await timed('statistics', () => refreshTableStatistics(db, summary.counts));
+      // Statistics before anything plans a join over what the run wrote (the overlap check, the
+      // summaries, the views, a report). Beside them, on other connections, the duplicate check: with or
+      // without PostGIS, after the sweep (a deleted plot is no one's duplicate), scans and groups the
+      // plots, which needs no statistics. Neither fails the run. Inside this activity, not new ones: the
+      // workflow's commands stay as recorded histories replay them.
+      const [statistics, duplicates] = await Promise.all([
+        timed('statistics', () => refreshTableStatistics(db, summary.counts)),
+        timed('duplicates', () => checkGeometryDuplicatesAfterRun(db, input.runId)),
+      ]);
       if ('failed' in statistics)
         log.warn({ runId: input.runId, error: statistics.failed }, 'could not refresh table statistics');
+      if ('failed' in duplicates)
+        log.warn({ runId: input.runId, error: duplicates.failed }, 'geometry duplicate check failed');
       // With PostGIS, and only when plots changed: overlaps across plots (docs/postgis.md); never fails the run.
       const overlaps = await timed('overlaps', () => checkOverlapsAfterRun(db, input.runId));
       if ('failed' in overlaps) log.warn({ runId: input.runId, error: overlaps.failed }, 'overlap check failed');
-      // With or without PostGIS, after the sweep (a deleted plot is no one's duplicate); never fails the run.
-      // Inside this activity, not a new one: the workflow's commands stay as recorded histories replay them.
-      const duplicates = await timed('duplicates', () => checkGeometryDuplicatesAfterRun(db, input.runId));
-      if ('failed' in duplicates)
-        log.warn({ runId: input.runId, error: duplicates.failed }, 'geometry duplicate check failed');
       // Last, after every write of the run: the analysts' summaries agree with the plots again
       // (warehouse/analyst-summaries.ts). A failure fails the activity, which is retried.
       const summaries = await timed('summaries', () => refreshSummariesAfterRun(db, input.runId));

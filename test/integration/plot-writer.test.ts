@@ -2,7 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
-import { storePlotBatch, type PlotBatch } from '../../warehouse/refresh/plot-batch.ts';
+import { storeParsedPlots, storePlotBatch, type PlotBatch } from '../../warehouse/refresh/plot-batch.ts';
 import { writePlotPage } from '../../warehouse/refresh/plot-writer.ts';
 import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
 import { beginRun } from '../../warehouse/refresh/run-ledger.ts';
@@ -141,6 +141,56 @@ describe('plot page writer', () => {
     const stored = await storedRows(db, id);
     expect((stored!['analyses'] as { id: string }[]).map((a) => a.id)).toEqual(['a-710']);
     expect((stored!['history'] as unknown[]).length).toBe(1);
+  });
+
+  it('a parsed page, mapped after reading what is held, writes what the same page mapped first writes', async () => {
+    // Two warehouses take the same two pages of supplier-r, one mapped before the read of what is held
+    // (storePlotBatch), one after it, mapping only what changed (storeParsedPlots): the rows, counts and
+    // issues must agree. Page 2 holds an unchanged plot, a changed one, a new one with a value to null
+    // (its issue names its place on the page), and a plot twice.
+    const parsedDb = openWarehouse(await createTestDatabase('writer_parsed'), 2);
+    try {
+      await migrateToLatest(parsedDb);
+      await beginRun(parsedDb, RUN, null);
+      const pages = [
+        samplePage(3, 1100),
+        [
+          samplePlot(1100),
+          samplePlot(1101, { riskLevel: 'high' }),
+          samplePlot(1104, { productionDateStart: '2024-02-30' }),
+          samplePlot(1100),
+        ],
+      ];
+      const outcomes: unknown[][] = [[], []];
+      for (const [i, raw] of pages.entries()) {
+        const batch = { ...pageOf(raw, 'supplier-r'), page: i + 1 };
+        const mapped = { ...batch, ...mapPlots(normalisePlotsSkippingInvalid(raw, 'test').plots, i + 1, false) };
+        outcomes[0]!.push((await storePlotBatch(db, mapped)).counts);
+        const { plots, invalid } = normalisePlotsSkippingInvalid(raw, 'test');
+        const parsed = { ...batch, plots, invalid, isOwn: false };
+        outcomes[1]!.push((await storeParsedPlots(parsedDb, parsed)).counts);
+      }
+      expect(outcomes[1]).toEqual(outcomes[0]);
+      expect((outcomes[1]![1] as Record<string, unknown>)['plots']).toEqual({
+        inserted: 1,
+        updated: 1,
+        unchanged: 1,
+        deleted: 0,
+      });
+      for (const n of [1100, 1101, 1102, 1104]) {
+        const id = String(samplePlot(n)['id']);
+        expect(await storedRows(parsedDb, id), id).toEqual(await storedRows(db, id));
+      }
+      const issues = (database: Warehouse) =>
+        sql<{ location: string; field: string }>`
+          select location, field from sync_issues where run_id = ${RUN}::uuid and scope = 'supplier-r' order by location`.execute(
+          database,
+        );
+      expect((await issues(parsedDb)).rows).toEqual([{ location: 'page 2 #2', field: 'productionDateStart' }]);
+      expect((await issues(parsedDb)).rows).toEqual((await issues(db)).rows);
+    } finally {
+      await parsedDb.destroy();
+    }
   });
 
   it('stores new plots straight in with the same rows as the staged path, history and findings opened by the run', async () => {

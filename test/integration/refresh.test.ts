@@ -29,17 +29,17 @@ describe('warehouse refresh', () => {
       from pg_class c where c.relname in ('plots', 'plot_suppliers', 'eudr_findings') and c.relkind = 'r'
       order by c.relname`.execute(h.db);
     expect(stats.rows.map((r) => r.relname)).toEqual(['eudr_findings', 'plot_suppliers', 'plots']);
-    // The cross-plot checks (duplicates; overlaps with PostGIS) run after the statistics, which they use.
+    // The cross-plot checks write findings too: overlaps (with PostGIS) after the statistics, which
+    // they use; duplicates beside them, so eudr_findings was analysed with or without those.
     const crossPlot = await sql<{ n: number }>`
       select count(*)::int as n from eudr_findings where code = 'geometry_duplicate' or code like 'overlap%'`.execute(
       h.db,
     );
-    const writtenAfter = (table: string) => (table === 'eudr_findings' ? crossPlot.rows[0]!.n : 0);
-    for (const r of stats.rows)
-      expect({ table: r.relname, estimated: r.reltuples }).toEqual({
-        table: r.relname,
-        estimated: r.rows - writtenAfter(r.relname),
-      });
+    expect(crossPlot.rows[0]!.n).toBeGreaterThan(0);
+    for (const r of stats.rows) {
+      const possible = r.relname === 'eudr_findings' ? [r.rows, r.rows - crossPlot.rows[0]!.n] : [r.rows];
+      expect(possible, r.relname).toContain(r.reltuples);
+    }
     // Column statistics where plans need them (keys, countries); which columns are left out is a unit
     // test's (autovacuum may analyse every column of a table during the load, so none is absent here for sure).
     const columns = await sql<{ attname: string }>`

@@ -39,20 +39,50 @@ export function mapPlots(
   isOwn: boolean,
   firstIndex = 0,
 ): { rows: PlotRows[]; issues: RecordIssue[] } {
+  return mapEach(plots.length, (i) => ({ plot: plots[i]!, position: firstIndex + i }), page, isOwn);
+}
+
+/**
+ * Only the plots of a page at `positions` (those whose fingerprint, already taken, the warehouse
+ * does not hold) → their rows; issues name each plot's place on the page. Pure, as mapPlots.
+ */
+export function mapPlotsAt(
+  plots: readonly Plot[],
+  positions: readonly number[],
+  fingerprints: readonly string[],
+  page: number,
+  isOwn: boolean,
+): { rows: PlotRows[]; issues: RecordIssue[] } {
+  return mapEach(
+    positions.length,
+    (i) => ({ plot: plots[positions[i]!]!, position: positions[i]!, fingerprint: fingerprints[positions[i]!] }),
+    page,
+    isOwn,
+  );
+}
+
+function mapEach(
+  count: number,
+  at: (i: number) => { plot: Plot; position: number; fingerprint?: string | undefined },
+  page: number,
+  isOwn: boolean,
+): { rows: PlotRows[]; issues: RecordIssue[] } {
   const issues: RecordIssue[] = [];
-  const rows = plots.map((plot, i) => {
-    const mapped = toPlotRows(plot, isOwn);
+  const rows: PlotRows[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const { plot, position, fingerprint } = at(i);
+    const mapped = fingerprint === undefined ? toPlotRows(plot, isOwn) : toPlotRows(plot, isOwn, fingerprint);
     for (const v of mapped.issues) {
       issues.push({
         entity: 'plots',
         recordId: plot.id,
-        location: `page ${page} #${firstIndex + i}`,
+        location: `page ${page} #${position}`,
         field: v.field,
         rule: v.rule,
         action: 'nulled',
       });
     }
-    return mapped.rows;
-  });
+    rows[i] = mapped.rows;
+  }
   return { rows, issues };
 }

@@ -33,9 +33,13 @@ export interface MappedPlot {
 }
 
 /** The plot's fingerprint (plot-fingerprint.ts) becomes the content hash: it is what the next refresh compares. */
-export function toPlotRows(plot: Plot, isOwn: boolean): MappedPlot {
-  // First: fingerprinting drops the embedded supplier records, which are not the plot's content.
-  const fingerprint = plotFingerprint(plot, isOwn);
+export function toPlotRows(
+  plot: Plot,
+  isOwn: boolean,
+  // First: fingerprinting drops the embedded supplier records, which are not the plot's content (a
+  // fingerprint taken before, by plotFingerprint, has dropped them already).
+  fingerprint = plotFingerprint(plot, isOwn),
+): MappedPlot {
   const issues: ValueIssue[] = [];
   const geometryText = jsonOrNull(plot.geometry);
   const geometry = assessGeometry(plot.geometry);

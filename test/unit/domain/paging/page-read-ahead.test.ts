@@ -5,7 +5,7 @@ import {
   pagesToStart,
   type PageReadAhead,
   type PageReadAheadLimits,
-} from '../../../../workflows/scheduling/page-read-ahead.ts';
+} from '../../../../domain/paging/page-read-ahead.ts';
 
 const limits = (l: Partial<PageReadAheadLimits> = {}): PageReadAheadLimits => ({
   expected: 0,

@@ -1,4 +1,5 @@
-// Pure scheduling for workflow code: no I/O, no clock, no randomness; safe in the workflow bundle.
+// Pure scheduling of a supplier's page reads (workflows/sync-supplier-plots.ts, and the page runs of
+// activities/refresh/page-run.ts): no I/O, no clock, no randomness; safe in the workflow bundle.
 
 /**
  * Where a supplier workflow stands in its pages (workflows/sync-supplier-plots.ts). Pages are
