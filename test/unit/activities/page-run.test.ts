@@ -91,13 +91,13 @@ describe('a run of pages (one activity reading many pages)', () => {
       if (page === 2) cancelled = true;
       return source.loadPage(page);
     };
-    await expect(
-      runPages(input({ expected: 0 }), load, { ...limits, cancelled: () => cancelled }),
-    ).rejects.toThrow('aborted');
+    await expect(runPages(input({ expected: 0 }), load, { ...limits, cancelled: () => cancelled })).rejects.toThrow(
+      'aborted',
+    );
   });
 
   it('stops at a page equal to the one before it: the service ignored `page`', async () => {
-    const repeating = async (page: number): Promise<PlotPageResult> => ({
+    const repeating = async (): Promise<PlotPageResult> => ({
       more: true,
       received: 500,
       written: 0,
