@@ -24,7 +24,9 @@ export type OverlapOutcome =
  * run changed plots or their supplier links, or the check has not run over the current geometries
  * yet. Current plots whose polygons overlap beyond the tolerance (overlap-findings.ts) get
  * overlap_same_supplier / overlap_other_supplier findings in eudr_findings, with the same history as
- * every finding: vanished or changed ones closed, new ones opened, unchanged ones untouched. A failure
+ * every finding: vanished or changed ones closed, new ones opened, unchanged ones untouched. The
+ * pairs stay in Postgres and the findings are made plot by plot (streamOverlapFindings), so the
+ * worker's memory does not grow with the number of pairs or findings. A failure
  * never fails the refresh: it is recorded in spatial_state (eudr_overlap_checked() is then false)
  * and the next refresh tries again.
  */
