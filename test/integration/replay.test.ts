@@ -38,11 +38,36 @@ async function replay(histories: RecordedHistory[]): Promise<string[]> {
   return failures;
 }
 
+/** The payloads of the markers of a recorded file's histories, decoded, by marker name. */
+function markerData(file: string, marker: string, detail: string): unknown[] {
+  return recorded(file).flatMap((h) =>
+    h.history.events.flatMap((e) => {
+      const m = (e as { markerRecordedEventAttributes?: { markerName?: string; details?: Record<string, unknown> } })
+        .markerRecordedEventAttributes;
+      if (m?.markerName !== marker) return [];
+      const data = (m.details?.[detail] as { payloads?: Array<{ data?: { $bytes?: string } }> } | undefined)
+        ?.payloads?.[0]?.data?.$bytes;
+      return data ? [JSON.parse(Buffer.from(data, 'base64').toString('utf8'))] : [];
+    }),
+  );
+}
+
+/** The activity type of every local activity the histories of a recorded file ran. */
+function localActivities(file: string): string[] {
+  return markerData(file, 'core_local_activity', 'data').map((d) => (d as { activity_type: string }).activity_type);
+}
+
+/** The patch ids a recorded file's histories mark (patched() calls that took the new branch). */
+function patches(file: string): string[] {
+  return markerData(file, 'core_patch', 'patch-data').map((d) => (d as { id: string }).id);
+}
+
 describe('recorded workflow histories replay on the current workflow code', () => {
   beforeAll(() => installTemporalRuntime(createLogger({ level: 'warn', format: 'json' })));
 
   it('has the scenarios of record-histories.ts', () => {
     // refresh: supplier children in a window of two, pages read ahead, a child continuing as new (8 runs);
+    // refresh-page-runs: the same with runs of pages (patched 'supplier-page-runs') (8);
     // bulk-submit: transactions started two at a time, each followed on the poll backoff (6);
     // archive-pdfs: PDFs claimed three at a time, downloaded two at once (1);
     // submit-batch: chunks of three lines two at a time, due transactions read together, continuing as new (3);
@@ -50,12 +75,18 @@ describe('recorded workflow histories replay on the current workflow code', () =
     // the recount of 'submit-batch-recount'), 100 shipments (1).
     expect(
       Object.fromEntries(
-        ['refresh.json', 'bulk-submit.json', 'archive-pdfs.json', 'submit-batch.json', 'submit-batch-default.json'].map(
-          (f) => [f, FILES.includes(f) ? recorded(f).length : 0],
-        ),
+        [
+          'refresh.json',
+          'refresh-page-runs.json',
+          'bulk-submit.json',
+          'archive-pdfs.json',
+          'submit-batch.json',
+          'submit-batch-default.json',
+        ].map((f) => [f, FILES.includes(f) ? recorded(f).length : 0]),
       ),
     ).toEqual({
       'refresh.json': 8,
+      'refresh-page-runs.json': 8,
       'bulk-submit.json': 6,
       'archive-pdfs.json': 1,
       'submit-batch.json': 3,
@@ -67,17 +98,17 @@ describe('recorded workflow histories replay on the current workflow code', () =
     expect(await replay(recorded(file))).toEqual([]);
   });
 
+  it('covers both branches of the supplier workflow: runs of pages (patched) and one activity per page before', () => {
+    expect(patches('refresh.json')).not.toContain('supplier-page-runs');
+    expect(patches('refresh-page-runs.json')).toContain('supplier-page-runs');
+    // Five suppliers' pages in runs: fewer page activities than pages (the old history has one per page).
+    const pageLoads = (file: string, type: string) => localActivities(file).filter((t) => t === type).length;
+    expect(pageLoads('refresh.json', 'loadPlotPage')).toBeGreaterThan(0);
+    expect(pageLoads('refresh-page-runs.json', 'loadPlotPage')).toBe(0);
+    expect(pageLoads('refresh-page-runs.json', 'loadPlotPages')).toBeGreaterThan(0);
+  });
+
   it('covers both branches of the batch workflow: chunks in lanes (patched) and the 4 chunks of runs started before', () => {
-    const patches = (file: string) =>
-      recorded(file).flatMap((h) =>
-        h.history.events.flatMap((e) => {
-          const m = (e as { markerRecordedEventAttributes?: { details?: Record<string, unknown> } })
-            .markerRecordedEventAttributes;
-          const data = (m?.details?.['patch-data'] as { payloads?: Array<{ data?: { $bytes?: string } }> } | undefined)
-            ?.payloads?.[0]?.data?.$bytes;
-          return data ? [(JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { id: string }).id] : [];
-        }),
-      );
     expect(patches('submit-batch.json')).toEqual([]);
     expect(new Set(patches('submit-batch-default.json'))).toEqual(
       new Set(['submit-batch-lanes', 'submit-batch-recount']),
