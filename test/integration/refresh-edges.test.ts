@@ -34,6 +34,50 @@ describe('refresh edges', () => {
     expect(summary.counts['plots']!.inserted).toBe(1502);
   });
 
+  it('stops reading soon after the refresh is cancelled mid-run of pages, and leaves no part running', async () => {
+    // One supplier of 14 pages, every request 300 ms late: one run of pages would read them all (its
+    // page budget is 100). Cancelled once two pages are in, the run's requests are aborted: after the
+    // worker has settled everything it ran, far fewer of the supplier's plots than 6,600 were written.
+    h = await startWorkerHarness(
+      {
+        seed: 16,
+        layout: { ownPlots: 1, suppliers: [{ plots: 6600 }] },
+        faults: { latency: 1, latencyMs: [300, 300] },
+      },
+      'edges',
+    );
+    await h.startWorker();
+    const runId = randomUUID();
+    const handle = await h.temporal.client.workflow.start(refreshWarehouse, {
+      taskQueue: h.temporal.taskQueue,
+      workflowId: refreshWorkflowId(runId),
+      args: [{ runId }],
+    });
+    const supplier = h.sim.control.suppliers()[0]!.id;
+    const pages = async () =>
+      (
+        await sql<{ n: number }>`
+          select count(*)::int as n from sync_pages where run_id = ${runId}::uuid and scope = ${supplier}`.execute(
+          h!.db,
+        )
+      ).rows[0]!.n;
+    await waitUntil('two pages of the supplier', async () => (await pages()) >= 2, 60_000);
+    await handle.cancel();
+    await expect(handle.result()).rejects.toThrow();
+    // Shutdown waits for every activity the worker runs, the run of pages too.
+    await h.stopWorker();
+    // The pages' records go with the failed run; the plots they wrote stay: far fewer than 6,600.
+    const linked = await sql<{ n: number }>`
+      select count(*)::int as n from plot_suppliers where supplier_id = ${supplier}`.execute(h.db);
+    expect(linked.rows[0]!.n).toBeLessThan(5_000);
+    const parts = await sql<{ scope: string; status: string }>`
+      select scope, status from sync_run_scopes where run_id = ${runId}::uuid order by scope`.execute(h.db);
+    expect(parts.rows.filter((p) => p.status === 'running' || p.status === 'pending')).toEqual([]);
+    expect(parts.rows.find((p) => p.scope === supplier)?.status).toBe('failed');
+    const run = await sql<{ status: string }>`select status from sync_runs where id = ${runId}::uuid`.execute(h.db);
+    expect(run.rows[0]!.status).toBe('failed');
+  }, 120_000);
+
   it('reads every supplier even when told to read no page per run (a run never ends a supplier unread)', async () => {
     h = await startWorkerHarness(
       { seed: 14, layout: { ownPlots: 1, suppliers: [{ plots: 600 }, { plots: 30 }] } },
