@@ -68,6 +68,24 @@ async function runsOf(workflowId: string): Promise<RecordedHistory[]> {
   return out;
 }
 
+/** `count` shipments of one supplier, with keys new to this recording, taken in as one batch. */
+async function takeInBatch(db: ReturnType<typeof openWarehouse>, supplier: string, name: string, count: number) {
+  const run = randomUUID().slice(0, 8);
+  const path = resolve(dir, `batch-${name}.ndjson`);
+  writeFileSync(
+    path,
+    Array.from({ length: count }, (_, i) =>
+      JSON.stringify({
+        key: `replay-${name}-${run}-${i}`,
+        activityType: 'IMPORT',
+        countryOfActivity: 'NL',
+        components: [{ hsn: '18010000', quantity: 1250, unit: 'KGM', supplierBusinessId: supplier }],
+      }),
+    ).join('\n'),
+  );
+  return takeInShipments(db, path, `${path}.report.ndjson`);
+}
+
 /** A simulator, a migrated database and a worker of their own; `run` returns the ids to record. */
 async function scenario(
   name: string,
@@ -201,21 +219,7 @@ try {
     'submit-batch',
     { seed: 74, suppliers: 2, plots: 50, timeScale: 0.001, transactionErrorRatio: 0 },
     async ({ taskQueue, sim, db }) => {
-      const supplier = sim.control.suppliers()[0]!.id;
-      const run = randomUUID().slice(0, 8);
-      const path = resolve(dir, 'batch.ndjson');
-      writeFileSync(
-        path,
-        Array.from({ length: 12 }, (_, i) =>
-          JSON.stringify({
-            key: `replay-batch-${run}-${i}`,
-            activityType: 'IMPORT',
-            countryOfActivity: 'NL',
-            components: [{ hsn: '18010000', quantity: 1250, unit: 'KGM', supplierBusinessId: supplier }],
-          }),
-        ).join('\n'),
-      );
-      const intake = await takeInShipments(db, path, `${path}.report.ndjson`);
+      const intake = await takeInBatch(db, sim.control.suppliers()[0]!.id, 'batch', 12);
       await client.workflow.execute(submitBatch, {
         taskQueue,
         workflowId: submitBatchWorkflowId(intake.batchId),
@@ -242,21 +246,7 @@ try {
     'submit-batch-default',
     { seed: 76, suppliers: 2, plots: 50, timeScale: 0.001, transactionErrorRatio: 0 },
     async ({ taskQueue, sim, db }) => {
-      const supplier = sim.control.suppliers()[0]!.id;
-      const run = randomUUID().slice(0, 8);
-      const path = resolve(dir, 'batch-default.ndjson');
-      writeFileSync(
-        path,
-        Array.from({ length: 100 }, (_, i) =>
-          JSON.stringify({
-            key: `replay-default-${run}-${i}`,
-            activityType: 'IMPORT',
-            countryOfActivity: 'NL',
-            components: [{ hsn: '18010000', quantity: 1250, unit: 'KGM', supplierBusinessId: supplier }],
-          }),
-        ).join('\n'),
-      );
-      const intake = await takeInShipments(db, path, `${path}.report.ndjson`);
+      const intake = await takeInBatch(db, sim.control.suppliers()[0]!.id, 'default', 100);
       await client.workflow.execute(submitBatch, {
         taskQueue,
         workflowId: submitBatchWorkflowId(intake.batchId),
