@@ -177,8 +177,10 @@ function plotFacts(scope: RawBuilder<unknown> | null) {
 }
 
 /**
- * Live links to current plots, with the plot's facts (what bi_suppliers' and
- * bi_eudr_supplier_readiness's rows count), of the suppliers in `summary_scope` (all when whole).
+ * Live links to current plots, with what the supplier rows and risk cells count of the plot (what
+ * bi_suppliers', bi_eudr_supplier_readiness's and bi_risk_overview's rows count), of the suppliers in
+ * `summary_scope` (all when whole). Read by three statements, so kept; only the columns they read (a
+ * temporary table beyond temp_buffers goes to disk: the facts' arrays and ids doubled its width).
  */
 function links(whole: boolean) {
   const scope = whole
@@ -189,7 +191,13 @@ function links(whole: boolean) {
   return sql`
   create temp table summary_links on commit drop as
   select s.supplier_id, s.supplier_id = any(f.missing_supplier_ids) as missing,
-         cardinality(f.supplier_ids) as supplier_count, f.*
+         cardinality(f.supplier_ids) as supplier_count, f.is_own, f.country_code, f.country_key, f.commodities,
+         f.area_ha, f.readiness_area_ha, f.geometry_valid, f.risk_level, f.risk_assessment_status, f.flagged,
+         f.most_recent_analysis_id is not null as analysed, f.most_recent_analysis_status,
+         f.most_recent_risk_of_deforestation, f.most_recent_deforested_area_m2, f.most_recent_analysed_at,
+         f.has_precision, f.ready,
+         -- Its blocking codes, and not_checked for a plot not checked yet (the top reasons count these).
+         case when f.checked then f.blocking_codes else f.blocking_codes || 'not_checked'::text end as reasons
   from summary_plot_facts f cross join unnest(f.supplier_ids) as s(supplier_id)
   where ${scope}`;
 }
@@ -197,21 +205,14 @@ function links(whole: boolean) {
 /** Every business with a live link (to a current plot or not) among those made again. */
 function suppliers(whole: boolean) {
   return sql`
-  create temp table summary_link_suppliers on commit drop as
   select distinct ps.supplier_id from plot_suppliers ps
   where ps.deleted_at is null
     and ${whole ? sql`true` : sql`ps.supplier_id in (select supplier_id from summary_scope)`}`;
 }
 
-/** Each link's blocking codes (not_checked for a plot not checked yet). */
-const REASONS = sql`
-  create temp table summary_link_reasons on commit drop as
-  select l.supplier_id, c.code
-  from summary_links l cross join unnest(l.blocking_codes) as c(code)
-  union all
-  select l.supplier_id, 'not_checked' from summary_links l where not l.checked`;
-
-const SUPPLIER_FIGURES = sql`
+/** The rows of summary_suppliers made again: read once each, so not kept (a query of its own each). */
+function supplierFigures(whole: boolean) {
+  return sql`
   with figures as (
     select l.supplier_id,
            count(*) as plots,
@@ -238,8 +239,8 @@ const SUPPLIER_FIGURES = sql`
            count(*) filter (where l.most_recent_analysis_status = 'succeeded') as plots_analysis_succeeded,
            count(*) filter (where l.most_recent_analysis_status in ('pending', 'not_started', 'started')) as plots_analysis_in_progress,
            count(*) filter (where l.most_recent_analysis_status = 'failed') as plots_analysis_failed,
-           count(*) filter (where l.most_recent_analysis_id is null) as plots_not_analysed,
-           count(*) filter (where l.most_recent_analysis_id is not null
+           count(*) filter (where not l.analysed) as plots_not_analysed,
+           count(*) filter (where l.analysed
                               and (l.most_recent_analysis_status is null
                                    or l.most_recent_analysis_status not in ('succeeded', 'pending', 'not_started', 'started', 'failed'))) as plots_analysis_other,
            count(*) filter (where l.has_precision) as plots_with_precision,
@@ -268,10 +269,10 @@ const SUPPLIER_FIGURES = sql`
     select x.supplier_id,
            jsonb_agg(jsonb_build_object('code', x.code, 'plots', x.plots) order by x.plots desc, x.code) as top_reasons
     from (
-      select r.supplier_id, r.code, count(*) as plots,
-             row_number() over (partition by r.supplier_id order by count(*) desc, r.code) as rank
-      from summary_link_reasons r
-      group by r.supplier_id, r.code
+      select l.supplier_id, r.code, count(*) as plots,
+             row_number() over (partition by l.supplier_id order by count(*) desc, r.code) as rank
+      from summary_links l cross join unnest(l.reasons) as r(code)
+      group by l.supplier_id, r.code
     ) x
     where x.rank <= 5
     group by x.supplier_id
@@ -284,11 +285,12 @@ const SUPPLIER_FIGURES = sql`
          f.plots_analysis_succeeded, f.plots_analysis_in_progress, f.plots_analysis_failed, f.plots_not_analysed,
          f.plots_analysis_other, f.plots_with_precision, f.max_risk_of_deforestation, f.deforested_area_m2,
          f.last_analysed_at, f.invalid_geometries, f.plots_ready, f.readiness_hectares, f.hectares_ready, r.top_reasons
-  from summary_link_suppliers s
+  from (${suppliers(whole)}) s
   left join figures f on f.supplier_id = s.supplier_id
   left join countries k on k.supplier_id = s.supplier_id
   left join commodities c on c.supplier_id = s.supplier_id
   left join reasons r on r.supplier_id = s.supplier_id`;
+}
 
 const SUPPLIER_COUNTRIES = sql`
   select l.supplier_id, l.country_key, count(*) as plots
@@ -298,30 +300,31 @@ const SUPPLIER_COUNTRIES = sql`
 /**
  * bi_risk_overview's rows, as its definition before 0028 made them from bi_current_plots: a plot has
  * a cell per live supplier (or one without) and commodity (or one without; none when commodities is
- * null, as unnest gives nothing), each weighing 1 / its cells. Counted without sorting: the cells of a
- * plot are suppliers × commodities, and a commodity listed twice makes the same cell twice (`copies`:
- * its hectares and weight count twice, as they did, the plot once). Made of the links being made again
- * and, when `withoutSupplier`, of the plots reached through none.
+ * null, as unnest gives nothing), each weighing 1 / its cells. Counted in one aggregation, without
+ * grouping by plot first: each plot gives a cell one row, at the first place its commodity has in its
+ * list (`array_position`, which finds a null too), and a commodity listed twice makes the same cell
+ * twice (`copies`: its hectares and weight count twice, as they did, the plot once). Made of the links
+ * being made again and, when `withoutSupplier`, of the plots reached through none.
  */
 function riskCells(withoutSupplier: boolean) {
   return sql`
   with cell_plots as (
-    select l.plot_id, l.supplier_id, l.commodities, l.area_ha, l.flagged, l.country_code, l.is_own, l.supplier_count
+    select l.supplier_id, l.commodities, l.area_ha, l.flagged, l.country_code, l.is_own, l.supplier_count
     from summary_links l
     union all
-    select f.plot_id, null, f.commodities, f.area_ha, f.flagged, f.country_code, f.is_own, 0
+    select null, f.commodities, f.area_ha, f.flagged, f.country_code, f.is_own, 0
     from summary_plot_facts f
     where f.supplier_ids = '{}' and ${sql.lit(withoutSupplier)}
   ),
   cells as (
-    -- Grouped by the cell's key alone (the plot's own values are the same in each of its rows).
-    select p.plot_id, p.supplier_id as supplier_business_id, c.commodity, count(*) as copies,
-           max(p.area_ha) as area_ha, bool_or(p.flagged) as flagged, max(p.country_code) as country_code,
-           bool_or(p.is_own) as is_own,
-           max(1.0::float8 / (greatest(p.supplier_count, 1) * greatest(cardinality(p.commodities), 1))) as weight
+    select p.supplier_id as supplier_business_id, c.commodity, p.area_ha, p.flagged, p.country_code, p.is_own,
+           case when cardinality(p.commodities) = 0 then 1
+                else cardinality(array_positions(p.commodities, c.commodity)) end as copies,
+           1.0::float8 / (greatest(p.supplier_count, 1) * greatest(cardinality(p.commodities), 1)) as weight
     from cell_plots p
-    cross join lateral unnest(case when cardinality(p.commodities) = 0 then array[null::text] else p.commodities end) as c(commodity)
-    group by p.plot_id, p.supplier_id, c.commodity
+    cross join lateral unnest(case when cardinality(p.commodities) = 0 then array[null::text] else p.commodities end)
+      with ordinality as c(commodity, place)
+    where cardinality(p.commodities) = 0 or c.place = array_position(p.commodities, c.commodity)
   )
   select w.supplier_business_id, w.commodity, w.country_code,
          (w.supplier_business_id is null and w.is_own) as own_group,
@@ -362,6 +365,13 @@ async function replaceRows(
   scope: RawBuilder<unknown>,
 ): Promise<number> {
   const t = sql.table(table);
+  // Nothing in the scope (a first load: only the totals' row is there): nothing to compare with.
+  const { rows } = await sql<{ empty: boolean }>`
+    select not exists (select 1 from ${t} t where ${scope}) as empty`.execute(db);
+  if (rows[0]?.empty) {
+    const inserted = await sql`insert into ${t} ${fresh}`.execute(db);
+    return Number(inserted.numAffectedRows ?? 0);
+  }
   await sql`create temp table summary_fresh on commit drop as ${fresh}`.execute(db);
   const deleted = await sql`
     delete from ${t} t
@@ -447,12 +457,10 @@ async function makeSummaries(
       where not exists (select 1 from summary_plot_facts t where t.plot_id = f.plot_id)`.execute(db);
   }
   await links(whole).execute(db);
-  await suppliers(whole).execute(db);
-  await REASONS.execute(db);
   const ofScope = (column: string) =>
     whole ? sql`true` : sql`${sql.ref(`t.${column}`)} in (select supplier_id from summary_scope)`;
   let written = 0;
-  written += await replaceRows(db, 'summary_suppliers', SUPPLIER_FIGURES, ofScope('supplier_id'));
+  written += await replaceRows(db, 'summary_suppliers', supplierFigures(whole), ofScope('supplier_id'));
   written += await replaceRows(db, 'summary_supplier_countries', SUPPLIER_COUNTRIES, ofScope('supplier_id'));
   written += await replaceRows(
     db,
@@ -464,7 +472,7 @@ async function makeSummaries(
              or (${sql.lit(withoutSupplier)} and t.supplier_business_id is null))`,
   );
   written += await replaceRows(db, 'summary_totals', TOTALS, sql`true`);
-  await sql`drop table summary_touched, summary_links, summary_link_suppliers, summary_link_reasons`.execute(db);
+  await sql`drop table summary_touched, summary_links`.execute(db);
   if (!whole) await sql`drop table summary_fresh_facts, summary_scope`.execute(db);
   return { whole, plotsTouched: plotsRead, rowsWritten: written };
 }
