@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { SUMMARY_VIEW_ORACLES } from '../support/summary-oracles.ts';
-import { refreshSummariesAfterRun } from '../../warehouse/analyst-summaries.ts';
+import { refreshSummaries, refreshSummariesAfterRun } from '../../warehouse/analyst-summaries.ts';
 import { waitUntil } from '../support/wait.ts';
 import { refreshWarehouse, refreshWorkflowId } from '../../workflows/refresh-warehouse.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
@@ -349,5 +349,55 @@ describe('analyst summaries (the summary views read tables kept by the refresh)'
     expect(await lastMaking(db)).toEqual({ facts: 0, noted: 0 });
     expect(await refreshSummariesAfterRun(db, randomUUID())).toMatchObject({ refreshed: true, whole: true });
     await expectSummariesAgree(db, 'after the findings were truncated');
+  });
+  it('count a commodity listed twice, a null one and none as before, made again for touched plots and from every plot; after the facts are lost (unlogged: a crash empties them) the next making reads every plot and agrees', async () => {
+    h = await startWorkerHarness({ seed: 53, layout }, 'summaries');
+    const db = h.db;
+    expect((await h.refresh()).status).toBe('succeeded');
+    await expectSummariesAgree(db, 'after the first load');
+    const { control } = h.sim;
+    const [s0, , s2] = control.suppliers();
+    const all = [...control.plots()];
+    const ofOnly = (id: string) =>
+      all.filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === id).map((p) => p.plot['id'] as string);
+    const own = all.filter((p) => p.supplierIds.length === 0).map((p) => p.plot['id'] as string);
+    const shared = all.filter((p) => p.supplierIds.length === 2).map((p) => p.plot['id'] as string);
+    // By SQL (a repair): the risk cells count each plot once per distinct commodity, a duplicate's
+    // hectares and weight twice; a null commodity is a cell of its own, an empty list the cell without.
+    const set = async (id: string, commodities: (string | null)[]) =>
+      sql`update plots set commodities = ${commodities}::text[] where id = ${id}`.execute(db);
+    await set(ofOnly(s0!.id)[1]!, ['cocoa', 'cocoa', 'coffee']);
+    await set(ofOnly(s0!.id)[2]!, ['rubber', null, 'rubber', null]);
+    await set(ofOnly(s2!.id)[1]!, []);
+    await set(shared[0]!, ['coffee', 'cocoa', 'coffee']);
+    await set(own[0]!, ['soya', 'soya']);
+    await set(own[1]!, []);
+    expect(await refreshSummariesAfterRun(db, randomUUID())).toMatchObject({
+      refreshed: true,
+      whole: false,
+      plotsTouched: 6,
+    });
+    await expectSummariesAgree(db, 'after commodities listed twice, null and none (touched plots)');
+    expect(await refreshSummaries(db)).toMatchObject({ refreshed: true, whole: true });
+    await expectSummariesAgree(db, 'after commodities listed twice, null and none (every plot)');
+
+    // The facts are unlogged: a crash (or a standby promoted) leaves them empty, as a truncate of them does.
+    const { rows: kind } = await sql<{ persistence: string }>`
+      select relpersistence as persistence from pg_class where oid = 'summary_plot_facts'::regclass`.execute(db);
+    expect(kind[0]!.persistence).toBe('u');
+    await sql`truncate summary_plot_facts`.execute(db);
+    // While they are empty nothing is noted; the next making reads every plot, this one's change with them.
+    await sql`update plots set risk_level = 'high', commodities = array['wood'] where id = ${ofOnly(s0!.id)[3]!}`.execute(
+      db,
+    );
+    expect(await lastMaking(db)).toEqual({ facts: 0, noted: 0 });
+    expect(await refreshSummariesAfterRun(db, randomUUID())).toMatchObject({
+      refreshed: true,
+      whole: true,
+      plotsTouched: 88,
+    });
+    await expectSummariesAgree(db, 'after the facts were lost');
+    expect((await h.refresh()).status).toBe('succeeded');
+    await expectSummariesAgree(db, 'after the refresh after that');
   });
 });
