@@ -26,13 +26,12 @@ select
     or (normalise_status(p.risk_assessment_status) in ('in_risk_mitigation', 'eudr_non_compliant')) is true) as flagged,
   coalesce(l.supplier_count, 0)::int as supplier_count,
   coalesce(l.supplier_business_ids, '{}') as supplier_business_ids,
-  coalesce((select array_agg(coalesce(b.name, s.id) order by s.n)
-            from unnest(l.supplier_business_ids) with ordinality as s(id, n)
-            left join businesses b on b.id = s.id), '{}') as supplier_names,
+  coalesce(sn.supplier_names, '{}') as supplier_names,
   p.most_recent_analysis_id,
-  mr.type as most_recent_analysis_type,
-  normalise_status(mr.status) as most_recent_analysis_status,
-  mr.status as most_recent_analysis_status_raw,
+  case when p.most_recent_analysis_id = p.euforobs_analysis_id then eu.type when p.most_recent_analysis_id = p.precision_analysis_id then pr.type else mr.type end as most_recent_analysis_type,
+  normalise_status(case when p.most_recent_analysis_id = p.euforobs_analysis_id then eu.status
+                        when p.most_recent_analysis_id = p.precision_analysis_id then pr.status else mr.status end) as most_recent_analysis_status,
+  case when p.most_recent_analysis_id = p.euforobs_analysis_id then eu.status when p.most_recent_analysis_id = p.precision_analysis_id then pr.status else mr.status end as most_recent_analysis_status_raw,
   p.euforobs_analysis_id,
   normalise_status(eu.status) as euforobs_status,
   eu.status as euforobs_status_raw,
@@ -45,9 +44,9 @@ select
   pr.risk_of_deforestation as precision_risk_of_deforestation,
   pr.deforested_area_m2 as precision_deforested_area_m2,
   pr.analysed_at as precision_analysed_at,
-  mr.risk_of_deforestation as most_recent_risk_of_deforestation,
-  mr.deforested_area_m2 as most_recent_deforested_area_m2,
-  mr.analysed_at as most_recent_analysed_at,
+  case when p.most_recent_analysis_id = p.euforobs_analysis_id then eu.risk_of_deforestation when p.most_recent_analysis_id = p.precision_analysis_id then pr.risk_of_deforestation else mr.risk_of_deforestation end as most_recent_risk_of_deforestation,
+  case when p.most_recent_analysis_id = p.euforobs_analysis_id then eu.deforested_area_m2 when p.most_recent_analysis_id = p.precision_analysis_id then pr.deforested_area_m2 else mr.deforested_area_m2 end as most_recent_deforested_area_m2,
+  case when p.most_recent_analysis_id = p.euforobs_analysis_id then eu.analysed_at when p.most_recent_analysis_id = p.precision_analysis_id then pr.analysed_at else mr.analysed_at end as most_recent_analysed_at,
   p.production_date_start,
   p.production_date_end,
   p.bbox_min_lon,
@@ -58,13 +57,11 @@ select
   p.updated_at,
   p.first_seen_at,
   p.changed_at,
-  case when p.is_own then own.last_seen_at
-       else (select max(ls.last_seen_at) from last_seen ls where ls.scope = any(l.supplier_business_ids)) end as last_seen_at,
+  case when p.is_own then own.last_seen_at else sn.last_seen_at end as last_seen_at,
   case when nullif(btrim(p.country_code), '') is null then null else coalesce(cr.level, 'unknown') end as country_risk_level
 from plots p
 -- The plot's own links, looked up per plot (not every link aggregated first): a filter on the plots
--- and a limit read only the links of the plots they scan; names and when last seen only for the rows
--- returned.
+-- and a limit read only the links of the plots they scan.
 left join lateral (
   select count(*) as supplier_count,
          array_agg(ps.supplier_id order by ps.supplier_id) as supplier_business_ids
@@ -72,10 +69,28 @@ left join lateral (
   where ps.plot_id = p.id and ps.deleted_at is null
   having count(*) > 0
 ) l on true
+-- Its suppliers' names and when they were last read completely, in one pass over its suppliers: only
+-- for the rows returned (after a filter on supplier_business_ids). last_seen has a row per scope.
+left join lateral (
+  select array_agg(coalesce(b.name, s.id) order by s.n) as supplier_names, max(ls.last_seen_at) as last_seen_at
+  from unnest(l.supplier_business_ids) with ordinality as s(id, n)
+  left join businesses b on b.id = s.id
+  left join last_seen ls on ls.scope = s.id
+) sn on true
 left join last_seen own on own.scope = 'own-plots'
-left join analyses mr on mr.id = p.most_recent_analysis_id
 left join analyses eu on eu.id = p.euforobs_analysis_id
 left join analyses pr on pr.id = p.precision_analysis_id
+-- The most recent analysis is the latest EUFOROBS or PRECISION one of every plot stored so far: its
+-- columns are then taken from eu or pr, and analyses is looked up for it only when it is neither (the
+-- conditions on p alone make that look-up a one-time filter, skipped for the others).
+left join lateral (
+  select a.type, a.status, a.risk_of_deforestation, a.deforested_area_m2, a.analysed_at
+  from analyses a
+  where a.id = p.most_recent_analysis_id
+    and p.most_recent_analysis_id is distinct from p.euforobs_analysis_id
+    and p.most_recent_analysis_id is distinct from p.precision_analysis_id
+  limit 1
+) mr on true
 -- The level in force today of its country, as bi_country_risk has it (the row with the latest applies_from
 -- not after today), looked up by the key of country_risk for this plot alone.
 left join lateral (
