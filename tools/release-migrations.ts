@@ -9,6 +9,7 @@ import {
   readMigrationFiles,
   readReleased,
   releasedMismatches,
+  releasedOutOfOrder,
   unreleased,
 } from '../warehouse/migrate.ts';
 
@@ -18,9 +19,11 @@ const NOTE =
 
 const files = await readMigrationFiles();
 const released = await readReleased();
-const edited = releasedMismatches(files, released);
+const edited = [...releasedMismatches(files, released), ...releasedOutOfOrder(files, released)];
 if (edited.length > 0) {
-  process.stderr.write(`${edited.join('\n')}\nNever edit a released migration; add a new one. Nothing recorded.\n`);
+  process.stderr.write(
+    `${edited.join('\n')}\nNever edit a released migration; add a new one, numbered after every released one. Nothing recorded.\n`,
+  );
   process.exit(1);
 }
 const added = unreleased(files, released);

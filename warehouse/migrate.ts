@@ -100,6 +100,28 @@ export function unreleased(
 }
 
 /**
+ * New migrations numbered below one already released: a warehouse that ran the released one would
+ * meet a migration it skipped, which the migrator refuses (it applies in order only). A new
+ * migration takes the next number after every released one. One sentence per file. Pure.
+ */
+export function releasedOutOfOrder(
+  files: readonly MigrationFile[],
+  released: Readonly<Record<string, string>>,
+): string[] {
+  const last = Object.keys(released)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .at(-1);
+  if (last === undefined) return [];
+  return unreleased(files, released)
+    .filter((f) => f.file < last)
+    .map(
+      (f) =>
+        `sql/migrations/${f.file} comes before ${last}, which is released: a warehouse migrated past it would refuse to start; give it a number after ${last}.`,
+    );
+}
+
+/**
  * Numbered plain-SQL files (`0001_name.sql`), forward-only. Each file runs as one multi-statement
  * query inside migrateToLatest's transaction, which holds the migrator's advisory lock, so two
  * workers starting at once apply each migration exactly once. Each migration applied is recorded in

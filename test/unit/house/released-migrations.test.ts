@@ -3,6 +3,7 @@ import {
   readMigrationFiles,
   readReleased,
   releasedMismatches,
+  releasedOutOfOrder,
   unreleased,
   type MigrationFile,
 } from '../../../warehouse/migrate.ts';
@@ -28,5 +29,14 @@ describe('released migrations (sql/migrations/checksums.json)', () => {
       'sql/migrations/0003_c.sql was released (sql/migrations/checksums.json) and is gone: put it back; a released migration stays.',
     ]);
     expect(unreleased(files, released).map((f) => f.file)).toEqual(['0004_d.sql']);
+    expect(releasedOutOfOrder(files, released)).toEqual([]);
+  });
+
+  it('refuses a new migration numbered before a released one (a warehouse past it could not migrate)', () => {
+    const file = (name: string): MigrationFile => ({ file: `${name}.sql`, name, sha256: 'x', text: '' });
+    const released = { '//': 'note', '0001_a.sql': 'x', '0003_c.sql': 'x' };
+    expect(releasedOutOfOrder([file('0001_a'), file('0002_b'), file('0003_c'), file('0004_d')], released)).toEqual([
+      'sql/migrations/0002_b.sql comes before 0003_c.sql, which is released: a warehouse migrated past it would refuse to start; give it a number after 0003_c.sql.',
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 -- The plots of a country, by key: (country_code, id), so that "the changes of Brazil's plots"
--- (bi_plot_changes where plot_id in (select id from plots where country_code = 'BR')) reads Brazil's
--- plot ids from this index alone (an index-only scan) into a hash and joins plot_history to it,
+-- (bi_plot_changes where plot_id in (select id from plots where country_code = 'BR')) can read Brazil's
+-- plot ids from this index alone (an index-only scan) into a hash and join plot_history to it (the
+-- planner takes that plan in some states of the statistics and visibility map, not all),
 -- instead of looking up every change's plot by key until it has found enough of Brazil's: at
 -- 100,000 plots, 19,405 look-ups for the first 1,000 rows, because a refresh stores a supplier's plots
 -- together and Brazil's come late in plot_history's order. An index on country_code alone was not
