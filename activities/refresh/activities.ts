@@ -218,8 +218,10 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
         now: () => performance.now(),
         cancelled: () => signal.aborted,
       });
+      // Debug: the page is read again at once by the next run, and an outage behind it is told once
+      // by the warehouse's or the client's own outage lines, not once per run it cut short.
       if (result.stoppedBy !== undefined)
-        log.warn(
+        log.debug(
           { runId: input.runId, supplierId: input.supplierId, page: result.next, error: result.stoppedBy },
           'page failed; the pages before it are kept and it is read again',
         );
