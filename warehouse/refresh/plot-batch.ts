@@ -1,7 +1,6 @@
-import type { InvalidRecord } from '../../schema/upstream.ts';
+import type { InvalidRecord, Plot } from '../../schema/upstream.ts';
 import type { RecordIssue } from './issues.ts';
 import type { RequestCounts } from './page-ledger.ts';
-import type { Plot } from '../../schema/upstream.ts';
 import { mapPlotsAt, presentIds, skippedIssues } from './plot-page.ts';
 import { plotFingerprint } from './plot-fingerprint.ts';
 import type { PlotRows } from './rows.ts';
