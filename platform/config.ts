@@ -191,7 +191,7 @@ export const SETTINGS = {
     section: 'refresh',
     rule: 'local or task-queue',
     schema: z.enum(['local', 'task-queue']).default('local'),
-    doc: 'How page loads run: local activities in the worker of their supplier (faster, the default) or ordinary activities, which DDSYNC_TASK_QUEUE_RPS limits across workers.',
+    doc: 'How page loads run: local activities in the worker of their supplier, each reading a run of up to 100 pages (faster, the default), or one ordinary activity per page, which DDSYNC_TASK_QUEUE_RPS limits across workers.',
   },
   DDSYNC_SUBMIT_CONCURRENCY: {
     section: 'submission',
