@@ -1,6 +1,8 @@
 import type { CreateTransactionInput, Transaction } from '../../schema/upstream.ts';
-import { backoffDelay, emptyStats } from '../../upstream/index.ts';
-import type { SubmissionApi } from './activities.ts';
+import { backoffDelay, emptyStats, type UpstreamClient } from '../../upstream/index.ts';
+
+/** The one call of the service this module makes (activities.ts's SubmissionApi has it). */
+type CreateApi = Pick<UpstreamClient, 'createTransaction'>;
 
 /**
  * Every send of a create is made under a claim of its attempt (transaction_requests.create_sent_at
@@ -25,7 +27,7 @@ const RESEND_BACKOFF = { baseMs: 250, maxMs: 5_000 };
 class RepeatWithoutClaim extends Error {}
 
 /** One call of createTransaction, stopped before the client sends it a second time ('again'). */
-export async function createOnce(api: SubmissionApi, body: CreateTransactionInput): Promise<Transaction | 'again'> {
+export async function createOnce(api: CreateApi, body: CreateTransactionInput): Promise<Transaction | 'again'> {
   const controller = new AbortController();
   const stop = () => {
     if (!controller.signal.aborted)
@@ -81,7 +83,7 @@ export type CreateOutcome =
  * Throws what the create call throws otherwise (a refusal, a lost answer): the caller handles it as before.
  */
 export async function sendClaimedCreate(
-  api: SubmissionApi,
+  api: CreateApi,
   body: CreateTransactionInput,
   claim: CreateClaim,
 ): Promise<CreateOutcome> {

@@ -35,14 +35,16 @@ describe('refresh edges', () => {
   });
 
   it('stops reading soon after the refresh is cancelled mid-run of pages, and leaves no part running', async () => {
-    // One supplier of 14 pages, every request 300 ms late: one run of pages would read them all (its
-    // page budget is 100). Cancelled once two pages are in, the run's requests are aborted: after the
-    // worker has settled everything it ran, far fewer of the supplier's plots than 6,600 were written.
+    // One supplier of 14 pages, every request 2 s late (the run reads two at once: 14 s for all): one run
+    // of pages would read them all (its page budget is 100). Cancelled once two pages are in, the run's
+    // requests are aborted: after the worker has settled everything it ran, far fewer of the supplier's
+    // plots than 6,600 were written. (At 300 ms a request, a loaded machine took 1.5 s to deliver the
+    // cancel: 12 pages were in by then.)
     h = await startWorkerHarness(
       {
         seed: 16,
         layout: { ownPlots: 1, suppliers: [{ plots: 6600 }] },
-        faults: { latency: 1, latencyMs: [300, 300] },
+        faults: { latency: 1, latencyMs: [2_000, 2_000] },
       },
       'edges',
     );
