@@ -15,7 +15,7 @@ import { afterPage, pagesToStart } from '../domain/paging/page-read-ahead.ts';
  *
  * Within the pages the connection's plotsCount predicts, up to `pageWindow` pages are read at once;
  * past them pages go one by one until the first that is not full (lists have no total: a full page
- * means "ask again"), so a stale plotsCount costs nothing but speed (scheduling/page-read-ahead.ts).
+ * means "ask again"), so a stale plotsCount costs nothing but speed (domain/paging/page-read-ahead.ts).
  */
 export interface SyncSupplierPlotsInput {
   runId: string;

@@ -13,7 +13,7 @@ import type { RecordedHistory } from '../replay/record-histories.ts';
  * workflow code: a change to what a workflow commands, or in which order, would break workflows that
  * are running when a new worker takes them over (patched() is how such a change is made). Temporal's
  * check does not notice a command made one workflow task earlier or later (a window one wider
- * replays): the unit tests of workflows/scheduling/ pin down those decisions.
+ * replays): the unit tests of workflows/scheduling/ and domain/paging/ pin down those decisions.
  */
 const DIR = resolve(import.meta.dirname, '../replay/histories');
 const recorded = (file: string): RecordedHistory[] =>
