@@ -59,6 +59,12 @@ export interface CallOptions {
    * response). Default: every method but POST. 429 and 503 are always retried.
    */
   repeatable?: boolean;
+  /**
+   * Send the request once: no repeat after 429, 503, a connection that never reached the service or a
+   * 401 (whose token is refreshed first, so the caller's next call carries a fresh one). The caller
+   * decides whether and when to send again (a create sent again only under a new claim).
+   */
+  once?: boolean;
 }
 
 export interface RequestSpec {
@@ -210,13 +216,14 @@ export class UpstreamHttp {
           sleep: this.#sleep,
           random: this.#random,
           signal: opts.signal,
+          once: opts.once === true,
           onRepeat: () => count(sinks, 'unauthorizedRetries'),
         });
       },
       {
         endpoint,
         repeatable: isRepeatable(spec.method, opts.repeatable),
-        maxAttempts: this.#o.maxAttempts,
+        maxAttempts: opts.once ? 1 : this.#o.maxAttempts,
         backoff: { baseMs: this.#o.retryBaseMs, maxMs: this.#o.retryMaxMs },
         sleep: this.#sleep,
         random: this.#random,

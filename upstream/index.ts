@@ -23,5 +23,5 @@ export { checkCustomData, prepareCustomData, parseCustomDataJson, type CustomDat
 export { normalisePlots, normalisePlot, normalisePlotsSkippingInvalid, type InvalidRecord } from './plot-validator.ts';
 export { parseRetryAfter } from './retry-after.ts';
 export { backoffDelay, backoffCeiling } from '../platform/backoff.ts';
-export { provesNotApplied } from './retry-policy.ts';
+export { provesNotApplied, shouldRetry } from './retry-policy.ts';
 export * as serviceFacts from '../schema/upstream/service-facts.ts';

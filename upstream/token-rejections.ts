@@ -24,6 +24,8 @@ export interface TokenRejectionPolicy {
   sleep: Sleep;
   random?: (() => number) | undefined;
   signal?: AbortSignal | undefined;
+  /** No repeat: after a 401 the token is refreshed and the 401 thrown, retryable (the caller sends again). */
+  once?: boolean;
   /** Called before each repeat (the client counts unauthorizedRetries). */
   onRepeat?: () => void;
 }
@@ -46,6 +48,11 @@ export async function withAcceptedToken<T>(
       return result;
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw error;
+      if (p.once) {
+        // A refresh that fails (credentials refused) is kept by the TokenManager and met by the next call.
+        await auth.refreshAfterRejection(token).catch(() => undefined);
+        throw error;
+      }
       const kind = auth.rejectionOf(token);
       if (kind === 'refused') refused++;
       if (refused > p.maxRejections || repeats >= p.maxRejections * REPEATS_PER_REJECTION) {

@@ -1,5 +1,5 @@
 import type { CreateTransactionInput, Transaction } from '../../schema/upstream.ts';
-import { backoffDelay, emptyStats, type UpstreamClient } from '../../upstream/index.ts';
+import { backoffDelay, shouldRetry, UnauthorizedError, type UpstreamClient } from '../../upstream/index.ts';
 
 /** The one call of the service this module makes (activities.ts's SubmissionApi has it). */
 type CreateApi = Pick<UpstreamClient, 'createTransaction'>;
@@ -8,14 +8,13 @@ type CreateApi = Pick<UpstreamClient, 'createTransaction'>;
  * Every send of a create is made under a claim of its attempt (transaction_requests.create_sent_at
  * set to the time of the send, only while create_attempts is still the attempt's): that is what the
  * create-settle rule and a later attempt's look-up by customId rely on (docs/submission.md, "Why each
- * key is created exactly once"). The upstream client repeats a POST by itself only after an answer
- * that proves it was not applied (429, 503, a 401 with a fresh token, a connection that never reached
- * the service), but a repeat is a new create, and the client's repeats of one call can go on for
- * minutes (Retry-After up to 60 s, six attempts): past the chunk's heartbeat timeout and the settle
- * time, after a later attempt of the chunk has looked the key up, found nothing and created it. So a
- * create call is stopped at the moment the client decides to send it again (it counts the repeat in the
- * call's own stats before its backoff and its next send: nothing of the call is in flight then), and
- * the repeat is sent here, under a new claim, or not at all when a later attempt took the key over.
+ * key is created exactly once"). The upstream client by itself repeats a POST after an answer that
+ * proves it was not applied (429, 503, a 401 with a fresh token, a connection that never reached the
+ * service), but a repeat is a new create, and its repeats of one call can go on for minutes
+ * (Retry-After up to 60 s, six attempts): past the chunk's heartbeat timeout and the settle time,
+ * after a later attempt of the chunk has looked the key up, found nothing and created it. So a create
+ * is called with the client's `once` option (no repeat; a 401 refreshes the token first), and the
+ * repeat is sent here, under a new claim, or not at all when a later attempt took the key over.
  */
 
 /** Sends of one create in a row within an attempt, the first included; past them the key waits for the chunk's retry. */
@@ -23,41 +22,20 @@ export const CREATE_SENDS = 6;
 /** Backoff between them (full jitter; below the heartbeat timeout, so a waiting lane does not look dead). */
 const RESEND_BACKOFF = { baseMs: 250, maxMs: 5_000 };
 
-/** Why a create call was stopped: the client was about to send it again. */
-class RepeatWithoutClaim extends Error {}
+/**
+ * Whether the client would have sent the create again by itself: the refusals that prove nothing was
+ * applied and are worth another send (shouldRetry of a POST), and a refused token.
+ */
+function refusedForNow(error: unknown): boolean {
+  return error instanceof UnauthorizedError || shouldRetry(error, false);
+}
 
-/** One call of createTransaction, stopped before the client sends it a second time ('again'). */
+/** One send of createTransaction; 'again' when it was refused for now and nothing of it was applied. */
 export async function createOnce(api: CreateApi, body: CreateTransactionInput): Promise<Transaction | 'again'> {
-  const controller = new AbortController();
-  const stop = () => {
-    if (!controller.signal.aborted)
-      controller.abort(new RepeatWithoutClaim('a create is sent again only under a claim'));
-  };
-  const stats = emptyStats();
-  let retries = 0;
-  let unauthorizedRetries = 0;
-  // The client counts a repeat (after a 429/503/unreached connection, or a 401) just before it waits and sends again.
-  Object.defineProperties(stats, {
-    retries: {
-      get: () => retries,
-      set: (n: number) => {
-        retries = n;
-        stop();
-      },
-    },
-    unauthorizedRetries: {
-      get: () => unauthorizedRetries,
-      set: (n: number) => {
-        unauthorizedRetries = n;
-        stop();
-      },
-    },
-  });
   try {
-    return await api.createTransaction(body, { signal: controller.signal, stats });
+    return await api.createTransaction(body, { once: true });
   } catch (error) {
-    // Stopped between two sends: the last one was refused, so nothing of this call was applied.
-    if (controller.signal.aborted) return 'again';
+    if (refusedForNow(error)) return 'again';
     throw error;
   }
 }

@@ -182,6 +182,22 @@ describe('retries', () => {
     expect(b.calls()).toHaveLength(1);
   });
 
+  it('once: a create refused for now (429, 503, a refused connection) is thrown after one send, not repeated', async () => {
+    const created: Handler = (_q, res) => json(res, 201, { id: 't', status: 'DRAFT' });
+    for (const refusal of [status(429, { 'retry-after': '0' }), status(503)]) {
+      const { client, calls, delays } = await setup([refusal, created]);
+      const stats = emptyStats();
+      const error = await client.createTransaction(tx, { once: true, stats }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UpstreamError);
+      expect(calls()).toHaveLength(1);
+      expect(delays).toEqual([]);
+      expect(stats.retries).toBe(0);
+      // The next call is sent as usual.
+      expect((await client.createTransaction(tx, { once: true })).status).toBe('DRAFT');
+      expect(calls()).toHaveLength(2);
+    }
+  });
+
   it.each([
     [400, true],
     [401, true],

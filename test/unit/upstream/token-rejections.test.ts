@@ -162,6 +162,20 @@ describe('a 401 on an ordinary endpoint', () => {
   });
 });
 
+describe('a 401 on a call sent once', () => {
+  it('refreshes the token and throws a retryable UnauthorizedError without a second send; the next call carries the fresh token', async () => {
+    const { client, calls, tokenOf, issued } = await setup((n) => n >= 2);
+    const error = await client.createTransaction(TX, { once: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnauthorizedError);
+    expect((error as UnauthorizedError).retryable).toBe(true);
+    expect(calls()).toHaveLength(1);
+    expect(issued()).toBe(2);
+    expect((await client.createTransaction(TX, { once: true })).customId).toBe('key-1');
+    expect(calls().map((c) => tokenOf(c.headers.authorization))).toEqual([1, 2]);
+    expect(client.stats).toMatchObject({ unauthorizedRetries: 0, retries: 0 });
+  });
+});
+
 describe('a refused token exchange', () => {
   it.each([401, 400, 403])(
     '%i at the token endpoint is a final CredentialsRefusedError, and no later call asks again',
