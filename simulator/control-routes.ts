@@ -1,5 +1,6 @@
 // The control API over HTTP under /_sim/ (no authentication, never faulted), for tests and demos.
 import type { SimulatorControl } from './control.ts';
+import type { InterceptRule } from './intercepts.ts';
 import { badRequest } from './http-errors.ts';
 import type { PlotPatch } from './plot-store.ts';
 import { json, noContent, type Route } from './router.ts';
@@ -110,6 +111,17 @@ export function controlRoutes(control: SimulatorControl): Route[] {
       control.setTransactionErrorRatio(ratio);
       return noContent();
     }),
+    route('POST', '/intercepts', ({ body }) => {
+      try {
+        return json(201, control.intercept(obj(body) as unknown as InterceptRule));
+      } catch (error) {
+        throw badRequest((error as Error).message.split('; '));
+      }
+    }),
+    route('DELETE', '/intercepts', () => (control.clearIntercepts(), noContent())),
+    route('GET', '/held', () => json(200, { held: control.heldRequests() })),
+    route('POST', '/held/release', async () => json(200, { released: await control.releaseHeld() })),
+    route('GET', '/requests/counts', () => json(200, control.requestCounts())),
     route('POST', '/token', async ({ body }) => {
       const lifetime = (body as { lifetimeSeconds?: unknown } | undefined)?.lifetimeSeconds ?? 86_400;
       if (typeof lifetime !== 'number' || !Number.isInteger(lifetime))

@@ -2,6 +2,7 @@
 import { CALLER } from './connections.ts';
 import { parseFaults, type FaultProfile } from './faults.ts';
 import { notFound } from './http-errors.ts';
+import { parseInterceptRule, type InterceptRule } from './intercepts.ts';
 import type { Entitlements } from './options.ts';
 import { ODD_KINDS, plotIdFor, type Analysis, type OddKind } from './plot-factory.ts';
 import type { PlotPatch } from './plot-store.ts';
@@ -50,7 +51,10 @@ export interface SimulatorControl {
    */
   onPlotPage(hook: PlotPageHook): () => void;
   disconnectSupplier(businessId: string): void;
-  /** Restores the seeded state: plots, connections, invitations, surveys, transactions, webhooks, settings. */
+  /**
+   * Restores the seeded state: plots, connections, invitations, surveys, transactions, webhooks, settings;
+   * removes interception rules and request counts, and cuts held requests unanswered (never applied).
+   */
   reset(): void;
   transactions(): Transaction[];
   transactionCountsByCustomId(): Record<string, number>;
@@ -77,6 +81,22 @@ export interface SimulatorControl {
   setTransactionErrorRatio(ratio: number): void;
   /** A valid token with any lifetime (negative = already expired). */
   mintToken(lifetimeSeconds: number): Promise<string>;
+  /**
+   * The next `times` requests matching the rule are answered as it says (a status, a cut connection,
+   * held before or after they are handled, handled with the answer lost) instead of any drawn fault.
+   * Rules apply in the order added; a bad rule throws, naming each field and its rule.
+   */
+  intercept(rule: InterceptRule): InterceptRule;
+  /** Removes every rule not used up (held requests stay held). */
+  clearIntercepts(): void;
+  /** Requests held by holdRequest / holdResponse rules now. */
+  heldRequests(): number;
+  /** Resolves once at least `n` requests are held (an event, not a sleep). */
+  whenHeld(n?: number): Promise<void>;
+  /** Lets every held request go on; resolves with their number once each was handled (a held create applied). */
+  releaseHeld(): Promise<number>;
+  /** Requests that reached each service route since start or reset, keyed `METHOD /route/:pattern`. */
+  requestCounts(): Record<string, number>;
 }
 
 export function createControl(state: SimState): SimulatorControl {
@@ -202,6 +222,7 @@ export function createControl(state: SimState): SimulatorControl {
       state.surveys.reset();
       state.transactions.reset();
       state.webhooks.reset();
+      state.intercepts.reset();
       Object.assign(state.settings, { ...initialSettings, entitlements: { ...initialSettings.entitlements } });
     },
     transactions: () => state.transactions.list(),
@@ -234,5 +255,11 @@ export function createControl(state: SimState): SimulatorControl {
       state.settings.errorRatio = ratio;
     },
     mintToken: (lifetimeSeconds) => state.auth.mint(lifetimeSeconds),
+    intercept: (rule) => state.intercepts.add(parseInterceptRule(rule)),
+    clearIntercepts: () => state.intercepts.clear(),
+    heldRequests: () => state.intercepts.heldCount(),
+    whenHeld: (n = 1) => state.intercepts.whenHeld(n),
+    releaseHeld: () => state.intercepts.release(),
+    requestCounts: () => state.intercepts.requestCounts(),
   };
 }

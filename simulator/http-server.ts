@@ -8,6 +8,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from '../platform/body-limit.ts';
 import { decideFault, type FaultDecision } from './faults.ts';
 import { HttpError } from './http-errors.ts';
+import { interceptedAnswer, type ActiveRule } from './intercepts.ts';
 import type { Reply, Route } from './router.ts';
 import type { SimState } from './state.ts';
 
@@ -23,6 +24,15 @@ function parseJson(raw: Buffer): unknown {
     return JSON.parse(raw.toString('utf8'));
   } catch (error) {
     throw new HttpError(400, `Invalid JSON body: ${(error as Error).message}`);
+  }
+}
+
+/** The body as JSON for a rule's match; undefined when it is none (the route answers 400 itself). */
+function safeJson(raw: Buffer): unknown {
+  try {
+    return parseJson(raw);
+  } catch {
+    return undefined;
   }
 }
 
@@ -151,11 +161,30 @@ export function createHttpServer(state: SimState, routes: Route[]): http.Server 
       const path = c.req.path;
       const decision = c.get('decision');
       const authorization = c.req.header('authorization');
-      const injected = isControl(path) ? undefined : faultReply(state, decision, !route.public, authorization);
-      if (injected === 'reset') return reset(c);
+      // A control rule (intercepts.ts) takes the place of the drawn fault; control routes have neither.
+      let rule: ActiveRule | undefined;
+      if (!isControl(path)) {
+        state.intercepts.count(route.method, route.path);
+        rule = state.intercepts.take(method, path, route.path, () => safeJson(c.get('raw')));
+      }
+      const faulted = !isControl(path) && !rule;
+      const injected = faulted ? faultReply(state, decision, !route.public, authorization) : undefined;
+      if (injected === 'reset' || rule?.action === 'reset') return reset(c);
+      let handledHold: (() => void) | undefined;
+      if (rule?.action === 'holdRequest') {
+        const hold = state.intercepts.hold();
+        handledHold = hold.handled;
+        if ((await hold.ended) === 'discard') {
+          hold.handled();
+          return reset(c);
+        }
+      }
       let reply: Reply;
       if (injected) reply = injected;
-      else {
+      else if (rule?.action === 'status') {
+        const answer = interceptedAnswer(rule);
+        reply = errorReply(new HttpError(answer.status, answer.message, answer.headers));
+      } else {
         try {
           if (!route.public) {
             await state.auth.verify(authorization);
@@ -176,17 +205,26 @@ export function createHttpServer(state: SimState, routes: Route[]): http.Server 
             state.opts.log(`simulator: ${method} ${path} failed: ${(error as Error).stack ?? String(error)}`);
             reply = errorReply(new HttpError(500, 'Internal server error'));
           }
+        } finally {
+          handledHold?.();
         }
       }
+      if (rule?.action === 'holdResponse') {
+        const hold = state.intercepts.hold();
+        hold.handled();
+        if ((await hold.ended) === 'discard') return reset(c);
+      }
+      if (rule?.action === 'dropResponse') return reset(c);
       // "Apply the write, drop the response": the transaction exists, the client never hears of it.
       if (
+        faulted &&
         decision.dropCreateResponse &&
         route.method === 'POST' &&
         route.path === '/transactions' &&
         reply.status === 201
       )
         return reset(c);
-      if (decision.kind === 'truncate' && !isControl(path) && path !== TOKEN_PATH) return truncated(c, reply);
+      if (decision.kind === 'truncate' && faulted && path !== TOKEN_PATH) return truncated(c, reply);
       return toResponse(reply);
     });
   }

@@ -14,6 +14,7 @@ import { createState } from './state.ts';
 export type { SimulatorOptions, Entitlements } from './options.ts';
 export type { SimulatorControl, SupplierInfo, AnalysisInput } from './control.ts';
 export type { FaultProfile } from './faults.ts';
+export type { InterceptRule, InterceptAction } from './intercepts.ts';
 export type { LayoutSpec } from './layout.ts';
 export type { PlotPatch } from './plot-store.ts';
 export type { OddKind } from './plot-factory.ts';
@@ -59,6 +60,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       closing ??= new Promise<void>((resolve) => {
         state.timers.close();
         state.delivery.close();
+        state.intercepts.discard();
         server.close(() => resolve());
         server.closeAllConnections();
       });

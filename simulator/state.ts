@@ -5,6 +5,7 @@ import { businessWire } from './businesses.ts';
 import { CALLER, ConnectionStore, type Connection } from './connections.ts';
 import { DeliveryService } from './delivery.ts';
 import type { FaultProfile } from './faults.ts';
+import { Intercepts } from './intercepts.ts';
 import { InvitationStore } from './invitations.ts';
 import { buildLayout, defaultLayoutSpec, type Layout } from './layout.ts';
 import type { Entitlements, ResolvedOptions } from './options.ts';
@@ -44,6 +45,8 @@ export interface SimState {
   requestCounter: number;
   /** Called before a supplier's plot page is served: tests change the data between page reads. */
   plotPageHooks: Set<PlotPageHook>;
+  /** Requests counted by route, and the control's interception rules and held requests. */
+  intercepts: Intercepts;
   businessWire(index: number): Record<string, unknown>;
 }
 
@@ -94,6 +97,7 @@ export function createState(opts: ResolvedOptions): SimState {
     settings,
     requestCounter: 0,
     plotPageHooks: new Set(),
+    intercepts: new Intercepts(),
     businessWire(index) {
       let wire = wires.get(index);
       if (!wire) {
