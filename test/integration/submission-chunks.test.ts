@@ -1,4 +1,4 @@
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { sql } from 'kysely';
@@ -8,67 +8,53 @@ import { takeInShipments } from '../../warehouse/submission/intake.ts';
 import { noteCreatesSent, recordSightings, type FollowTiming } from '../../warehouse/submission/bulk-ledger.ts';
 import { createBulkSubmissionActivities, type SendChunkInput } from '../../activities/submission/bulk.ts';
 import type { SubmissionApi } from '../../activities/submission/activities.ts';
-import { NetworkError, NotEntitledError, UnauthorizedError } from '../../upstream/index.ts';
 import { createLogger } from '../../platform/logger.ts';
 import type { Transaction } from '../../schema/upstream.ts';
+import type { Simulator } from '../../simulator/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
+import { requestsTo, simulatorClient, startSubmissionSimulator } from '../support/submission-simulator.ts';
 
 /**
- * The chunk activity against a service in memory: what the ledger says was sent is not sent again, a
- * create whose answer was lost is looked up by customId before any second one (the create-settle
- * rule), a refusal ends only its key, and two attempts of a chunk that overlap never both create.
+ * The chunk activity with the real client against the simulator over HTTP: what the ledger says was
+ * sent is not sent again, a create whose answer was lost is looked up by customId before any second one
+ * (the create-settle rule), a refusal ends only its key, and two attempts of a chunk that overlap never
+ * both create. The interleavings are the simulator's control rules (docs/simulator.md, Interceptions).
  */
-function fakeService(create: (body: { customId: string }, n: number) => Transaction | Promise<Transaction>) {
-  const atService: Transaction[] = [];
-  let creates = 0;
-  let lists = 0;
-  const api = {
-    async createTransaction(body: { customId: string }) {
-      const t = await create(body, ++creates);
-      atService.push(t);
-      return t;
-    },
-    async listTransactions() {
-      lists++;
-      return atService.map((t) => ({ ...t }));
-    },
-    async getTransaction(id: string) {
-      return { ...atService.find((t) => t.id === id)! };
-    },
-    async submitTransaction(id: string) {
-      atService.find((t) => t.id === id)!.status = 'TO_SUBMIT';
-    },
-    async deleteTransaction(id: string) {
-      atService.splice(
-        atService.findIndex((t) => t.id === id),
-        1,
-      );
-    },
-  } as unknown as SubmissionApi;
-  return { api, atService, creates: () => creates, lists: () => lists };
-}
-
 const TIMING: FollowTiming = {
   firstPollMs: 60_000,
   maxPollMs: 3_600_000,
   euWaitMs: 1_800_000,
   deadlineMs: 7 * 86_400_000,
 };
-let serial = 0;
-const draft = (customId: string): Transaction => ({ id: `tx-${++serial}`, customId, status: 'DRAFT' }) as Transaction;
+/** The client's timeout in the test of a lost create: it gives up on the create the service holds. */
+const GIVE_UP_MS = 1_500;
 
 describe('a chunk of a batch', () => {
   let db: Warehouse;
+  let sim: Simulator;
+  let api: SubmissionApi;
   beforeAll(async () => {
-    db = openWarehouse(await createTestDatabase('chunks'), 4);
-    await migrateToLatest(db);
+    [db, sim] = await Promise.all([
+      (async () => {
+        const w = openWarehouse(await createTestDatabase('chunks'), 4);
+        await migrateToLatest(w);
+        return w;
+      })(),
+      startSubmissionSimulator(76),
+    ]);
+    api = simulatorClient(sim);
   });
-  afterAll(() => db?.destroy());
+  afterAll(async () => {
+    await db?.destroy();
+    await sim?.close();
+  });
+  // No rule, transaction or request count of one test reaches the next.
+  beforeEach(() => sim.control.reset());
 
   const batchOf = async (prefix: string, n: number) => {
     const keys = Array.from({ length: n }, (_, i) => `${prefix}-${Date.now()}-${i}`);
-    const path = writeShipments(keys.map((k) => shipmentRow(k, 'supplier-1')));
+    const path = writeShipments(keys.map((k) => shipmentRow(k, sim.control.suppliers()[0]!.id)));
     const intake = await takeInShipments(db, path, `${path}.report.ndjson`);
     expect(intake.accepted).toBe(n);
     return { keys, batchId: intake.batchId };
@@ -82,8 +68,8 @@ describe('a chunk of a batch', () => {
     timing: TIMING,
     ...extra,
   });
-  const activitiesOf = (api: SubmissionApi) =>
-    createBulkSubmissionActivities({ db, api, log: createLogger({ level: 'silent' }) });
+  const activitiesOf = (client: SubmissionApi) =>
+    createBulkSubmissionActivities({ db, api: client, log: createLogger({ level: 'silent' }) });
   const rows = async (keys: string[]) =>
     (
       await sql<{ key: string; state: string; id: string | null; failed_attempts: number; last_error: string | null }>`
@@ -91,16 +77,20 @@ describe('a chunk of a batch', () => {
         db,
       )
     ).rows;
+  /** Creates (POST /transactions) and lists (GET /transactions) that reached the service. */
+  const creates = () => requestsTo(sim, 'POST /transactions');
+  const lists = () => requestsTo(sim, 'GET /transactions');
+  /** The transactions the service holds for these keys. */
+  const atService = (keys: string[]) => sim.control.transactions().filter((t) => keys.includes(t.customId));
 
   it('creates and submits every key once; run again, it sends nothing (the ledger says they were sent)', async () => {
     const { keys, batchId } = await batchOf('chunk-once', 7);
-    const service = fakeService((body) => draft(body.customId));
-    const send = () => new MockActivityEnvironment().run(activitiesOf(service.api).sendTransactions, chunk(batchId));
+    const send = () => new MockActivityEnvironment().run(activitiesOf(api).sendTransactions, chunk(batchId));
     expect(await send()).toEqual({ submitted: 7, refused: 0 });
     expect((await rows(keys)).map((r) => r.state)).toEqual(keys.map(() => 'submitted'));
-    expect(service.atService.map((t) => t.status)).toEqual(keys.map(() => 'TO_SUBMIT'));
+    expect(atService(keys).map((t) => t.status)).toEqual(keys.map(() => 'TO_SUBMIT'));
     expect(await send()).toEqual({ submitted: 0, refused: 0 });
-    expect(service.creates()).toBe(7);
+    expect(creates()).toBe(7);
     const events = await sql<{ status: string; n: number }>`
       select status, count(*)::int as n from transaction_status_events where transaction_key = any(${keys}::text[]) group by 1 order by 1`.execute(
       db,
@@ -113,76 +103,89 @@ describe('a chunk of a batch', () => {
 
   it('finds a create whose answer was lost by customId, and sends no second create until the settle time has passed', async () => {
     const { keys, batchId } = await batchOf('chunk-lost', 4);
-    // The service applies the second create late (after the chunk), and drops the answer of the third.
-    const late: Transaction[] = [];
-    const service = fakeService((body, n) => {
-      if (n === 2) {
-        late.push(draft(body.customId));
-        throw new NetworkError('POST /transactions', 'request timed out', { outcomeUnknown: true });
-      }
-      return draft(body.customId);
-    });
+    // The service holds one create unhandled (applied late, after the chunk); the client gives up waiting.
+    sim.control.intercept({ method: 'POST', path: '/transactions', action: 'holdRequest' });
+    const impatient = simulatorClient(sim, { timeoutMs: GIVE_UP_MS });
     const send = () =>
       new MockActivityEnvironment()
-        .run(activitiesOf(service.api).sendTransactions, chunk(batchId))
+        .run(activitiesOf(impatient).sendTransactions, chunk(batchId))
         .catch((error: unknown) => error);
     const failed = await send();
     expect(failed).toBeInstanceOf(ApplicationFailure);
     expect((failed as ApplicationFailure).type).toBe('TransactionsNotSentYet');
     expect((failed as ApplicationFailure).nonRetryable).toBeFalsy();
+    expect(sim.control.heldRequests()).toBe(1);
     // Not applied yet: one key pending with its failure shown; the other three submitted.
     const after = await rows(keys);
     expect(after.filter((r) => r.state === 'submitted')).toHaveLength(3);
     const waiting = after.find((r) => r.state === 'pending')!;
     expect(waiting).toMatchObject({ failed_attempts: 1 });
     expect(waiting.last_error).toMatch(
-      /^createAndSubmitTransaction: POST \/transactions: network error: request timed out/,
+      new RegExp(`^createAndSubmitTransaction: POST /transactions: network error: no response within ${GIVE_UP_MS} ms`),
     );
 
     // Retried at once: looked for (one list for the chunk), not found, no second create within the settle time.
     const retried = await send();
     expect((retried as ApplicationFailure).message).toMatch(/may still be applied by the service/);
-    expect(service.creates()).toBe(4);
-    expect(service.lists()).toBeGreaterThanOrEqual(2);
+    expect(creates()).toBe(4);
+    expect(lists()).toBeGreaterThanOrEqual(2);
 
     // The lost create lands: the next attempt finds it, submits it, never creates it twice.
-    service.atService.push(...late);
+    expect(await sim.control.releaseHeld()).toBe(1);
     expect(await send()).toEqual({ submitted: 1, refused: 0 });
-    expect(service.creates()).toBe(4);
+    expect(creates()).toBe(4);
     expect((await rows(keys)).map((r) => [r.state, r.failed_attempts])).toEqual(keys.map(() => ['submitted', 0]));
-    expect(service.atService.filter((t) => t.customId === waiting.key)).toHaveLength(1);
+    expect(atService([waiting.key])).toHaveLength(1);
   });
 
   it('creates again after the settle time when the lost create never appeared, and at once after a refused one (401)', async () => {
     const { keys, batchId } = await batchOf('chunk-settled', 2);
-    const service = fakeService((body, n) => {
-      if (n === 1) throw new NetworkError('POST /transactions', 'connection reset', { outcomeUnknown: true });
-      if (n === 2) throw new UnauthorizedError({ endpoint: 'POST /transactions', status: 401 });
-      return draft(body.customId);
+    // The first key's create: the connection cut before the service handled it (an answer lost, nothing applied).
+    sim.control.intercept({ method: 'POST', path: '/transactions', body: { customId: keys[0]! }, action: 'reset' });
+    // The second key's: refused (401) every time, fresh tokens included, for as long as this attempt sends it.
+    sim.control.intercept({
+      method: 'POST',
+      path: '/transactions',
+      body: { customId: keys[1]! },
+      action: 'status',
+      status: 401,
+      times: 1_000,
     });
     const send = () =>
       new MockActivityEnvironment()
-        .run(activitiesOf(service.api).sendTransactions, chunk(batchId, { concurrency: 1 }))
+        .run(activitiesOf(api).sendTransactions, chunk(batchId, { concurrency: 1 }))
         .catch((error: unknown) => error);
     expect(await send()).toBeInstanceOf(ApplicationFailure);
+    expect(atService(keys)).toEqual([]);
+    sim.control.clearIntercepts();
     // The lost create of the first key: no trace after the settle time.
     await sql`update transaction_requests set create_sent_at = create_sent_at - interval '61 seconds' where key = ${keys[0]!}`.execute(
       db,
     );
+    const before = creates();
     expect(await send()).toEqual({ submitted: 2, refused: 0 });
-    expect(service.creates()).toBe(4);
-    expect(service.atService.map((t) => t.customId).sort()).toEqual([...keys].sort());
+    // One create per key, the refused key's at once.
+    expect(creates() - before).toBe(2);
+    expect(
+      atService(keys)
+        .map((t) => t.customId)
+        .sort(),
+    ).toEqual([...keys].sort());
   });
 
   it('ends a key the service refuses as failed, with its message, and sends the others', async () => {
     const { keys, batchId } = await batchOf('chunk-refused', 3);
-    const service = fakeService((body) => {
-      if (body.customId === keys[1]) throw new NotEntitledError({ endpoint: 'POST /transactions', status: 403 });
-      return draft(body.customId);
+    sim.control.intercept({
+      method: 'POST',
+      path: '/transactions',
+      body: { customId: keys[1]! },
+      action: 'status',
+      status: 403,
     });
-    expect(await new MockActivityEnvironment().run(activitiesOf(service.api).sendTransactions, chunk(batchId))).toEqual(
-      { submitted: 2, refused: 1 },
-    );
+    expect(await new MockActivityEnvironment().run(activitiesOf(api).sendTransactions, chunk(batchId))).toEqual({
+      submitted: 2,
+      refused: 1,
+    });
     const after = await rows(keys);
     expect(after.map((r) => r.state)).toEqual(['submitted', 'failed', 'submitted']);
     expect(after[1]!.last_error).toMatch(/403/);
@@ -192,33 +195,24 @@ describe('a chunk of a batch', () => {
     const { keys, batchId } = await batchOf('chunk-overlap', 1);
     // An earlier attempt began and never sent: the next ones look the key up by customId before creating.
     await sql`update transaction_requests set create_attempts = 1 where key = ${keys[0]!}`.execute(db);
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const service = fakeService((body) => draft(body.customId));
-    // The first attempt's look-up hangs until a second attempt has created the key.
-    const list = service.api.listTransactions.bind(service.api);
-    let lists = 0;
-    (service.api as { listTransactions: unknown }).listTransactions = async () => {
-      if (++lists > 1) return list();
-      // What the service held when the first look-up was answered: nothing yet.
-      await held;
-      return [];
-    };
+    // The first attempt's look-up is answered as the service held it then (nothing yet), but the answer
+    // arrives only after a second attempt has created the key.
+    sim.control.intercept({ method: 'GET', path: '/transactions', action: 'holdResponse' });
     const first = new MockActivityEnvironment()
-      .run(activitiesOf(service.api).sendTransactions, chunk(batchId))
+      .run(activitiesOf(api).sendTransactions, chunk(batchId))
       .catch((e: unknown) => e);
-    while (lists === 0) await new Promise((resolve) => setImmediate(resolve));
-    expect(await new MockActivityEnvironment().run(activitiesOf(service.api).sendTransactions, chunk(batchId))).toEqual(
-      { submitted: 1, refused: 0 },
-    );
+    await sim.control.whenHeld(1);
+    expect(await new MockActivityEnvironment().run(activitiesOf(api).sendTransactions, chunk(batchId))).toEqual({
+      submitted: 1,
+      refused: 0,
+    });
     // The first (still running, its look-up found nothing) may not send: a later attempt began after it.
-    release();
+    await sim.control.releaseHeld();
     const failure = await first;
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect((failure as ApplicationFailure).message).toMatch(/being sent by a later attempt/);
-    expect(service.creates()).toBe(1);
+    expect(creates()).toBe(1);
+    expect(atService(keys)).toHaveLength(1);
     expect((await rows(keys))[0]).toMatchObject({ state: 'submitted' });
   });
 
