@@ -8,15 +8,17 @@ import type { FollowTiming } from '../../warehouse/submission/bulk-ledger.ts';
 import { createBulkSubmissionActivities } from '../../activities/submission/bulk.ts';
 import type { SubmissionApi } from '../../activities/submission/activities.ts';
 import { createLogger } from '../../platform/logger.ts';
-import type { Transaction } from '../../schema/upstream.ts';
+import type { Simulator } from '../../simulator/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
+import { simulatorClient, startSubmissionSimulator } from '../support/submission-simulator.ts';
 
 /**
  * The claims of every chunk attempt running on one activities instance (a worker) share one
  * statement (coalesce): two attempts of one chunk, one thought dead and its retry, may ask for the
  * same key in it. Each learns its own answer, matched by key and attempt, and only the newer one
- * (the key's current create_attempts) may send.
+ * (the key's current create_attempts) may send. The service is the simulator, over HTTP with the
+ * real client; the interleaving is set by holding the claim statements (the ledger's noteCreatesSent).
  */
 const claims = vi.hoisted(() => {
   let open: () => void = () => undefined;
@@ -48,37 +50,43 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('claims of two attempts of one chunk on one worker', () => {
   let db: Warehouse;
+  let sim: Simulator;
   beforeAll(async () => {
-    db = openWarehouse(await createTestDatabase('claims'), 4);
-    await migrateToLatest(db);
+    [db, sim] = await Promise.all([
+      (async () => {
+        const w = openWarehouse(await createTestDatabase('claims'), 4);
+        await migrateToLatest(w);
+        return w;
+      })(),
+      startSubmissionSimulator(77),
+    ]);
   });
-  afterAll(() => db?.destroy());
+  afterAll(async () => {
+    await db?.destroy();
+    await sim?.close();
+  });
 
   it('are made in one statement, and the older attempt cannot claim what the newer one owns', async () => {
     const [d, k] = [`claims-${Date.now()}-d`, `claims-${Date.now()}-k`];
-    const path = writeShipments([shipmentRow(d, 'supplier-1'), shipmentRow(k, 'supplier-1')]);
+    const supplier = sim.control.suppliers()[0]!.id;
+    const path = writeShipments([shipmentRow(d, supplier), shipmentRow(k, supplier)]);
     const { batchId, accepted } = await takeInShipments(db, path, `${path}.report.ndjson`);
     expect(accepted).toBe(2);
 
-    const atService: Transaction[] = [];
-    let lists = 0;
-    const api = {
-      async createTransaction(body: { customId: string }) {
-        const t = { id: `tx-${atService.length + 1}`, customId: body.customId, status: 'DRAFT' } as Transaction;
-        atService.push(t);
-        return { ...t };
+    // The real client against the simulator, which says when the answer of a look-up by customId is in.
+    const client = simulatorClient(sim);
+    let answered: () => void = () => undefined;
+    const listAnswered = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
+    const api: SubmissionApi = {
+      ...client,
+      listTransactions: async (...args) => {
+        const listed = await client.listTransactions(...args);
+        answered();
+        return listed;
       },
-      async listTransactions() {
-        lists++;
-        return atService.map((t) => ({ ...t }));
-      },
-      async getTransaction(id: string) {
-        return { ...atService.find((t) => t.id === id)! };
-      },
-      async submitTransaction(id: string) {
-        atService.find((t) => t.id === id)!.status = 'TO_SUBMIT';
-      },
-    } as unknown as SubmissionApi;
+    };
     // One worker: one activities instance, whose claims are coalesced across every chunk attempt it runs.
     const activities = createBulkSubmissionActivities({ db, api, log: createLogger({ level: 'silent' }) });
     const chunk = { batchId, afterLine: 0, throughLine: 2, concurrency: 2, createSettleMs: 60_000, timing: TIMING };
@@ -89,7 +97,7 @@ describe('claims of two attempts of one chunk on one worker', () => {
     expect(claims.calls[0]).toEqual([{ key: d, attempt: 1 }]);
     // Thought dead, it is retried on the same worker: attempt 2 of both keys looks them up, then claims them.
     const newer = new MockActivityEnvironment().run(activities.sendTransactions, chunk).catch((e: unknown) => e);
-    while (lists === 0) await turn();
+    await listAnswered;
     // Its look-up answered, the rest until its claims runs without I/O.
     await turn();
     claims.open();
@@ -109,6 +117,7 @@ describe('claims of two attempts of one chunk on one worker', () => {
     );
     expect(claims.calls[1]).toHaveLength(3);
     // One transaction per key at the service, each submitted.
+    const atService = sim.control.transactions().filter((t) => t.customId === d || t.customId === k);
     expect(atService.map((t) => [t.customId, t.status]).sort()).toEqual([
       [d, 'TO_SUBMIT'],
       [k, 'TO_SUBMIT'],
