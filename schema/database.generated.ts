@@ -1682,6 +1682,17 @@ export interface PlotSpecies {
   scientific_name: string | null;
 }
 
+export interface PlotSupplierIds {
+  /**
+   * The plot (plots.id).
+   */
+  plot_id: string;
+  /**
+   * The supplier ids (plot_suppliers.supplier_id) of the plot's live links, sorted as `order by supplier_id` sorts them; empty when every link of the plot is deleted.
+   */
+  supplier_ids: string[];
+}
+
 export interface PlotSuppliers {
   /**
    * When the link last changed (came back, was deleted).
@@ -2981,6 +2992,7 @@ export interface DB {
   migration_checksums: MigrationChecksums;
   plot_history: PlotHistory;
   plot_species: PlotSpecies;
+  plot_supplier_ids: PlotSupplierIds;
   plot_suppliers: PlotSuppliers;
   plots: Plots;
   source_pages: SourcePages;
