@@ -2,8 +2,7 @@ import { describe, it, expect, beforeAll, afterAll, beforeEach } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { sql } from 'kysely';
-import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
-import { migrateToLatest } from '../../warehouse/migrate.ts';
+import type { Warehouse } from '../../warehouse/database.ts';
 import { takeInShipments } from '../../warehouse/submission/intake.ts';
 import { noteCreatesSent, recordSightings, type FollowTiming } from '../../warehouse/submission/bulk-ledger.ts';
 import { createBulkSubmissionActivities, type SendChunkInput } from '../../activities/submission/bulk.ts';
@@ -11,9 +10,8 @@ import type { SubmissionApi } from '../../activities/submission/activities.ts';
 import { createLogger } from '../../platform/logger.ts';
 import type { Transaction } from '../../schema/upstream.ts';
 import type { Simulator } from '../../simulator/index.ts';
-import { createTestDatabase } from '../support/databases.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
-import { requestsTo, simulatorClient, startSubmissionSimulator } from '../support/submission-simulator.ts';
+import { requestsTo, simulatorClient, startSubmissionTestbed } from '../support/submission-simulator.ts';
 
 /**
  * The chunk activity with the real client against the simulator over HTTP: what the ledger says was
@@ -35,14 +33,7 @@ describe('a chunk of a batch', () => {
   let sim: Simulator;
   let api: SubmissionApi;
   beforeAll(async () => {
-    [db, sim] = await Promise.all([
-      (async () => {
-        const w = openWarehouse(await createTestDatabase('chunks'), 4);
-        await migrateToLatest(w);
-        return w;
-      })(),
-      startSubmissionSimulator(76),
-    ]);
+    ({ db, sim } = await startSubmissionTestbed('chunks', 76));
     api = simulatorClient(sim);
   });
   afterAll(async () => {

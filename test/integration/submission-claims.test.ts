@@ -1,17 +1,15 @@
 import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
-import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
-import { migrateToLatest } from '../../warehouse/migrate.ts';
+import type { Warehouse } from '../../warehouse/database.ts';
 import { takeInShipments } from '../../warehouse/submission/intake.ts';
 import type { FollowTiming } from '../../warehouse/submission/bulk-ledger.ts';
 import { createBulkSubmissionActivities } from '../../activities/submission/bulk.ts';
 import type { SubmissionApi } from '../../activities/submission/activities.ts';
 import { createLogger } from '../../platform/logger.ts';
 import type { Simulator } from '../../simulator/index.ts';
-import { createTestDatabase } from '../support/databases.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
-import { simulatorClient, startSubmissionSimulator } from '../support/submission-simulator.ts';
+import { simulatorClient, startSubmissionTestbed } from '../support/submission-simulator.ts';
 
 /**
  * The claims of every chunk attempt running on one activities instance (a worker) share one
@@ -52,14 +50,7 @@ describe('claims of two attempts of one chunk on one worker', () => {
   let db: Warehouse;
   let sim: Simulator;
   beforeAll(async () => {
-    [db, sim] = await Promise.all([
-      (async () => {
-        const w = openWarehouse(await createTestDatabase('claims'), 4);
-        await migrateToLatest(w);
-        return w;
-      })(),
-      startSubmissionSimulator(77),
-    ]);
+    ({ db, sim } = await startSubmissionTestbed('claims', 77));
   });
   afterAll(async () => {
     await db?.destroy();

@@ -1,5 +1,8 @@
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { createUpstreamClient, type UpstreamClient, type UpstreamClientOptions } from '../../upstream/index.ts';
+import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
+import { migrateToLatest } from '../../warehouse/migrate.ts';
+import { createTestDatabase } from './databases.ts';
 
 /**
  * The simulator for tests of the submission activities: over real HTTP, every transaction it accepts
@@ -32,3 +35,19 @@ export function simulatorClient(sim: Simulator, options: Partial<UpstreamClientO
 
 /** Requests that reached the simulator for `METHOD /route` since its last reset. */
 export const requestsTo = (sim: Simulator, route: string): number => sim.control.requestCounts()[route] ?? 0;
+
+/** A migrated database of the test file's own and the submission simulator, started side by side (close both after). */
+export async function startSubmissionTestbed(
+  database: string,
+  seed: number,
+): Promise<{ db: Warehouse; sim: Simulator }> {
+  const [db, sim] = await Promise.all([
+    (async () => {
+      const w = openWarehouse(await createTestDatabase(database), 4);
+      await migrateToLatest(w);
+      return w;
+    })(),
+    startSubmissionSimulator(seed),
+  ]);
+  return { db, sim };
+}
