@@ -79,7 +79,7 @@ function parseOptions(argv: string[]): Options {
       },
       [] as string[],
     )
-    .option('--timeline', "print where the no-change refresh's wall time went (from Temporal's histories)")
+    .option('--timeline', "print where the full and the no-change refresh's wall time went (from Temporal's histories)")
     .option('--ceiling', 'also measure the most any full refresh could reach here (read, map, COPY into bare tables)')
     .option(
       '--postgis',
@@ -191,9 +191,10 @@ async function measureRefreshes(
   const noChangeCpu = noChangeMeter();
   const noChangeStatements = pgStats ? await costliestStatements(db, 15) : undefined;
   if (timeline)
-    process.stderr.write(
-      `${formatTimeline(await refreshTimeline(stack.temporalClient, `bench/refresh/no-change/${taskQueue}`))}\n`,
-    );
+    for (const which of ['full', 'no-change'])
+      process.stderr.write(
+        `${which} refresh:\n${formatTimeline(await refreshTimeline(stack.temporalClient, `bench/refresh/${which}/${taskQueue}`))}\n`,
+      );
   const after = await rowVersions(db);
   const peakRssMb = peakOf() || Math.max(full.sampledPeakRssMb, noChange.sampledPeakRssMb);
   const tablesTouched = Object.keys(before).filter((table) => before[table] !== after[table]);
