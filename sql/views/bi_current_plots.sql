@@ -15,6 +15,9 @@ create view bi_current_plots as
 with last_seen as materialized (
   select ls.scope, ls.last_seen_at from sync_last_seen ls
 )
+-- The union inside a subquery: a query that reads only some columns (count(*), sum(area_ha)) then makes
+-- only those in each branch (Postgres leaves every column of a union that a WITH query returns directly).
+select * from (
 select
   p.id as plot_id,
   p.name as plot_name,
@@ -186,7 +189,8 @@ left join lateral (
   order by r.applies_from desc limit 1
 ) cr on true
 where p.deleted_at is null
-  and not exists (select 1 from plot_supplier_ids x where x.plot_id = p.id);
+  and not exists (select 1 from plot_supplier_ids x where x.plot_id = p.id)
+) as v;
 
 comment on view bi_current_plots is 'One row per current plot (not soft-deleted), however many suppliers reach it: suppliers, risk, analyses, area, geometry quality, when last seen, and the risk level of its country of production (country_risk_level). Every number may be summed: sum(area_ha) and count(*) are the warehouse''s hectares and plots.';
 comment on column bi_current_plots.plot_id is 'The plot''s id at the service (plots.id).';
