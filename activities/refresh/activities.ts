@@ -35,6 +35,7 @@ import { refreshSummariesAfterRun } from '../../warehouse/analyst-summaries.ts';
 import { planVerification, verifySupplierScan, type VerifyStatus } from './scan-verification.ts';
 import { recordVerification } from '../../warehouse/refresh/scan-verification.ts';
 import { type PageRunInput, type PageRunResult, type PlotPageResult, runPages } from './page-run.ts';
+import { largestFirst } from '../../domain/paging/supplier-order.ts';
 
 export type { PageRunResult, PlotPageResult };
 
@@ -178,10 +179,12 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       await finishScope(db, runId, NETWORK_SCOPE, 'succeeded');
       log.info({ runId, suppliers: network.suppliers.length, buyers: buyers.length }, 'network synced');
       return {
-        suppliers: network.suppliers.map((s) => ({
-          id: s.id,
-          expectedPages: s.plotsCount === null ? null : Math.ceil(s.plotsCount / PLOT_PAGE_DEFAULT_LIMIT),
-        })),
+        suppliers: largestFirst(
+          network.suppliers.map((s) => ({
+            id: s.id,
+            expectedPages: s.plotsCount === null ? null : Math.ceil(s.plotsCount / PLOT_PAGE_DEFAULT_LIMIT),
+          })),
+        ),
       };
     },
 
