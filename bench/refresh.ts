@@ -37,7 +37,7 @@ import type { PostgisComparison, PostgisRefresh } from './support/report.ts';
 
 const progress = progressTo('bench:refresh');
 const USAGE =
-  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--workers W] [--page-window P] [--task-queue-pages] [--worker-node-flags "..."] [--pg-stats] [--postgis] [--json]';
+  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--workers W] [--page-window P] [--task-queue-pages] [--worker-node-flags "..."] [--pg-stats] [--timeline] [--ceiling] [--ceiling-keys] [--postgis] [--json]';
 /** Suppliers read at once, by the refresh (the schedule's default) and by the fetch-only baseline alike. */
 const SUPPLIER_CONCURRENCY = 4;
 
@@ -52,6 +52,7 @@ interface Options {
   pageActivities?: 'local' | 'task-queue';
   timeline: boolean;
   ceiling: boolean;
+  ceilingKeys: boolean;
   postgis: boolean;
   pgSettings: string[];
 }
@@ -81,6 +82,7 @@ function parseOptions(argv: string[]): Options {
     )
     .option('--timeline', "print where the full and the no-change refresh's wall time went (from Temporal's histories)")
     .option('--ceiling', 'also measure the most any full refresh could reach here (read, map, COPY into bare tables)')
+    .option('--ceiling-keys', 'with --ceiling: measure it again into bare tables that have their primary keys')
     .option(
       '--postgis',
       'also refresh two warehouses on a PostgreSQL 15 cluster, without and with PostGIS (needs postgresql-15-postgis-3)',
@@ -97,6 +99,7 @@ function parseOptions(argv: string[]): Options {
       taskQueuePages?: boolean;
       timeline?: boolean;
       ceiling?: boolean;
+      ceilingKeys?: boolean;
       postgis?: boolean;
       pgSetting: string[];
     }>();
@@ -110,7 +113,8 @@ function parseOptions(argv: string[]): Options {
     pgStats: o.pgStats ?? false,
     workers: o.workers,
     timeline: o.timeline ?? false,
-    ceiling: o.ceiling ?? false,
+    ceiling: (o.ceiling ?? false) || (o.ceilingKeys ?? false),
+    ceilingKeys: o.ceilingKeys ?? false,
     postgis: o.postgis ?? false,
     pgSettings: o.pgSetting,
     ...(o.pageWindow !== undefined ? { pageWindow: o.pageWindow } : {}),
@@ -223,6 +227,7 @@ function toResult(
   phaseSeconds: Record<string, number>,
   ceiling: CeilingFigures | undefined,
   postgis: PostgisComparison | undefined,
+  keyedCeiling?: CeilingFigures,
 ): RefreshBenchResult {
   const { full, noChange } = refreshes;
   const fetchOnlyPlotsPerSec = fetched.plots / fetched.seconds;
@@ -270,6 +275,7 @@ function toResult(
     workerNodeFlags: options.workerNodeFlags,
     workers: options.workers,
     ...(ceiling ? { ceiling, fullToCeilingRatio: fullPlotsPerSec / ceiling.plotsPerSec } : {}),
+    ...(keyedCeiling ? { keyedCeiling, fullToKeyedCeilingRatio: fullPlotsPerSec / keyedCeiling.plotsPerSec } : {}),
     ...(postgis ? { postgis, postgisToPlainFullRatio: postgis.postgisToPlainFullRatio } : {}),
     ...(refreshes.fullStatements ? { fullStatements: refreshes.fullStatements } : {}),
     ...(refreshes.noChangeStatements ? { noChangeStatements: refreshes.noChangeStatements } : {}),
@@ -307,7 +313,8 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
     )),
     benchRssMb: benchRss.stop(),
   };
-  const ceiling = options.ceiling ? await measureCeilingPhase(api, stack, fetched, seconds) : undefined;
+  const ceiling = options.ceiling ? await measureCeilingPhase(api, stack, fetched, seconds, false) : undefined;
+  const keyedCeiling = options.ceilingKeys ? await measureCeilingPhase(api, stack, fetched, seconds, true) : undefined;
   const db = openWarehouse(stack.postgres.urlFor(database), 2, 'ddsync-bench');
   teardown.add('warehouse pool', () => db.destroy());
   const refreshArgs: RefreshArgs = {
@@ -332,7 +339,16 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
   // The embedded refreshes' workers would only compete for the two cores from here on.
   await refreshes.stopWorkers();
   const postgis = options.postgis ? await comparePostgis(stack, options, seconds, teardown, refreshArgs) : undefined;
-  return toResult(options, { ...fetched, cpu: fetchOnlyCpu }, copied, refreshes, seconds, ceiling, postgis);
+  return toResult(
+    options,
+    { ...fetched, cpu: fetchOnlyCpu },
+    copied,
+    refreshes,
+    seconds,
+    ceiling,
+    postgis,
+    keyedCeiling,
+  );
 }
 
 /**
@@ -411,11 +427,13 @@ async function measureCeilingPhase(
   stack: Stack,
   fetched: FetchOnlyResult,
   seconds: Record<string, number>,
+  keyed: boolean,
 ): Promise<CeilingFigures> {
   const meter = cpuMeter({ postgres: postmasterPid(stack.postgres.dataDir), simulator: stack.simulator.pid });
   const before = process.cpuUsage();
-  const result = await phase(progress, seconds, 'ceiling (read, map, COPY every row)', () =>
-    measureCeiling(api, stack.postgres, SUPPLIER_CONCURRENCY),
+  const what = keyed ? 'keyed ceiling (the same into tables with their keys)' : 'ceiling (read, map, COPY every row)';
+  const result = await phase(progress, seconds, what, () =>
+    measureCeiling(api, stack.postgres, SUPPLIER_CONCURRENCY, keyed),
   );
   const used = process.cpuUsage(before);
   const cpu = { bench: (used.user + used.system) / 1e6, ...meter() };

@@ -26,9 +26,22 @@ export interface CeilingResult {
 type Table = keyof typeof STAGED;
 const bare = (table: Table) => `bare_${table}`;
 
-/** A database of its own, migrated (for the column types), with an unlogged bare copy of each table. */
-async function prepareDatabase(postgres: RunningPostgres): Promise<string> {
-  const url = await migratedDatabase(postgres, 'ceiling');
+/**
+ * The keys without which a warehouse cannot refuse a second copy of a row: each table's primary key
+ * (history and findings without valid_from, since a first load opens one version of each). A first load
+ * into tables with these keys is what any refresh that never duplicates a row pays at least.
+ */
+const KEYS: Record<Table, string> = {
+  plots: 'id',
+  analyses: 'id',
+  plot_species: 'plot_id, position',
+  plot_history: 'plot_id',
+  eudr_findings: 'plot_id, code',
+};
+
+/** A database of its own, migrated (for the column types), with an unlogged bare copy of each table (with `keyed`, its key). */
+async function prepareDatabase(postgres: RunningPostgres, keyed: boolean): Promise<string> {
+  const url = await migratedDatabase(postgres, keyed ? 'ceiling_keyed' : 'ceiling');
   const client = new pg.Client({ connectionString: url, application_name: 'ddsync-bench' });
   await client.connect();
   try {
@@ -38,6 +51,9 @@ async function prepareDatabase(postgres: RunningPostgres): Promise<string> {
         // full refresh ran next, in the same cluster, costing the refresh 10 CPU-s of Postgres.
         `create unlogged table ${bare(table as Table)} with (autovacuum_enabled = false) as select ${Object.keys(columns).join(', ')} from ${table} with no data`,
       );
+    if (keyed)
+      for (const table of Object.keys(STAGED) as Table[])
+        await client.query(`alter table ${bare(table)} add primary key (${KEYS[table]})`);
   } finally {
     await client.end();
   }
@@ -60,8 +76,10 @@ export async function measureCeiling(
   api: WalkApi,
   postgres: RunningPostgres,
   concurrency: number,
+  /** The tables with their keys (KEYS): the ceiling of a refresh that never stores a row twice. */
+  keyed = false,
 ): Promise<CeilingResult> {
-  const url = await prepareDatabase(postgres);
+  const url = await prepareDatabase(postgres, keyed);
   // One connection per lane: the own plots and `concurrency` suppliers.
   const pool = new pg.Pool({ connectionString: url, max: concurrency + 1, application_name: 'ddsync-bench' });
   try {
