@@ -18,7 +18,7 @@ import { sourcePageHash } from '../../warehouse/refresh/plot-fingerprint.ts';
 import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
 import type { RecordIssue } from '../../warehouse/refresh/issues.ts';
 import type { PlotRows } from '../../warehouse/refresh/rows.ts';
-import { reuseUnchangedPage } from '../../warehouse/refresh/plot-writer.ts';
+import { reuseUnchangedPage, type PageOutcome } from '../../warehouse/refresh/plot-writer.ts';
 import {
   beginRun,
   finishScope,
@@ -101,6 +101,34 @@ async function withReasonNoted(db: RefreshDeps['db'], runId: string, scope: stri
 }
 
 export function createRefreshActivities({ db, api, log }: RefreshDeps) {
+  /**
+   * Parses a page and starts its write. Synchronous, so that no variable of a caller holds the parsed
+   * page while it is written: storeParsedPlots lets it go once mapped (see there).
+   */
+  function storePage(
+    raw: RawPlotPage,
+    p: { runId: string; supplierId: string; page: number; requests: RequestCounts; sourceHash: string },
+  ): Omit<PlotPageResult, 'written'> & { storing: Promise<PageOutcome> } {
+    const parsed = parseSupplierPlotsPage(raw, { skipInvalid: true });
+    const { plots } = parsed;
+    return {
+      more: parsed.more,
+      received: plots.length + parsed.invalid.length,
+      signature: plots.length === 0 ? '' : `${plots[0]!.id}…${plots[plots.length - 1]!.id}`,
+      storing: storeParsedPlots(db, {
+        runId: p.runId,
+        scope: p.supplierId,
+        supplierId: p.supplierId,
+        page: p.page,
+        plots,
+        isOwn: false,
+        invalid: parsed.invalid,
+        requests: p.requests,
+        sourceHash: p.sourceHash,
+      }),
+    };
+  }
+
   /** One page of a supplier's plots: fetch, validate, map, write in one transaction. */
   async function loadPage(runId: string, supplierId: string, page: number): Promise<PlotPageResult> {
     if (page === 1) await markScopeRunning(db, runId, supplierId);
@@ -125,26 +153,16 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
         written: 0,
         signature: reused.signature,
       };
-    const parsed = parseSupplierPlotsPage(raw, { skipInvalid: true });
-    raw = undefined;
-    const { plots } = parsed;
-    const outcome = await storeParsedPlots(db, {
+    const { storing, ...result } = storePage(raw, {
       runId,
-      scope: supplierId,
       supplierId,
       page,
-      plots,
-      isOwn: false,
-      invalid: parsed.invalid,
       requests: requestCounts(stats),
       sourceHash,
     });
-    return {
-      more: parsed.more,
-      received: plots.length + parsed.invalid.length,
-      written: rowsWritten(outcome.counts),
-      signature: plots.length === 0 ? '' : `${plots[0]!.id}…${plots[plots.length - 1]!.id}`,
-    };
+    raw = undefined;
+    const outcome = await storing;
+    return { ...result, written: rowsWritten(outcome.counts) };
   }
 
   return {

@@ -49,14 +49,26 @@ export interface ParsedPlotBatch extends Omit<PlotBatch, 'rows' | 'issues'> {
  * brought earlier in the run, or one unchanged on a page that changed, is not mapped at all.
  */
 export async function storeParsedPlots(db: Warehouse, batch: ParsedPlotBatch): Promise<PageOutcome> {
-  const { plots, isOwn } = batch;
+  const { plots, isOwn, runId, scope, supplierId, page, invalid, requests, sourceHash } = batch;
   const fingerprints = plots.map((p) => plotFingerprint(p, isOwn));
   const ids = [...new Set(plots.map((p) => p.id))];
-  const stored = await readStoredPlots(db, ids, batch.supplierId);
+  const stored = await readStoredPlots(db, ids, supplierId);
   const positions: number[] = [];
   for (let i = 0; i < plots.length; i++) if (isChanged(stored.get(plots[i]!.id), fingerprints[i]!)) positions.push(i);
-  const { rows, issues } = mapPlotsAt(plots, positions, fingerprints, batch.page, isOwn);
-  return writeChanged(db, batch, plots.length, ids, stored, rows, issues);
+  const { rows, issues } = mapPlotsAt(plots, positions, fingerprints, page, isOwn);
+  // The write is handed the page's fields without the parsed plots, so the parse tree (several times
+  // the page's text) dies here, not after the page's transaction: with pages of other suppliers in
+  // flight, what survives a round trip is promoted and paid for again by the old generation's GC.
+  const written = {
+    runId,
+    scope,
+    supplierId,
+    page,
+    invalid,
+    requests,
+    ...(sourceHash !== undefined ? { sourceHash } : {}),
+  };
+  return writeChanged(db, written, plots.length, ids, stored, rows, issues);
 }
 
 /** Whether a plot must be written: not held, soft-deleted, or held with another fingerprint. */
