@@ -26,9 +26,9 @@ describe('warehouse refresh', () => {
     const stats = await sql<{ relname: string; reltuples: number; rows: number }>`
       select c.relname, c.reltuples::float8 as reltuples,
              (xpath('/row/n/text()', query_to_xml(format('select count(*) as n from %I', c.relname), false, true, '')))[1]::text::int as rows
-      from pg_class c where c.relname in ('plots', 'plot_suppliers', 'eudr_findings') and c.relkind = 'r'
+      from pg_class c where c.relname in ('plots', 'plot_suppliers', 'plot_supplier_ids', 'eudr_findings') and c.relkind = 'r'
       order by c.relname`.execute(h.db);
-    expect(stats.rows.map((r) => r.relname)).toEqual(['eudr_findings', 'plot_suppliers', 'plots']);
+    expect(stats.rows.map((r) => r.relname)).toEqual(['eudr_findings', 'plot_supplier_ids', 'plot_suppliers', 'plots']);
     // The cross-plot checks write findings too: overlaps (with PostGIS) after the statistics, which
     // they use; duplicates beside them, so eudr_findings was analysed with or without those.
     const crossPlot = await sql<{ n: number }>`
