@@ -2000,6 +2000,18 @@ export interface SummaryRiskCells {
    */
   hectares_allocated: number;
   /**
+   * hectares_allocated as an exact sum, moved by deltas; hectares_allocated is it cast to float8.
+   */
+  hectares_allocated_exact: Generated<Numeric>;
+  /**
+   * hectares as an exact sum, moved by deltas; hectares is it cast to float8.
+   */
+  hectares_exact: Generated<Numeric>;
+  /**
+   * Plots of the cell that are not own: all_own is not_own_plots = 0 (a count moves by deltas, a bool_and does not).
+   */
+  not_own_plots: Generated<number>;
+  /**
    * true for the row of own plots reached through no supplier (kept apart from other plots without a supplier).
    */
   own_group: boolean;
@@ -2011,6 +2023,10 @@ export interface SummaryRiskCells {
    * Plots, each divided among its rows.
    */
   plots_allocated: number;
+  /**
+   * plots_allocated as an exact sum, moved by deltas; plots_allocated is it cast to float8.
+   */
+  plots_allocated_exact: Generated<Numeric>;
   /**
    * The direct supplier; null for plots reached through none.
    */
@@ -2042,9 +2058,17 @@ export interface SummarySuppliers {
    */
   deforested_area_m2: number | null;
   /**
+   * deforested_area_m2 as an exact sum, moved by deltas; deforested_area_m2 is it cast to float8.
+   */
+  deforested_area_m2_exact: Numeric | null;
+  /**
    * Their hectares.
    */
   flagged_hectares: number | null;
+  /**
+   * flagged_hectares as an exact sum, moved by deltas; flagged_hectares is it cast to float8.
+   */
+  flagged_hectares_exact: Numeric | null;
   /**
    * Flagged plots (bi_current_plots.flagged).
    */
@@ -2058,9 +2082,21 @@ export interface SummarySuppliers {
    */
   hectares_allocated: number | null;
   /**
+   * hectares_allocated as an exact sum, moved by deltas; hectares_allocated is it cast to float8.
+   */
+  hectares_allocated_exact: Numeric | null;
+  /**
+   * hectares as an exact sum, moved by deltas; hectares is it cast to float8.
+   */
+  hectares_exact: Numeric | null;
+  /**
    * Of those, the hectares of the ready plots.
    */
   hectares_ready: number | null;
+  /**
+   * hectares_ready as an exact sum, moved by deltas; hectares_ready is it cast to float8.
+   */
+  hectares_ready_exact: Numeric | null;
   /**
    * Plots whose polygon is flagged invalid.
    */
@@ -2085,6 +2121,10 @@ export interface SummarySuppliers {
    * Plots, each divided by its number of suppliers.
    */
   plots_allocated: number | null;
+  /**
+   * plots_allocated as an exact sum, moved by deltas; plots_allocated is it cast to float8.
+   */
+  plots_allocated_exact: Numeric | null;
   /**
    * Plots whose most recent analysis failed.
    */
@@ -2174,6 +2214,10 @@ export interface SummarySuppliers {
    */
   readiness_hectares: number | null;
   /**
+   * readiness_hectares as an exact sum, moved by deltas; readiness_hectares is it cast to float8.
+   */
+  readiness_hectares_exact: Numeric | null;
+  /**
    * The supplier's business id (plot_suppliers.supplier_id).
    */
   supplier_id: string;
@@ -2183,11 +2227,34 @@ export interface SummarySuppliers {
   top_reasons: Json | null;
 }
 
+export interface SummarySupplierValues {
+  /**
+   * country, commodity or reason.
+   */
+  kind: string;
+  /**
+   * How many times it is counted: links for a country, places in the lists for a commodity or a reason.
+   */
+  plots: number;
+  /**
+   * The supplier (businesses.id).
+   */
+  supplier_id: string;
+  /**
+   * The country code as sent, the commodity (null when listed null) or the reason code.
+   */
+  value: string | null;
+}
+
 export interface SummaryTotals {
   /**
    * Their hectares.
    */
   flagged_hectares: number;
+  /**
+   * flagged_hectares as an exact sum, moved by deltas; flagged_hectares is it cast to float8.
+   */
+  flagged_hectares_exact: Generated<Numeric>;
   /**
    * Flagged plots.
    */
@@ -2196,6 +2263,10 @@ export interface SummaryTotals {
    * Their hectares.
    */
   hectares: number;
+  /**
+   * hectares as an exact sum (of each plot's area as numeric), moved by deltas; hectares is it cast to float8.
+   */
+  hectares_exact: Generated<Numeric>;
   /**
    * Plots whose polygon is flagged invalid.
    */
@@ -3003,6 +3074,7 @@ export interface DB {
   summary_refreshes: SummaryRefreshes;
   summary_risk_cells: SummaryRiskCells;
   summary_supplier_countries: SummarySupplierCountries;
+  summary_supplier_values: SummarySupplierValues;
   summary_suppliers: SummarySuppliers;
   summary_totals: SummaryTotals;
   survey_response_pdfs: SurveyResponsePdfs;

@@ -41,6 +41,13 @@ export interface SummaryOutcome {
   whole?: boolean;
   /** Plots read again: those noted as touched since the summaries were last made, or every current plot when whole. */
   plotsTouched?: number;
+  /**
+   * Plot facts the summary rows were made from: every current plot's when whole; otherwise the touched
+   * plots' facts before and now, whose differences move the rows (0037), whatever their suppliers hold.
+   */
+  plotsCounted?: number;
+  /** Suppliers whose maximum (risk of deforestation, last analysed) was counted again from their plots: its plot was taken away. */
+  maximaRecounted?: number;
   rowsWritten: number;
   seconds: number;
 }
@@ -218,11 +225,11 @@ function supplierFigures(whole: boolean) {
            count(*) as plots,
            count(*) filter (where l.missing) as plots_deletion_deferred,
            count(*) filter (where l.supplier_count > 1) as plots_shared,
-           sum(1.0::float8 / l.supplier_count) as plots_allocated,
-           coalesce(sum(l.area_ha), 0) as hectares,
-           coalesce(sum(l.area_ha / l.supplier_count), 0) as hectares_allocated,
+           sum((1.0::float8 / l.supplier_count)::numeric) as plots_allocated_exact,
+           coalesce(sum(l.area_ha::numeric), 0) as hectares_exact,
+           coalesce(sum((l.area_ha / l.supplier_count)::numeric), 0) as hectares_allocated_exact,
            count(*) filter (where l.flagged) as flagged_plots,
-           coalesce(sum(l.area_ha) filter (where l.flagged), 0) as flagged_hectares,
+           coalesce(sum(l.area_ha::numeric) filter (where l.flagged), 0) as flagged_hectares_exact,
            count(*) filter (where l.risk_level = 'high') as plots_risk_high,
            count(*) filter (where l.risk_level = 'medium') as plots_risk_medium,
            count(*) filter (where l.risk_level = 'low') as plots_risk_low,
@@ -245,12 +252,12 @@ function supplierFigures(whole: boolean) {
                                    or l.most_recent_analysis_status not in ('succeeded', 'pending', 'not_started', 'started', 'failed'))) as plots_analysis_other,
            count(*) filter (where l.has_precision) as plots_with_precision,
            max(l.most_recent_risk_of_deforestation) as max_risk_of_deforestation,
-           coalesce(sum(l.most_recent_deforested_area_m2), 0) as deforested_area_m2,
+           coalesce(sum(l.most_recent_deforested_area_m2::numeric), 0) as deforested_area_m2_exact,
            max(l.most_recent_analysed_at) as last_analysed_at,
            count(*) filter (where not l.geometry_valid) as invalid_geometries,
            count(*) filter (where l.ready) as plots_ready,
-           coalesce(sum(l.readiness_area_ha), 0) as readiness_hectares,
-           coalesce(sum(l.readiness_area_ha) filter (where l.ready), 0) as hectares_ready
+           coalesce(sum(l.readiness_area_ha::numeric), 0) as readiness_hectares_exact,
+           coalesce(sum(l.readiness_area_ha::numeric) filter (where l.ready), 0) as hectares_ready_exact
     from summary_links l
     group by l.supplier_id
   ),
@@ -277,14 +284,18 @@ function supplierFigures(whole: boolean) {
     where x.rank <= 5
     group by x.supplier_id
   )
-  select s.supplier_id, f.plots, f.plots_deletion_deferred, f.plots_shared, f.plots_allocated, f.hectares,
-         f.hectares_allocated, k.plot_country_codes, c.commodities, f.flagged_plots, f.flagged_hectares,
+  select s.supplier_id, f.plots, f.plots_deletion_deferred, f.plots_shared, f.plots_allocated_exact::float8 as plots_allocated,
+         f.hectares_exact::float8 as hectares, f.hectares_allocated_exact::float8 as hectares_allocated, k.plot_country_codes, c.commodities,
+         f.flagged_plots, f.flagged_hectares_exact::float8 as flagged_hectares,
          f.plots_risk_high, f.plots_risk_medium, f.plots_risk_low, f.plots_risk_none, f.plots_risk_not_assessed,
          f.plots_risk_other, f.plots_status_new, f.plots_status_under_review, f.plots_status_in_risk_mitigation,
          f.plots_status_eudr_compliant, f.plots_status_eudr_non_compliant, f.plots_status_other,
          f.plots_analysis_succeeded, f.plots_analysis_in_progress, f.plots_analysis_failed, f.plots_not_analysed,
-         f.plots_analysis_other, f.plots_with_precision, f.max_risk_of_deforestation, f.deforested_area_m2,
-         f.last_analysed_at, f.invalid_geometries, f.plots_ready, f.readiness_hectares, f.hectares_ready, r.top_reasons
+         f.plots_analysis_other, f.plots_with_precision, f.max_risk_of_deforestation, f.deforested_area_m2_exact::float8 as deforested_area_m2,
+         f.last_analysed_at, f.invalid_geometries, f.plots_ready, f.readiness_hectares_exact::float8 as readiness_hectares,
+         f.hectares_ready_exact::float8 as hectares_ready, r.top_reasons, f.plots_allocated_exact, f.hectares_exact,
+         f.hectares_allocated_exact, f.flagged_hectares_exact, f.deforested_area_m2_exact, f.readiness_hectares_exact,
+         f.hectares_ready_exact
   from (${suppliers(whole)}) s
   left join figures f on f.supplier_id = s.supplier_id
   left join countries k on k.supplier_id = s.supplier_id
@@ -292,64 +303,454 @@ function supplierFigures(whole: boolean) {
   left join reasons r on r.supplier_id = s.supplier_id`;
 }
 
-const SUPPLIER_COUNTRIES = sql`
-  select l.supplier_id, l.country_key, count(*) as plots
-  from summary_links l
-  group by l.supplier_id, l.country_key`;
-
-/**
- * bi_risk_overview's rows, as its definition before 0028 made them from bi_current_plots: a plot has
- * a cell per live supplier (or one without) and commodity (or one without; none when commodities is
- * null, as unnest gives nothing), each weighing 1 / its cells. Counted in one aggregation, without
- * grouping by plot first: each plot gives a cell one row, at the first place its commodity has in its
- * list (`array_position`, which finds a null too), and a commodity listed twice makes the same cell
- * twice (`copies`: its hectares and weight count twice, as they did, the plot once). Made of the links
- * being made again and, when `withoutSupplier`, of the plots reached through none.
- */
-function riskCells(withoutSupplier: boolean) {
-  return sql`
-  with cell_plots as (
-    select l.supplier_id, l.commodities, l.area_ha, l.flagged, l.country_code, l.is_own, l.supplier_count
-    from summary_links l
-    union all
-    select null, f.commodities, f.area_ha, f.flagged, f.country_code, f.is_own, 0
-    from summary_plot_facts f
-    where f.supplier_ids = '{}' and ${sql.lit(withoutSupplier)}
-  ),
-  cells as (
-    select p.supplier_id as supplier_business_id, c.commodity, p.area_ha, p.flagged, p.country_code, p.is_own,
-           case when cardinality(p.commodities) = 0 then 1
-                else cardinality(array_positions(p.commodities, c.commodity)) end as copies,
-           1.0::float8 / (greatest(p.supplier_count, 1) * greatest(cardinality(p.commodities), 1)) as weight
-    from cell_plots p
-    cross join lateral unnest(case when cardinality(p.commodities) = 0 then array[null::text] else p.commodities end)
-      with ordinality as c(commodity, place)
-    where cardinality(p.commodities) = 0 or c.place = array_position(p.commodities, c.commodity)
-  )
-  select w.supplier_business_id, w.commodity, w.country_code,
-         (w.supplier_business_id is null and w.is_own) as own_group,
-         bool_and(w.is_own) as all_own,
-         count(*) as plots,
-         coalesce(sum(w.area_ha * w.copies), 0) as hectares,
-         count(*) filter (where w.flagged) as flagged_plots,
-         sum(w.weight * w.copies) as plots_allocated,
-         coalesce(sum(w.weight * w.copies * w.area_ha), 0) as hectares_allocated
-  from cells w
-  group by w.supplier_business_id, w.commodity, w.country_code, (w.supplier_business_id is null and w.is_own)`;
+/** The touched plots' old facts (taken away, -1) and new ones (added, +1); or every fact (+1). */
+function signedFacts(whole: boolean) {
+  return whole
+    ? sql`select 1 as sign, f.* from summary_plot_facts f`
+    : sql`select -1 as sign, f.* from summary_old_facts f
+          union all
+          select 1, f.* from summary_fresh_facts f`;
 }
 
-/** From the facts of every current plot: one pass over a narrow table, whatever was touched. */
+/** Live links of signed facts (one row per plot and supplier), with what summary_suppliers counts of them. */
+function signedLinks(whole: boolean) {
+  return sql`
+  select f.sign, s.supplier_id, s.supplier_id = any(f.missing_supplier_ids) as missing,
+         cardinality(f.supplier_ids) as supplier_count, f.country_code, f.commodities, f.area_ha,
+         f.readiness_area_ha, f.geometry_valid, f.risk_level, f.risk_assessment_status, f.flagged,
+         f.most_recent_analysis_id is not null as analysed, f.most_recent_analysis_status,
+         f.most_recent_risk_of_deforestation, f.most_recent_deforested_area_m2, f.most_recent_analysed_at,
+         f.has_precision, f.ready,
+         case when f.checked then f.blocking_codes else f.blocking_codes || 'not_checked'::text end as reasons
+  from (${signedFacts(whole)}) f cross join unnest(f.supplier_ids) as s(supplier_id)`;
+}
+
+/**
+ * summary_supplier_values' rows (0037): per supplier, its links per country code, its commodities per
+ * place in their lists, its reasons per occurrence (what plot_country_codes, commodities and
+ * top_reasons are made of), summed with their signs; a delta keeps only the values that move.
+ */
+function supplierValueSums(whole: boolean) {
+  return sql`
+  with l as materialized (${signedLinks(whole)})
+  select l.supplier_id, 'country'::text as kind, l.country_code as value, sum(l.sign)::bigint as plots
+  from l where l.country_code is not null group by l.supplier_id, l.country_code
+  ${whole ? sql`` : sql`having sum(l.sign) <> 0`}
+  union all
+  select l.supplier_id, 'commodity', c.commodity, sum(l.sign)::bigint
+  from l cross join lateral unnest(l.commodities) as c(commodity) group by l.supplier_id, c.commodity
+  ${whole ? sql`` : sql`having sum(l.sign) <> 0`}
+  union all
+  select l.supplier_id, 'reason', r.code, sum(l.sign)::bigint
+  from l cross join lateral unnest(l.reasons) as r(code) group by l.supplier_id, r.code
+  ${whole ? sql`` : sql`having sum(l.sign) <> 0`}`;
+}
+
+/** summary_suppliers' counts: each a count of its links where the condition holds (as supplierFigures counts them). */
+const SUPPLIER_COUNTS: [string, string][] = [
+  ['plots_deletion_deferred', 'l.missing'],
+  ['plots_shared', 'l.supplier_count > 1'],
+  ['flagged_plots', 'l.flagged'],
+  ['plots_risk_high', `l.risk_level = 'high'`],
+  ['plots_risk_medium', `l.risk_level = 'medium'`],
+  ['plots_risk_low', `l.risk_level = 'low'`],
+  ['plots_risk_none', `l.risk_level = 'none'`],
+  ['plots_risk_not_assessed', 'l.risk_level is null'],
+  ['plots_risk_other', `l.risk_level not in ('high', 'medium', 'low', 'none')`],
+  ['plots_status_new', `l.risk_assessment_status = 'new'`],
+  ['plots_status_under_review', `l.risk_assessment_status = 'under_review'`],
+  ['plots_status_in_risk_mitigation', `l.risk_assessment_status = 'in_risk_mitigation'`],
+  ['plots_status_eudr_compliant', `l.risk_assessment_status = 'eudr_compliant'`],
+  ['plots_status_eudr_non_compliant', `l.risk_assessment_status = 'eudr_non_compliant'`],
+  [
+    'plots_status_other',
+    `l.risk_assessment_status is null or l.risk_assessment_status not in ('new', 'under_review', 'in_risk_mitigation', 'eudr_compliant', 'eudr_non_compliant')`,
+  ],
+  ['plots_analysis_succeeded', `l.most_recent_analysis_status = 'succeeded'`],
+  ['plots_analysis_in_progress', `l.most_recent_analysis_status in ('pending', 'not_started', 'started')`],
+  ['plots_analysis_failed', `l.most_recent_analysis_status = 'failed'`],
+  ['plots_not_analysed', 'not l.analysed'],
+  [
+    'plots_analysis_other',
+    `l.analysed and (l.most_recent_analysis_status is null or l.most_recent_analysis_status not in ('succeeded', 'pending', 'not_started', 'started', 'failed'))`,
+  ],
+  ['plots_with_precision', 'l.has_precision'],
+  ['invalid_geometries', 'not l.geometry_valid'],
+  ['plots_ready', 'l.ready'],
+];
+
+/** summary_suppliers' sums of float8: each kept exact as `<name>_exact` (0037), its term as numeric and its filter. */
+const SUPPLIER_SUMS: [string, string, string][] = [
+  ['plots_allocated', '(1.0::float8 / l.supplier_count)::numeric', 'true'],
+  ['hectares', 'l.area_ha::numeric', 'true'],
+  ['hectares_allocated', '(l.area_ha / l.supplier_count)::numeric', 'true'],
+  ['flagged_hectares', 'l.area_ha::numeric', 'l.flagged'],
+  ['deforested_area_m2', 'l.most_recent_deforested_area_m2::numeric', 'true'],
+  ['readiness_hectares', 'l.readiness_area_ha::numeric', 'true'],
+  ['hectares_ready', 'l.readiness_area_ha::numeric', 'l.ready'],
+];
+
+/** summary_suppliers' columns, in order. */
+const SUPPLIER_COLUMNS = [
+  'supplier_id',
+  'plots',
+  'plots_deletion_deferred',
+  'plots_shared',
+  'plots_allocated',
+  'hectares',
+  'hectares_allocated',
+  'plot_country_codes',
+  'commodities',
+  'flagged_plots',
+  'flagged_hectares',
+  'plots_risk_high',
+  'plots_risk_medium',
+  'plots_risk_low',
+  'plots_risk_none',
+  'plots_risk_not_assessed',
+  'plots_risk_other',
+  'plots_status_new',
+  'plots_status_under_review',
+  'plots_status_in_risk_mitigation',
+  'plots_status_eudr_compliant',
+  'plots_status_eudr_non_compliant',
+  'plots_status_other',
+  'plots_analysis_succeeded',
+  'plots_analysis_in_progress',
+  'plots_analysis_failed',
+  'plots_not_analysed',
+  'plots_analysis_other',
+  'plots_with_precision',
+  'max_risk_of_deforestation',
+  'deforested_area_m2',
+  'last_analysed_at',
+  'invalid_geometries',
+  'plots_ready',
+  'readiness_hectares',
+  'hectares_ready',
+  'top_reasons',
+  ...SUPPLIER_SUMS.map(([name]) => `${name}_exact`),
+];
+
+/** The plot holding a supplier's maximum was taken away, and no plot added reaches it: counted again. */
+function maximumGone(column: string) {
+  const old = sql.ref(`o.${column}`);
+  return sql`(${sql.ref(`d.removed_${column}`)} >= ${old} and coalesce(${sql.ref(`d.added_${column}`)} < ${old}, true))`;
+}
+
+/** The suppliers in scope (with plots left) whose maximum movedSuppliers counts again from their plots. */
+function maximaToRecount() {
+  return sql`
+  with d as (
+    select l.supplier_id, sum(l.sign) as plots,
+           max(l.most_recent_risk_of_deforestation) filter (where l.sign > 0) as added_max_risk_of_deforestation,
+           max(l.most_recent_risk_of_deforestation) filter (where l.sign < 0) as removed_max_risk_of_deforestation,
+           max(l.most_recent_analysed_at) filter (where l.sign > 0) as added_last_analysed_at,
+           max(l.most_recent_analysed_at) filter (where l.sign < 0) as removed_last_analysed_at
+    from (${signedLinks(false)}) l group by l.supplier_id)
+  select 1 from summary_scope s
+  join summary_suppliers o on o.supplier_id = s.supplier_id
+  join d on d.supplier_id = s.supplier_id
+  where coalesce(o.plots, 0) + d.plots > 0
+    and (${maximumGone('max_risk_of_deforestation')} or ${maximumGone('last_analysed_at')})`;
+}
+
+/** A maximum over a supplier's links: moved, or counted again from its facts when the plot holding it went. */
+function movedMaximum(column: string, factColumn: string) {
+  const old = sql.ref(`o.${column}`);
+  const added = sql.ref(`d.added_${column}`);
+  return sql`case when ${maximumGone(column)}
+    then (select max(${sql.ref(`f.${factColumn}`)}) from summary_plot_facts f
+          where f.plot_id in (select ps.plot_id from plot_suppliers ps
+                              where ps.supplier_id = s.supplier_id and ps.deleted_at is null)
+            and s.supplier_id = any(f.supplier_ids))
+    else greatest(${old}, ${added}) end`;
+}
+
+/**
+ * The rows of summary_suppliers of the suppliers in `summary_scope` that have a live link, from their
+ * rows before, the touched plots' deltas (counts, exact sums, the maxima added and taken away) and
+ * summary_supplier_values (already moved): no plot of theirs is read but the touched ones, unless the
+ * plot holding a maximum was taken away. A supplier left with no current plot has no figures (nulls).
+ */
+function movedSuppliers() {
+  const deltas = sql.join(
+    [
+      sql`sum(l.sign)::bigint as plots`,
+      ...SUPPLIER_COUNTS.map(
+        ([name, cond]) => sql`coalesce(sum(l.sign) filter (where ${sql.raw(cond)}), 0)::bigint as ${sql.ref(name)}`,
+      ),
+      ...SUPPLIER_SUMS.map(
+        ([name, term, cond]) =>
+          sql`coalesce(sum(l.sign * ${sql.raw(term)}) filter (where ${sql.raw(cond)}), 0) as ${sql.ref(`${name}_exact`)}`,
+      ),
+      sql`max(l.most_recent_risk_of_deforestation) filter (where l.sign > 0) as added_max_risk_of_deforestation`,
+      sql`max(l.most_recent_risk_of_deforestation) filter (where l.sign < 0) as removed_max_risk_of_deforestation`,
+      sql`max(l.most_recent_analysed_at) filter (where l.sign > 0) as added_last_analysed_at`,
+      sql`max(l.most_recent_analysed_at) filter (where l.sign < 0) as removed_last_analysed_at`,
+    ],
+    sql`, `,
+  );
+  const counts = new Set(['plots', ...SUPPLIER_COUNTS.map(([name]) => name)]);
+  const sums = new Set(SUPPLIER_SUMS.map(([name]) => name));
+  const values = (kind: string) => sql`(select array_agg(v.value order by v.value) from summary_supplier_values v
+    where v.supplier_id = s.supplier_id and v.kind = ${sql.lit(kind)})`;
+  const column = (name: string) => {
+    if (name === 'supplier_id') return sql`s.supplier_id`;
+    if (counts.has(name)) return sql`coalesce(${sql.ref(`o.${name}`)}, 0) + coalesce(${sql.ref(`d.${name}`)}, 0)`;
+    if (sums.has(name))
+      return sql`(coalesce(${sql.ref(`o.${name}_exact`)}, 0) + coalesce(${sql.ref(`d.${name}_exact`)}, 0))::float8`;
+    if (name.endsWith('_exact'))
+      return sql`coalesce(${sql.ref(`o.${name}`)}, 0) + coalesce(${sql.ref(`d.${name}`)}, 0)`;
+    if (name === 'plot_country_codes') return values('country');
+    if (name === 'commodities') return values('commodity');
+    if (name === 'max_risk_of_deforestation')
+      return movedMaximum('max_risk_of_deforestation', 'most_recent_risk_of_deforestation');
+    if (name === 'last_analysed_at') return movedMaximum('last_analysed_at', 'most_recent_analysed_at');
+    if (name === 'top_reasons')
+      return sql`(select jsonb_agg(jsonb_build_object('code', x.value, 'plots', x.plots) order by x.plots desc, x.value)
+        from (select v.value, v.plots from summary_supplier_values v
+              where v.supplier_id = s.supplier_id and v.kind = 'reason'
+              order by v.plots desc, v.value limit 5) x)`;
+    throw new Error(`summary_suppliers.${name}: not made from deltas`);
+  };
+  return sql`
+  with d as (select l.supplier_id, ${deltas} from (${signedLinks(false)}) l group by l.supplier_id)
+  select ${sql.join(
+    SUPPLIER_COLUMNS.map((name) =>
+      name === 'supplier_id' ? column(name) : sql`case when n.plots > 0 then ${column(name)} end as ${sql.ref(name)}`,
+    ),
+    sql`, `,
+  )}
+  from summary_scope s
+  left join summary_suppliers o on o.supplier_id = s.supplier_id
+  left join d on d.supplier_id = s.supplier_id
+  cross join lateral (select coalesce(o.plots, 0) + coalesce(d.plots, 0) as plots) n
+  -- Every business with a live link (to a current plot or not) has a row.
+  where exists (select 1 from plot_suppliers ps where ps.supplier_id = s.supplier_id and ps.deleted_at is null)`;
+}
+
+/**
+ * Plots as the additive summaries count them, each with a sign: every fact with +1 (a making from every
+ * plot), or the touched plots' old facts with -1 and their new ones with +1 (a delta). One row per plot
+ * and live supplier, or one without a supplier (`supplier_id` null) for a plot reached through none.
+ */
+function signedPlots(whole: boolean) {
+  const facts = whole
+    ? sql`select 1 as sign, f.* from summary_plot_facts f`
+    : sql`select -1 as sign, f.* from summary_old_facts f
+          union all
+          select 1, f.* from summary_fresh_facts f`;
+  return sql`
+  select f.sign, s.supplier_id, cardinality(f.supplier_ids) as supplier_count, f.is_own, f.country_code,
+         f.country_key, f.commodities, f.area_ha, f.flagged
+  from (${facts}) f
+  cross join lateral unnest(case when f.supplier_ids = '{}' then array[null::text] else f.supplier_ids end) as s(supplier_id)`;
+}
+
+/**
+ * The plots per supplier and country (summary_supplier_countries' rows), summed with their signs; a
+ * delta keeps only the keys that move.
+ */
+function supplierCountrySums(whole: boolean) {
+  return sql`
+  select l.supplier_id, l.country_key, sum(l.sign)::bigint as plots
+  from (${signedPlots(whole)}) l
+  where l.supplier_id is not null
+  group by l.supplier_id, l.country_key
+  ${whole ? sql`` : sql`having sum(l.sign) <> 0`}`;
+}
+
+/**
+ * bi_risk_overview's cells, summed with their signs, as its definition before 0028 made them from
+ * bi_current_plots: a plot has a cell per live supplier (or one without) and commodity (or one
+ * without; none when commodities is null, as unnest gives nothing), each weighing 1 / its cells. Each
+ * plot gives a cell one row, at the first place its commodity has in its list (`array_position`, which
+ * finds a null too), and a commodity listed twice makes the same cell twice (`copies`: its hectares
+ * and weight count twice, as they did, the plot once). Every sum of float8 is kept exact (numeric, each
+ * term the float8 product cast: the same for a plot however it is summed); all_own as the plots that
+ * are not own (0037). A delta keeps only the keys that move.
+ */
+function riskCellSums(whole: boolean) {
+  return sql`
+  with cells as (
+    select p.sign, p.supplier_id as supplier_business_id, c.commodity, p.country_code, p.is_own, p.flagged,
+           (p.supplier_id is null and p.is_own) as own_group,
+           coalesce((p.area_ha * x.copies)::numeric, 0) as hectares,
+           (x.weight * x.copies)::numeric as plots_allocated,
+           coalesce((x.weight * x.copies * p.area_ha)::numeric, 0) as hectares_allocated
+    from (${signedPlots(whole)}) p
+    cross join lateral unnest(case when cardinality(p.commodities) = 0 then array[null::text] else p.commodities end)
+      with ordinality as c(commodity, place)
+    cross join lateral (
+      select case when cardinality(p.commodities) = 0 then 1
+                  else cardinality(array_positions(p.commodities, c.commodity)) end as copies,
+             1.0::float8 / (greatest(p.supplier_count, 1) * greatest(cardinality(p.commodities), 1)) as weight) x
+    where cardinality(p.commodities) = 0 or c.place = array_position(p.commodities, c.commodity)
+  )
+  select w.supplier_business_id, w.commodity, w.country_code, w.own_group,
+         sum(w.sign)::bigint as plots,
+         coalesce(sum(w.sign) filter (where w.flagged), 0)::bigint as flagged_plots,
+         coalesce(sum(w.sign) filter (where not w.is_own), 0)::bigint as not_own_plots,
+         sum(w.sign * w.hectares) as hectares_exact,
+         sum(w.sign * w.plots_allocated) as plots_allocated_exact,
+         sum(w.sign * w.hectares_allocated) as hectares_allocated_exact
+  from cells w
+  group by w.supplier_business_id, w.commodity, w.country_code, w.own_group
+  ${
+    whole
+      ? sql``
+      : sql`having sum(w.sign) <> 0 or coalesce(sum(w.sign) filter (where w.flagged), 0) <> 0
+               or coalesce(sum(w.sign) filter (where not w.is_own), 0) <> 0 or sum(w.sign * w.hectares) <> 0
+               or sum(w.sign * w.plots_allocated) <> 0 or sum(w.sign * w.hectares_allocated) <> 0`
+  }`;
+}
+
+/** summary_risk_cells' rows from every plot, in its columns' order. */
+const RISK_CELLS = sql`
+  select c.supplier_business_id, c.commodity, c.country_code, c.own_group, c.not_own_plots = 0 as all_own, c.plots,
+         c.hectares_exact::float8 as hectares, c.flagged_plots, c.plots_allocated_exact::float8 as plots_allocated,
+         c.hectares_allocated_exact::float8 as hectares_allocated, c.not_own_plots, c.hectares_exact,
+         c.plots_allocated_exact, c.hectares_allocated_exact
+  from (${riskCellSums(true)}) c`;
+
+/** The totals' figures, summed with their signs (every fact, or a delta); hectares exact (0037). */
+function totalSums(whole: boolean) {
+  const facts = whole
+    ? sql`select 1 as sign, f.* from summary_plot_facts f`
+    : sql`select -1 as sign, f.* from summary_old_facts f
+          union all
+          select 1, f.* from summary_fresh_facts f`;
+  return sql`
+  select coalesce(sum(p.sign), 0)::bigint as plots,
+         coalesce(sum(p.sign * p.area_ha::numeric), 0) as hectares_exact,
+         coalesce(sum(p.sign) filter (where p.area_ha is null), 0)::bigint as plots_without_area,
+         coalesce(sum(p.sign) filter (where p.is_own), 0)::bigint as own_plots,
+         coalesce(sum(p.sign) filter (where cardinality(p.supplier_ids) > 0), 0)::bigint as supplier_plots,
+         coalesce(sum(p.sign) filter (where cardinality(p.supplier_ids) > 1), 0)::bigint as shared_plots,
+         coalesce(sum(p.sign) filter (where p.flagged), 0)::bigint as flagged_plots,
+         coalesce(sum(p.sign * p.area_ha::numeric) filter (where p.flagged), 0) as flagged_hectares_exact,
+         coalesce(sum(p.sign) filter (where not p.geometry_valid), 0)::bigint as invalid_geometries
+  from (${facts}) p`;
+}
+
+/** From the facts of every current plot: one pass over a narrow table. In summary_totals' columns' order. */
 const TOTALS = sql`
-  select count(*) as plots,
-         coalesce(sum(p.area_ha), 0) as hectares,
-         count(*) filter (where p.area_ha is null) as plots_without_area,
-         count(*) filter (where p.is_own) as own_plots,
-         count(*) filter (where cardinality(p.supplier_ids) > 0) as supplier_plots,
-         count(*) filter (where cardinality(p.supplier_ids) > 1) as shared_plots,
-         count(*) filter (where p.flagged) as flagged_plots,
-         coalesce(sum(p.area_ha) filter (where p.flagged), 0) as flagged_hectares,
-         count(*) filter (where not p.geometry_valid) as invalid_geometries
-  from summary_plot_facts p`;
+  select t.plots, t.hectares_exact::float8 as hectares, t.plots_without_area, t.own_plots, t.supplier_plots,
+         t.shared_plots, t.flagged_plots, t.flagged_hectares_exact::float8 as flagged_hectares, t.invalid_geometries,
+         t.hectares_exact, t.flagged_hectares_exact
+  from (${totalSums(true)}) t`;
+
+/**
+ * Moves the additive summaries by the touched plots' deltas (their old facts taken away, their new ones
+ * added): summary_supplier_countries, summary_risk_cells and summary_totals. Exact: counts are integers
+ * and sums numeric, so the rows equal what a making from every plot gives (0037). Writes only the rows
+ * that move; a row whose plots fall to 0 is deleted. Returns the rows written.
+ */
+async function applyDeltas(db: Db): Promise<number> {
+  let written = 0;
+  const n = (r: { numAffectedRows?: bigint }) => Number(r.numAffectedRows ?? 0);
+
+  await sql`create temp table summary_delta on commit drop as ${supplierValueSums(false)}`.execute(db);
+  const sameValue = sql`t.supplier_id = d.supplier_id and t.kind = d.kind and t.value is not distinct from d.value`;
+  written += n(
+    await sql`delete from summary_supplier_values t using summary_delta d where ${sameValue} and t.plots + d.plots = 0`.execute(
+      db,
+    ),
+  );
+  written += n(
+    await sql`update summary_supplier_values t set plots = t.plots + d.plots from summary_delta d where ${sameValue}`.execute(
+      db,
+    ),
+  );
+  written += n(
+    await sql`
+    insert into summary_supplier_values (supplier_id, kind, value, plots)
+    select d.supplier_id, d.kind, d.value, d.plots from summary_delta d
+    -- A key whose row the delete above took (its plots fell to 0) has a negative delta: not a new row.
+    where d.plots > 0 and not exists (select 1 from summary_supplier_values t where ${sameValue})`.execute(db),
+  );
+  await sql`drop table summary_delta`.execute(db);
+
+  await sql`create temp table summary_delta on commit drop as ${supplierCountrySums(false)}`.execute(db);
+  written += n(
+    await sql`
+    delete from summary_supplier_countries t using summary_delta d
+    where t.supplier_id = d.supplier_id and t.country_key = d.country_key and t.plots + d.plots = 0`.execute(db),
+  );
+  written += n(
+    await sql`
+    update summary_supplier_countries t set plots = t.plots + d.plots from summary_delta d
+    where t.supplier_id = d.supplier_id and t.country_key = d.country_key`.execute(db),
+  );
+  written += n(
+    await sql`
+    insert into summary_supplier_countries (supplier_id, country_key, plots)
+    select d.supplier_id, d.country_key, d.plots from summary_delta d
+    where d.plots > 0
+      and not exists (select 1 from summary_supplier_countries t
+                      where t.supplier_id = d.supplier_id and t.country_key = d.country_key)`.execute(db),
+  );
+  await sql`drop table summary_delta`.execute(db);
+
+  await sql`create temp table summary_delta on commit drop as ${riskCellSums(false)}`.execute(db);
+  const sameCell = sql`t.supplier_business_id is not distinct from d.supplier_business_id
+    and t.commodity is not distinct from d.commodity and t.country_code is not distinct from d.country_code
+    and t.own_group = d.own_group`;
+  written += n(
+    await sql`delete from summary_risk_cells t using summary_delta d where ${sameCell} and t.plots + d.plots = 0`.execute(
+      db,
+    ),
+  );
+  written += n(
+    await sql`
+    update summary_risk_cells t
+    set plots = t.plots + d.plots,
+        flagged_plots = t.flagged_plots + d.flagged_plots,
+        not_own_plots = t.not_own_plots + d.not_own_plots,
+        all_own = t.not_own_plots + d.not_own_plots = 0,
+        hectares_exact = t.hectares_exact + d.hectares_exact,
+        hectares = (t.hectares_exact + d.hectares_exact)::float8,
+        plots_allocated_exact = t.plots_allocated_exact + d.plots_allocated_exact,
+        plots_allocated = (t.plots_allocated_exact + d.plots_allocated_exact)::float8,
+        hectares_allocated_exact = t.hectares_allocated_exact + d.hectares_allocated_exact,
+        hectares_allocated = (t.hectares_allocated_exact + d.hectares_allocated_exact)::float8
+    from summary_delta d where ${sameCell}`.execute(db),
+  );
+  written += n(
+    await sql`
+    insert into summary_risk_cells
+    select d.supplier_business_id, d.commodity, d.country_code, d.own_group, d.not_own_plots = 0, d.plots,
+           d.hectares_exact::float8, d.flagged_plots, d.plots_allocated_exact::float8,
+           d.hectares_allocated_exact::float8, d.not_own_plots, d.hectares_exact, d.plots_allocated_exact,
+           d.hectares_allocated_exact
+    from summary_delta d where d.plots > 0 and not exists (select 1 from summary_risk_cells t where ${sameCell})`.execute(
+      db,
+    ),
+  );
+  await sql`drop table summary_delta`.execute(db);
+
+  written += n(
+    await sql`
+    update summary_totals t
+    set plots = t.plots + d.plots,
+        hectares_exact = t.hectares_exact + d.hectares_exact,
+        hectares = (t.hectares_exact + d.hectares_exact)::float8,
+        plots_without_area = t.plots_without_area + d.plots_without_area,
+        own_plots = t.own_plots + d.own_plots,
+        supplier_plots = t.supplier_plots + d.supplier_plots,
+        shared_plots = t.shared_plots + d.shared_plots,
+        flagged_plots = t.flagged_plots + d.flagged_plots,
+        flagged_hectares_exact = t.flagged_hectares_exact + d.flagged_hectares_exact,
+        flagged_hectares = (t.flagged_hectares_exact + d.flagged_hectares_exact)::float8,
+        invalid_geometries = t.invalid_geometries + d.invalid_geometries
+    from (${totalSums(false)}) d
+    where d.plots <> 0 or d.hectares_exact <> 0 or d.plots_without_area <> 0 or d.own_plots <> 0
+       or d.supplier_plots <> 0 or d.shared_plots <> 0 or d.flagged_plots <> 0 or d.flagged_hectares_exact <> 0
+       or d.invalid_geometries <> 0`.execute(db),
+  );
+  return written;
+}
 
 /**
  * Makes the rows of `table` that `scope` selects (a condition on `t`) hold exactly the rows of `fresh`
@@ -396,7 +797,10 @@ async function count(db: Db, query: RawBuilder<unknown>): Promise<number> {
 async function makeSummaries(
   db: Db,
   wholeAsked: boolean,
-): Promise<{ whole: boolean; plotsTouched: number; rowsWritten: number } | undefined> {
+): Promise<
+  | { whole: boolean; plotsTouched: number; plotsCounted: number; maximaRecounted: number; rowsWritten: number }
+  | undefined
+> {
   // The plots noted that this snapshot sees; notes committed after it stay for the next making.
   const touched = await count(db, sql`select 1 from summary_changes`);
   if (!wholeAsked && touched === 0) return undefined;
@@ -415,7 +819,6 @@ async function makeSummaries(
     (plotsTouched > 1000 && plotsTouched > WHOLE_AT_SHARE * (await count(db, sql`select 1 from summary_plot_facts`)));
   if (touched > 0) await sql`delete from summary_changes`.execute(db);
 
-  let withoutSupplier = true;
   let plotsRead = plotsTouched;
   if (whole) {
     // Not MVCC-safe, but only a writer of the summaries (under their lock) reads or writes the facts;
@@ -439,11 +842,10 @@ async function makeSummaries(
             select ps.supplier_id from plot_suppliers ps where ps.plot_id in (select plot_id from summary_touched)
            ) as s(supplier_id)`.execute(db);
     await sql`analyze summary_scope`.execute(db);
-    const { rows } = await sql<{ without: boolean }>`
-      select exists (select 1 from summary_plot_facts f
-                     where f.supplier_ids = '{}' and f.plot_id in (select plot_id from summary_touched))
-          or exists (select 1 from summary_fresh_facts f where f.supplier_ids = '{}') as without`.execute(db);
-    withoutSupplier = rows[0]?.without ?? true;
+    // What the touched plots counted before: taken away from the additive summaries (applyDeltas).
+    await sql`
+      create temp table summary_old_facts on commit drop as
+      select * from summary_plot_facts where plot_id in (select plot_id from summary_touched)`.execute(db);
     // The facts of the touched plots: rows that differ replaced, plots no longer current gone.
     await sql`
       delete from summary_plot_facts t
@@ -456,23 +858,32 @@ async function makeSummaries(
       select * from summary_fresh_facts f
       where not exists (select 1 from summary_plot_facts t where t.plot_id = f.plot_id)`.execute(db);
   }
-  await links(whole).execute(db);
-  const ofScope = (column: string) =>
-    whole ? sql`true` : sql`${sql.ref(`t.${column}`)} in (select supplier_id from summary_scope)`;
   let written = 0;
-  written += await replaceRows(db, 'summary_suppliers', supplierFigures(whole), ofScope('supplier_id'));
-  written += await replaceRows(db, 'summary_supplier_countries', SUPPLIER_COUNTRIES, ofScope('supplier_id'));
-  written += await replaceRows(
-    db,
-    'summary_risk_cells',
-    riskCells(withoutSupplier),
-    whole
-      ? sql`true`
-      : sql`(t.supplier_business_id in (select supplier_id from summary_scope)
-             or (${sql.lit(withoutSupplier)} and t.supplier_business_id is null))`,
-  );
-  written += await replaceRows(db, 'summary_totals', TOTALS, sql`true`);
-  await sql`drop table summary_touched, summary_links`.execute(db);
-  if (!whole) await sql`drop table summary_fresh_facts, summary_scope`.execute(db);
-  return { whole, plotsTouched: plotsRead, rowsWritten: written };
+  let plotsCounted = plotsRead;
+  let maximaRecounted = 0;
+  if (whole) {
+    await links(true).execute(db);
+    written += await replaceRows(db, 'summary_suppliers', supplierFigures(true), sql`true`);
+    written += await replaceRows(db, 'summary_supplier_values', supplierValueSums(true), sql`true`);
+    written += await replaceRows(db, 'summary_supplier_countries', supplierCountrySums(true), sql`true`);
+    written += await replaceRows(db, 'summary_risk_cells', RISK_CELLS, sql`true`);
+    written += await replaceRows(db, 'summary_totals', TOTALS, sql`true`);
+    await sql`drop table summary_links`.execute(db);
+  } else {
+    plotsCounted =
+      (await count(db, sql`select 1 from summary_old_facts`)) +
+      (await count(db, sql`select 1 from summary_fresh_facts`));
+    // The values before the suppliers' rows, which are made of them.
+    written += await applyDeltas(db);
+    maximaRecounted = await count(db, maximaToRecount());
+    written += await replaceRows(
+      db,
+      'summary_suppliers',
+      movedSuppliers(),
+      sql`t.supplier_id in (select supplier_id from summary_scope)`,
+    );
+  }
+  await sql`drop table summary_touched`.execute(db);
+  if (!whole) await sql`drop table summary_fresh_facts, summary_old_facts, summary_scope`.execute(db);
+  return { whole, plotsTouched: plotsRead, plotsCounted, maximaRecounted, rowsWritten: written };
 }

@@ -400,4 +400,67 @@ describe('analyst summaries (the summary views read tables kept by the refresh)'
     expect((await h.refresh()).status).toBe('succeeded');
     await expectSummariesAgree(db, 'after the refresh after that');
   });
+
+  it('move by exact deltas (0037): a touched plot counts its own facts, not its supplier’s plots; a maximum whose plot went is counted again; many deltas later a making from every plot writes nothing', async () => {
+    h = await startWorkerHarness({ seed: 59, layout }, 'summaries');
+    const db = h.db;
+    expect((await h.refresh()).status).toBe('succeeded');
+    const { control } = h.sim;
+    const [s0, , s2] = control.suppliers();
+    const all = [...control.plots()];
+    const ofOnly = (id: string) =>
+      all.filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === id).map((p) => p.plot['id'] as string);
+    const shared = all.filter((p) => p.supplierIds.length === 2).map((p) => p.plot['id'] as string);
+    const make = () => refreshSummariesAfterRun(db, randomUUID());
+
+    // One plot of supplier 0 (38 plots): its facts before and now, and nothing else of supplier 0's.
+    const plot = ofOnly(s0!.id)[4]!;
+    await sql`update plots set risk_level = 'high', area_ha = 1.0 / 3 where id = ${plot}`.execute(db);
+    expect(await make()).toMatchObject({ refreshed: true, whole: false, plotsTouched: 1, plotsCounted: 2 });
+    await expectSummariesAgree(db, 'after one plot changed by SQL');
+
+    // Float sums moved back and forth many times: kept exact, no drift.
+    for (const area of [0.1, 0.7, 1e-9, 12345.678901, 0.3, 1.0 / 7]) {
+      await sql`update plots set area_ha = ${area} where id = ${plot}`.execute(db);
+      await sql`update plots set area_ha = ${area * 3} where id = ${shared[2]!}`.execute(db);
+      expect(await make()).toMatchObject({ whole: false, plotsTouched: 2, plotsCounted: 4 });
+    }
+    await expectSummariesAgree(db, 'after areas moved back and forth');
+
+    // The plot holding supplier 2's highest risk of deforestation is lowered: counted again for supplier 2.
+    const { rows: top } = await sql<{ analysis: string }>`
+      select a.id as analysis from summary_plot_facts f join analyses a on a.id = f.most_recent_analysis_id
+      where ${s2!.id} = any(f.supplier_ids) and a.risk_of_deforestation is not null
+      order by a.risk_of_deforestation desc limit 1`.execute(db);
+    expect(top).toHaveLength(1);
+    await sql`update analyses set risk_of_deforestation = -1 where id = ${top[0]!.analysis}`.execute(db);
+    const lowered = await make();
+    expect(lowered).toMatchObject({ whole: false });
+    expect(lowered.maximaRecounted).toBeGreaterThanOrEqual(1);
+    await expectSummariesAgree(db, 'after the highest risk lowered');
+
+    // A shared plot removed, a link of supplier 2 dropped, an own plot's area nulled: rows fall, values go.
+    await sql`update plots set deleted_at = now() where id = ${shared[3]!}`.execute(db);
+    await sql`update plot_suppliers set deleted_at = now() where plot_id = ${ofOnly(s2!.id)[0]!}`.execute(db);
+    await sql`update plots set commodities = array['wood'], country_code = null where id = ${ofOnly(s2!.id)[1]!}`.execute(
+      db,
+    );
+    expect(await make()).toMatchObject({ whole: false, plotsTouched: 3 });
+    await expectSummariesAgree(db, 'after a removal, a dropped link and a plot moved to no country');
+    // Back again: the same rows as before them, made by deltas.
+    await sql`update plots set deleted_at = null where id = ${shared[3]!}`.execute(db);
+    await sql`update plot_suppliers set deleted_at = null where plot_id = ${ofOnly(s2!.id)[0]!}`.execute(db);
+    expect(await make()).toMatchObject({ whole: false, plotsTouched: 2 });
+    await expectSummariesAgree(db, 'after they came back');
+
+    // Every delta was exact: a making from every plot finds every summary row as it is, to the last bit.
+    const versions = await summaryRowVersions(db);
+    expect(await refreshSummaries(db)).toMatchObject({ refreshed: true, whole: true, rowsWritten: 0 });
+    const after = await summaryRowVersions(db);
+    for (const table of ['summary_suppliers', 'summary_supplier_countries', 'summary_risk_cells', 'summary_totals'])
+      expect(after[table], table).toEqual(versions[table]);
+    const { rows: values } = await sql<{ n: number }>`
+      select count(*)::int as n from summary_supplier_values where plots <= 0`.execute(db);
+    expect(values[0]!.n).toBe(0);
+  });
 });
