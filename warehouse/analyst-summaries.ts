@@ -16,9 +16,12 @@ import type { Warehouse } from './database.ts';
  *
  * Incremental (migration 0029): triggers note in `summary_changes` every plot a committed write
  * touched; `summary_plot_facts` keeps what the summaries counted of each plot. A making reads the
- * noted plots again, and makes again only the rows of the suppliers they belong to, before or after,
- * the rows without a supplier when one of them has or had none, and the totals (from the facts). A
- * refresh that touched nothing reads one empty table and writes nothing.
+ * noted plots again and moves the rows they count in by exact deltas (0037): what each counted before
+ * (its old facts) taken away, what it counts now added; counts as integers, sums of float8 kept exact
+ * as numeric beside them, distinct values and the top reasons from counts per value
+ * (`summary_supplier_values`), a maximum counted again from its supplier's plots only when the plot
+ * holding it went. So it costs the touched plots, not their suppliers' size. A refresh that touched
+ * nothing reads one empty table and writes nothing.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: the migrator's connection has no schema type
@@ -184,41 +187,17 @@ function plotFacts(scope: RawBuilder<unknown> | null) {
 }
 
 /**
- * Live links to current plots, with what the supplier rows and risk cells count of the plot (what
- * bi_suppliers', bi_eudr_supplier_readiness's and bi_risk_overview's rows count), of the suppliers in
- * `summary_scope` (all when whole). Read by three statements, so kept; only the columns they read (a
- * temporary table beyond temp_buffers goes to disk: the facts' arrays and ids doubled its width).
+ * Every live link to a current plot, with what the supplier rows count of the plot (what bi_suppliers'
+ * and bi_eudr_supplier_readiness's rows count): a making from every plot reads it several times, so
+ * kept.
  */
-function links(whole: boolean) {
-  const scope = whole
-    ? sql`true`
-    : sql`f.plot_id in (select ps.plot_id from plot_suppliers ps join summary_scope s on s.supplier_id = ps.supplier_id
-                        where ps.deleted_at is null)
-          and s.supplier_id in (select supplier_id from summary_scope)`;
-  return sql`
-  create temp table summary_links on commit drop as
-  select s.supplier_id, s.supplier_id = any(f.missing_supplier_ids) as missing,
-         cardinality(f.supplier_ids) as supplier_count, f.is_own, f.country_code, f.country_key, f.commodities,
-         f.area_ha, f.readiness_area_ha, f.geometry_valid, f.risk_level, f.risk_assessment_status, f.flagged,
-         f.most_recent_analysis_id is not null as analysed, f.most_recent_analysis_status,
-         f.most_recent_risk_of_deforestation, f.most_recent_deforested_area_m2, f.most_recent_analysed_at,
-         f.has_precision, f.ready,
-         -- Its blocking codes, and not_checked for a plot not checked yet (the top reasons count these).
-         case when f.checked then f.blocking_codes else f.blocking_codes || 'not_checked'::text end as reasons
-  from summary_plot_facts f cross join unnest(f.supplier_ids) as s(supplier_id)
-  where ${scope}`;
-}
+const LINKS = sql`create temp table summary_links on commit drop as ${signedLinks(true)}`;
 
-/** Every business with a live link (to a current plot or not) among those made again. */
-function suppliers(whole: boolean) {
-  return sql`
-  select distinct ps.supplier_id from plot_suppliers ps
-  where ps.deleted_at is null
-    and ${whole ? sql`true` : sql`ps.supplier_id in (select supplier_id from summary_scope)`}`;
-}
+/** Every business with a live link (to a current plot or not). */
+const SUPPLIERS = sql`select distinct ps.supplier_id from plot_suppliers ps where ps.deleted_at is null`;
 
-/** The rows of summary_suppliers made again: read once each, so not kept (a query of its own each). */
-function supplierFigures(whole: boolean) {
+/** The rows of summary_suppliers from every plot: read once each, so not kept (a query of its own each). */
+function supplierFigures() {
   return sql`
   with figures as (
     select l.supplier_id,
@@ -296,7 +275,7 @@ function supplierFigures(whole: boolean) {
          f.hectares_ready_exact::float8 as hectares_ready, r.top_reasons, f.plots_allocated_exact, f.hectares_exact,
          f.hectares_allocated_exact, f.flagged_hectares_exact, f.deforested_area_m2_exact, f.readiness_hectares_exact,
          f.hectares_ready_exact
-  from (${suppliers(whole)}) s
+  from (${SUPPLIERS}) s
   left join figures f on f.supplier_id = s.supplier_id
   left join countries k on k.supplier_id = s.supplier_id
   left join commodities c on c.supplier_id = s.supplier_id
@@ -328,11 +307,12 @@ function signedLinks(whole: boolean) {
 /**
  * summary_supplier_values' rows (0037): per supplier, its links per country code, its commodities per
  * place in their lists, its reasons per occurrence (what plot_country_codes, commodities and
- * top_reasons are made of), summed with their signs; a delta keeps only the values that move.
+ * top_reasons are made of), summed with their signs; a delta keeps only the values that move. From
+ * every plot: read from summary_links (LINKS).
  */
 function supplierValueSums(whole: boolean) {
   return sql`
-  with l as materialized (${signedLinks(whole)})
+  with l as materialized (${whole ? sql`select * from summary_links` : signedLinks(false)})
   select l.supplier_id, 'country'::text as kind, l.country_code as value, sum(l.sign)::bigint as plots
   from l where l.country_code is not null group by l.supplier_id, l.country_code
   ${whole ? sql`` : sql`having sum(l.sign) <> 0`}
@@ -536,11 +516,7 @@ function movedSuppliers() {
  * and live supplier, or one without a supplier (`supplier_id` null) for a plot reached through none.
  */
 function signedPlots(whole: boolean) {
-  const facts = whole
-    ? sql`select 1 as sign, f.* from summary_plot_facts f`
-    : sql`select -1 as sign, f.* from summary_old_facts f
-          union all
-          select 1, f.* from summary_fresh_facts f`;
+  const facts = signedFacts(whole);
   return sql`
   select f.sign, s.supplier_id, cardinality(f.supplier_ids) as supplier_count, f.is_own, f.country_code,
          f.country_key, f.commodities, f.area_ha, f.flagged
@@ -616,11 +592,7 @@ const RISK_CELLS = sql`
 
 /** The totals' figures, summed with their signs (every fact, or a delta); hectares exact (0037). */
 function totalSums(whole: boolean) {
-  const facts = whole
-    ? sql`select 1 as sign, f.* from summary_plot_facts f`
-    : sql`select -1 as sign, f.* from summary_old_facts f
-          union all
-          select 1, f.* from summary_fresh_facts f`;
+  const facts = signedFacts(whole);
   return sql`
   select coalesce(sum(p.sign), 0)::bigint as plots,
          coalesce(sum(p.sign * p.area_ha::numeric), 0) as hectares_exact,
@@ -862,8 +834,8 @@ async function makeSummaries(
   let plotsCounted = plotsRead;
   let maximaRecounted = 0;
   if (whole) {
-    await links(true).execute(db);
-    written += await replaceRows(db, 'summary_suppliers', supplierFigures(true), sql`true`);
+    await LINKS.execute(db);
+    written += await replaceRows(db, 'summary_suppliers', supplierFigures(), sql`true`);
     written += await replaceRows(db, 'summary_supplier_values', supplierValueSums(true), sql`true`);
     written += await replaceRows(db, 'summary_supplier_countries', supplierCountrySums(true), sql`true`);
     written += await replaceRows(db, 'summary_risk_cells', RISK_CELLS, sql`true`);
