@@ -8,11 +8,11 @@ import { takeInShipments } from '../../warehouse/submission/intake.ts';
 import type { FollowTiming } from '../../warehouse/submission/bulk-ledger.ts';
 import { createBulkSubmissionActivities } from '../../activities/submission/bulk.ts';
 import { createSubmissionActivities } from '../../activities/submission/activities.ts';
-import { createUpstreamClient } from '../../upstream/index.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
+import { simulatorClient } from '../support/submission-simulator.ts';
 
 /**
  * A create the service answers 429 (or 503) is sent again by the upstream client, maybe minutes
@@ -73,15 +73,7 @@ describe('a create refused for now (429) and repeated by the client', () => {
       }
       return globalThis.fetch(input, init);
     };
-    return createUpstreamClient({
-      baseUrl: sim.url,
-      clientId: 'ddsync-demo',
-      clientSecret: 'ddsync-demo-secret',
-      retryBaseMs: 1,
-      retryMaxMs: 5,
-      retryAfterFloorMs: 1,
-      fetch,
-    });
+    return simulatorClient(sim, { fetch });
   };
   /** Minutes pass: the first attempt's claim is older than the settle time. */
   const settled = (key: string) =>
