@@ -4,6 +4,7 @@ import { startWorkerHarness, type WorkerHarness } from '../support/worker-harnes
 import { OVERLAP_CODES } from '../../domain/eudr/overlap-findings.ts';
 import type { PolygonGeometry } from '../../simulator/geometry.ts';
 import { ddsyncEnv, runDdsync } from '../support/processes.ts';
+import { expectSummariesAgree } from '../support/summary-oracles.ts';
 
 // Two suppliers, no plot shared between them: every overlap below is made by the test.
 const layout = { ownPlots: 3, suppliers: [{ plots: 30 }, { plots: 25 }] };
@@ -172,5 +173,43 @@ describe('a refresh on a warehouse with PostGIS', () => {
     );
     expect(await run.exited, run.output()).toBe(0);
     expect(run.output()).toMatch(/\nwarehouse spatial mode +PostGIS 3\.\d+ — spatial columns and overlap checks on\n/);
+  });
+});
+
+// The end of a refresh makes the summaries while the overlap check runs (activities/refresh/activities.ts
+// finishRefresh): the findings the check writes must still reach them.
+describe('the summaries beside the overlap check', () => {
+  let h: WorkerHarness;
+  beforeAll(async () => {
+    h = await startWorkerHarness({ seed: 12, layout }, 'spatial_summaries');
+  });
+  afterAll(() => h?.close());
+
+  it('count a plot the check blocks as not ready, from a first load (the making fills while the check runs) until the overlap goes', async () => {
+    const { control } = h.sim;
+    const [s0, s1] = control.suppliers();
+    const odd = new Set(Object.values(control.oddRecords()));
+    const onlyOf = (supplier: string) =>
+      [...control.plots()]
+        .filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === supplier && !odd.has(p.plot['id'] as string))
+        .map((p) => p.plot['id'] as string);
+    const a = onlyOf(s0!.id).at(-1)!;
+    const b = onlyOf(s1!.id).at(-1)!;
+    const bShape = control.getPlot(b)!['geometry'];
+    // Before the first load: B (another supplier's) is a copy of A.
+    control.editPlot(b, { geometry: control.getPlot(a)!['geometry'] as PolygonGeometry });
+    expect((await h.refresh()).status).toBe('succeeded');
+    const blocked = await sql<{ code: string }>`
+      select code from eudr_findings where plot_id = ${b} and is_current and severity = 'blocking'`.execute(h.db);
+    expect(blocked.rows.map((r) => r.code)).toContain('overlap_other_supplier');
+    const ready = await sql<{ ready: boolean }>`select ready from bi_eudr_plot_readiness where plot_id = ${b}`.execute(
+      h.db,
+    );
+    expect(ready.rows).toEqual([{ ready: false }]);
+    await expectSummariesAgree(h.db, 'after a first load that found an overlap');
+
+    control.editPlot(b, { geometry: bShape as PolygonGeometry });
+    expect((await h.refresh()).status).toBe('succeeded');
+    await expectSummariesAgree(h.db, 'after the overlap went');
   });
 });

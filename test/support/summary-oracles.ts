@@ -1,3 +1,7 @@
+import { expect } from 'vitest';
+import { sql } from 'kysely';
+import type { Warehouse } from '../../warehouse/database.ts';
+
 // The summary views as they were defined before the summary tables (sql/views at the commit before
 // migration 0028): each aggregates the per-plot views (bi_current_plots, bi_eudr_plot_readiness) at
 // every read. The analyst-summaries test runs them as the oracle the summary views must agree with.
@@ -230,3 +234,43 @@ select
   (select sum(s.plots_announced) from bi_suppliers s) as plots_announced
 from bi_current_plots p`,
 } as const;
+
+export const SUMMARY_ORDER: Record<keyof typeof SUMMARY_VIEW_ORACLES, string> = {
+  bi_suppliers: 'supplier_business_id',
+  bi_eudr_supplier_readiness: 'supplier_business_id',
+  bi_risk_overview: 'supplier_business_id nulls first, commodity nulls first, country_code nulls first, supplier_name',
+  bi_warehouse_totals: '1',
+};
+
+/** A value as compared: floats to 12 significant digits (a sum's last bits depend on the order of its terms). */
+function comparable(value: unknown): unknown {
+  if (typeof value === 'number' && !Number.isInteger(value)) return Number(value.toPrecision(12));
+  if (typeof value === 'string' && /^-?\d+\.\d+$/.test(value)) return Number(Number(value).toPrecision(12));
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(comparable);
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, comparable(v)]));
+  return value;
+}
+
+export async function rowsOf(db: Warehouse, query: string, order: string): Promise<unknown[]> {
+  const { rows } = await sql<
+    Record<string, unknown>
+  >`select * from (${sql.raw(query)}) v order by ${sql.raw(order)}`.execute(db);
+  return rows.map(comparable);
+}
+
+/** Each summary view against its definition before the summary tables, row by row, column by column. */
+export async function expectSummariesAgree(db: Warehouse, when: string): Promise<void> {
+  for (const [view, oracle] of Object.entries(SUMMARY_VIEW_ORACLES)) {
+    const order = SUMMARY_ORDER[view as keyof typeof SUMMARY_VIEW_ORACLES];
+    const expected = await rowsOf(db, oracle, order);
+    const actual = await rowsOf(db, `select * from ${view}`, order);
+    expect(actual, `${view} ${when}`).toEqual(expected);
+  }
+  // And the totals are those of the per-plot view (the oracle's own premise).
+  const { rows } = await sql<{ same: boolean }>`
+    select (select plots from bi_warehouse_totals) = (select count(*) from bi_current_plots)
+       and (select plots from bi_warehouse_totals) = (select count(*) from bi_eudr_plot_readiness) as same`.execute(db);
+  expect(rows[0]!.same, when).toBe(true);
+}
