@@ -29,8 +29,8 @@ import {
 } from '../../warehouse/refresh/run-ledger.ts';
 import { finishRun, type RunSummary } from '../../warehouse/refresh/sweep.ts';
 import { refreshTableStatistics } from '../../warehouse/refresh/table-statistics.ts';
-import { checkOverlapsAfterRun } from '../../warehouse/spatial/overlaps.ts';
-import { checkGeometryDuplicatesAfterRun } from '../../warehouse/spatial/geometry-duplicates.ts';
+import { checkOverlapsAfterRun, type OverlapOutcome } from '../../warehouse/spatial/overlaps.ts';
+import { checkGeometryDuplicatesAfterRun, type DuplicateOutcome } from '../../warehouse/spatial/geometry-duplicates.ts';
 import { refreshSummariesAfterRun } from '../../warehouse/analyst-summaries.ts';
 import { planVerification, verifySupplierScan, type VerifyStatus } from './scan-verification.ts';
 import { recordVerification } from '../../warehouse/refresh/scan-verification.ts';
@@ -372,39 +372,39 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
         }
       };
       const summary = await timed('sweep', () => finishRun(db, input.runId, input.failure));
-      // Statistics before anything plans a join over what the run wrote (the overlap check, the
-      // summaries, the views, a report). Beside them, on other connections, the duplicate check: with or
-      // without PostGIS, after the sweep (a deleted plot is no one's duplicate), scans and groups the
-      // plots, which needs no statistics. Neither fails the run. Inside this activity, not new ones: the
+      // After the sweep (a deleted plot is no one's duplicate), on connections of their own: the
+      // duplicate check, which scans and groups plots and needs no statistics, from now until it is
+      // done; and beside it the statistics, then what plans joins over what the run wrote: the
+      // analysts' summaries (warehouse/analyst-summaries.ts) and, with PostGIS and only when plots
+      // changed, the overlap check (docs/postgis.md). One after the other, each of these was alone on
+      // one core: at a million plots the duplicate check 18 s past the statistics, the summaries 69 s;
+      // at 100,000 with PostGIS the overlap check 7.5 s. Inside this activity, not new ones: the
       // workflow's commands stay as recorded histories replay them.
-      const [statistics, duplicates] = await Promise.all([
-        timed('statistics', () => refreshTableStatistics(db, summary.counts)),
-        timed('duplicates', () => checkGeometryDuplicatesAfterRun(db, input.runId)),
-      ]);
+      const duplicateCheck = timed('duplicates', () => checkGeometryDuplicatesAfterRun(db, input.runId));
+      const statistics = await timed('statistics', () => refreshTableStatistics(db, summary.counts));
       if ('failed' in statistics)
         log.warn({ runId: input.runId, error: statistics.failed }, 'could not refresh table statistics');
-      if ('failed' in duplicates)
-        log.warn({ runId: input.runId, error: duplicates.failed }, 'geometry duplicate check failed');
-      // The analysts' summaries (warehouse/analyst-summaries.ts) and, with PostGIS and only when plots
-      // changed, the overlap check (docs/postgis.md; never fails the run) on two connections at once:
-      // one after the other, each was alone on one core (at 100,000 plots about 6 s and 7.5 s). The
-      // making reads one snapshot, and the overlap findings may commit after it (on a first load they
-      // wait for it: it holds the filling lock their notes take). So when the check wrote findings, a
-      // second making moves the summaries by what it changed: the plots its findings touched, noted by
-      // the triggers. A making's failure fails the activity (retried), once both have settled: no
-      // check outlives the attempt.
-      const [checked, made] = await Promise.allSettled([
+      // A making's failure fails the activity (retried), once every step has settled: none outlives the
+      // attempt. The checks never fail the run (a rejection would be a bug, reported as a failed check).
+      const [checked, made, checkedDuplicates] = await Promise.allSettled([
         timed('overlaps', () => checkOverlapsAfterRun(db, input.runId)),
         timed('summaries', () => refreshSummariesAfterRun(db, input.runId)),
+        duplicateCheck,
       ]);
       if (made.status === 'rejected') throw made.reason;
-      // checkOverlapsAfterRun never throws; a rejection here would be a bug, reported as a failed check.
-      const overlaps =
-        checked.status === 'fulfilled' ? checked.value : { ran: false as const, failed: String(checked.reason) };
+      const [overlaps, duplicates] = [checked, checkedDuplicates].map((c) =>
+        c.status === 'fulfilled' ? c.value : { ran: false as const, failed: String(c.reason) },
+      ) as [OverlapOutcome, DuplicateOutcome];
+      if ('failed' in duplicates)
+        log.warn({ runId: input.runId, error: duplicates.failed }, 'geometry duplicate check failed');
       if ('failed' in overlaps) log.warn({ runId: input.runId, error: overlaps.failed }, 'overlap check failed');
+      // The making read one snapshot, and the checks' findings may have committed after it (on a first
+      // load they must: their notes wait for the filling lock the making holds). So when a check wrote
+      // findings, a second making moves the summaries by what it changed: the plots its findings
+      // touched, as the triggers noted them.
       const summaries = [made.value];
-      if (overlaps.ran && overlaps.opened + overlaps.closed > 0)
-        summaries.push(await timed('summariesAfterOverlaps', () => refreshSummariesAfterRun(db, input.runId)));
+      if ([overlaps, duplicates].some((c) => c.ran && c.opened + c.closed > 0))
+        summaries.push(await timed('summariesAfterChecks', () => refreshSummariesAfterRun(db, input.runId)));
       log.info(
         {
           runId: input.runId,
