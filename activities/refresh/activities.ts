@@ -381,7 +381,13 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       // at 100,000 with PostGIS the overlap check 7.5 s. Inside this activity, not new ones: the
       // workflow's commands stay as recorded histories replay them.
       const duplicateCheck = timed('duplicates', () => checkGeometryDuplicatesAfterRun(db, input.runId));
-      const statistics = await timed('statistics', () => refreshTableStatistics(db, summary.counts));
+      // refreshTableStatistics reports its failures; should it throw all the same, the check still settles first.
+      const statistics = await timed('statistics', () => refreshTableStatistics(db, summary.counts)).catch(
+        async (error: unknown) => {
+          await duplicateCheck.catch(() => undefined);
+          throw error;
+        },
+      );
       if ('failed' in statistics)
         log.warn({ runId: input.runId, error: statistics.failed }, 'could not refresh table statistics');
       // A making's failure fails the activity (retried), once every step has settled: none outlives the
