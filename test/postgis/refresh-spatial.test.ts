@@ -14,6 +14,15 @@ const shifted = (g: PolygonGeometry, dLon: number): PolygonGeometry => ({
   coordinates: g.coordinates.map((ring) => ring.map(([lon, lat]) => [lon! + dLon, lat!])),
 });
 
+/** The plots of one supplier alone (no other supplier's, no odd record of the simulator's), in order. */
+function plotsOnlyOf(control: WorkerHarness['sim']['control']): (supplier: string) => string[] {
+  const odd = new Set(Object.values(control.oddRecords()));
+  return (supplier) =>
+    [...control.plots()]
+      .filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === supplier && !odd.has(p.plot['id'] as string))
+      .map((p) => p.plot['id'] as string);
+}
+
 interface Finding {
   plot_id: string;
   code: string;
@@ -72,11 +81,7 @@ describe('a refresh on a warehouse with PostGIS', () => {
   it('finds the same land claimed twice, keeps the findings through an unchanged refresh, and closes them when the overlap goes', async () => {
     const { control } = h.sim;
     const [s0, s1] = control.suppliers();
-    const odd = new Set(Object.values(control.oddRecords()));
-    const onlyOf = (supplier: string) =>
-      [...control.plots()]
-        .filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === supplier && !odd.has(p.plot['id'] as string))
-        .map((p) => p.plot['id'] as string);
+    const onlyOf = plotsOnlyOf(control);
     const [a, c] = onlyOf(s0!.id).slice(-2) as [string, string];
     const b = onlyOf(s1!.id).at(-1)!;
     const geometryOf = (id: string) => control.getPlot(id)!['geometry'] as PolygonGeometry;
@@ -188,11 +193,7 @@ describe('the summaries beside the overlap check', () => {
   it('count a plot the check blocks as not ready, from a first load (the making fills while the check runs) until the overlap goes', async () => {
     const { control } = h.sim;
     const [s0, s1] = control.suppliers();
-    const odd = new Set(Object.values(control.oddRecords()));
-    const onlyOf = (supplier: string) =>
-      [...control.plots()]
-        .filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === supplier && !odd.has(p.plot['id'] as string))
-        .map((p) => p.plot['id'] as string);
+    const onlyOf = plotsOnlyOf(control);
     const a = onlyOf(s0!.id).at(-1)!;
     const b = onlyOf(s1!.id).at(-1)!;
     const bShape = control.getPlot(b)!['geometry'];
