@@ -8,6 +8,7 @@ import { refreshSummaries, refreshSummariesAfterRun } from '../../warehouse/anal
 import { waitUntil } from '../support/wait.ts';
 import { refreshWarehouse, refreshWorkflowId } from '../../workflows/refresh-warehouse.ts';
 import type { Warehouse } from '../../warehouse/database.ts';
+import { plotGroups } from '../support/simulator-plots.ts';
 
 // The summary views read the summary tables the end of each refresh keeps (migration 0028,
 // warehouse/analyst-summaries.ts). After every refresh, whatever it changed and however it ended,
@@ -87,11 +88,7 @@ describe('analyst summaries (the summary views read tables kept by the refresh)'
 
     const { control } = h.sim;
     const [s0, s1, s2] = control.suppliers();
-    const all = [...control.plots()];
-    const ofOnly = (id: string) =>
-      all.filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === id).map((p) => p.plot['id'] as string);
-    const own = all.filter((p) => p.supplierIds.length === 0).map((p) => p.plot['id'] as string);
-    const shared = all.filter((p) => p.supplierIds.length === 2).map((p) => p.plot['id'] as string);
+    const { onlyOf: ofOnly, own, shared } = plotGroups(control);
     const [edited, removed, analysed, risky, pointed] = ofOnly(s0!.id).slice(10, 15) as string[];
     const geometry = control.getPlot(edited!)!['geometry'] as { coordinates: number[][][] };
     control.editPlot(edited!, {
@@ -228,11 +225,7 @@ describe('analyst summaries (the summary views read tables kept by the refresh)'
     const { control } = h.sim;
     const [s0, s1, s2] = control.suppliers();
     const ids = [s0!.id, s1!.id, s2!.id];
-    const all = [...control.plots()];
-    const ofOnly = (id: string) =>
-      all.filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === id).map((p) => p.plot['id'] as string);
-    const own = all.filter((p) => p.supplierIds.length === 0).map((p) => p.plot['id'] as string);
-    const shared = all.filter((p) => p.supplierIds.length === 2).map((p) => p.plot['id'] as string);
+    const { onlyOf: ofOnly, own, shared } = plotGroups(control);
     const touchedBy = async (when: string, change: () => Promise<unknown>) => {
       const before = await supplierRowVersions(db);
       await change();
@@ -317,11 +310,7 @@ describe('analyst summaries (the summary views read tables kept by the refresh)'
     await expectSummariesAgree(db, 'after the first load');
     const { control } = h.sim;
     const [s0, , s2] = control.suppliers();
-    const all = [...control.plots()];
-    const ofOnly = (id: string) =>
-      all.filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === id).map((p) => p.plot['id'] as string);
-    const own = all.filter((p) => p.supplierIds.length === 0).map((p) => p.plot['id'] as string);
-    const shared = all.filter((p) => p.supplierIds.length === 2).map((p) => p.plot['id'] as string);
+    const { onlyOf: ofOnly, own, shared } = plotGroups(control);
     // By SQL (a repair): the risk cells count each plot once per distinct commodity, a duplicate's
     // hectares and weight twice; a null commodity is a cell of its own, an empty list the cell without.
     const set = async (id: string, commodities: (string | null)[]) =>
@@ -367,10 +356,7 @@ describe('analyst summaries (the summary views read tables kept by the refresh)'
     expect((await h.refresh()).status).toBe('succeeded');
     const { control } = h.sim;
     const [s0, , s2] = control.suppliers();
-    const all = [...control.plots()];
-    const ofOnly = (id: string) =>
-      all.filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === id).map((p) => p.plot['id'] as string);
-    const shared = all.filter((p) => p.supplierIds.length === 2).map((p) => p.plot['id'] as string);
+    const { onlyOf: ofOnly, shared } = plotGroups(control);
     const make = () => refreshSummariesAfterRun(db, randomUUID());
 
     // One plot of supplier 0 (38 plots): its facts before and now, and nothing else of supplier 0's.

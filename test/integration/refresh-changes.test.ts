@@ -2,6 +2,7 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
+import { plotGroups } from '../support/simulator-plots.ts';
 
 // Supplier 0: 30 own plots + 8 shared with supplier 2; supplier 1: 20 + an upstream business of 10;
 // supplier 2: 15 of its own + the 8 shared; 5 own plots of the caller.
@@ -22,11 +23,7 @@ describe('refresh after the service changed', () => {
   it('reflects edits, removals, a disconnected supplier, a new analysis and a risk change, with history and soft deletes', async () => {
     const { control } = h.sim;
     const [s0, , s2] = control.suppliers();
-    const all = [...control.plots()];
-    const ofOnly = (id: string) =>
-      all.filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === id).map((p) => p.plot['id'] as string);
-    const shared = all.filter((p) => p.supplierIds.length === 2).map((p) => p.plot['id'] as string);
-    const own = all.filter((p) => p.supplierIds.length === 0).map((p) => p.plot['id'] as string);
+    const { onlyOf: ofOnly, shared, own } = plotGroups(control);
     const [edited, removed, analysed, risky] = ofOnly(s0!.id).slice(10, 14) as [string, string, string, string];
     const onlyS2 = ofOnly(s2!.id);
     expect(onlyS2).toHaveLength(15);

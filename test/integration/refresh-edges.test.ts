@@ -5,6 +5,7 @@ import { startWorkerHarness, type WorkerHarness } from '../support/worker-harnes
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { waitUntil } from '../support/wait.ts';
 import { refreshWarehouse, refreshWorkflowId } from '../../workflows/refresh-warehouse.ts';
+import { plotGroups } from '../support/simulator-plots.ts';
 
 describe('refresh edges', () => {
   let h: WorkerHarness | undefined;
@@ -158,10 +159,8 @@ describe('refresh edges', () => {
     expect((await h.refresh()).status).toBe('succeeded');
     const { control } = h.sim;
     const [s1, s2] = control.suppliers();
-    const onlyVia = (supplier: string) =>
-      [...control.plots()]
-        .filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === supplier)
-        .map((p) => p.plot['id'] as string)[0]!;
+    const { onlyOf } = plotGroups(control);
+    const onlyVia = (supplier: string) => onlyOf(supplier)[0]!;
     const keptByOther = onlyVia(s1!.id);
     const removed = onlyVia(s2!.id);
     control.removePlot(keptByOther);

@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import type { PlotPageRequest } from '../../simulator/state.ts';
+import { plotGroups } from '../support/simulator-plots.ts';
 
 /**
  * Offset pages are not a snapshot: the source deletes and inserts plots while a supplier's pages are
@@ -153,11 +154,7 @@ describe('a refresh while the source moves', () => {
     expect((await h.refresh()).status).toBe('succeeded');
     const { control } = h.sim;
     const [a] = control.suppliers();
-    const onlyA = new Set(
-      [...control.plots()]
-        .filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === a!.id)
-        .map((p) => p.plot['id'] as string),
-    );
+    const onlyA = new Set(plotGroups(control).onlyOf(a!.id));
     const listA = control.supplierPlotIds(a!.id).filter((id) => onlyA.has(id));
     const gone = [listA[10]!, listA[1200]!];
     for (const id of gone) control.removePlot(id);

@@ -5,6 +5,7 @@ import { OVERLAP_CODES } from '../../domain/eudr/overlap-findings.ts';
 import type { PolygonGeometry } from '../../simulator/geometry.ts';
 import { ddsyncEnv, runDdsync } from '../support/processes.ts';
 import { expectSummariesAgree } from '../support/summary-oracles.ts';
+import { plotGroups } from '../support/simulator-plots.ts';
 
 // Two suppliers, no plot shared between them: every overlap below is made by the test.
 const layout = { ownPlots: 3, suppliers: [{ plots: 30 }, { plots: 25 }] };
@@ -13,15 +14,6 @@ const shifted = (g: PolygonGeometry, dLon: number): PolygonGeometry => ({
   type: 'Polygon',
   coordinates: g.coordinates.map((ring) => ring.map(([lon, lat]) => [lon! + dLon, lat!])),
 });
-
-/** The plots of one supplier alone (no other supplier's, no odd record of the simulator's), in order. */
-function plotsOnlyOf(control: WorkerHarness['sim']['control']): (supplier: string) => string[] {
-  const odd = new Set(Object.values(control.oddRecords()));
-  return (supplier) =>
-    [...control.plots()]
-      .filter((p) => p.supplierIds.length === 1 && p.supplierIds[0] === supplier && !odd.has(p.plot['id'] as string))
-      .map((p) => p.plot['id'] as string);
-}
 
 interface Finding {
   plot_id: string;
@@ -81,7 +73,7 @@ describe('a refresh on a warehouse with PostGIS', () => {
   it('finds the same land claimed twice, keeps the findings through an unchanged refresh, and closes them when the overlap goes', async () => {
     const { control } = h.sim;
     const [s0, s1] = control.suppliers();
-    const onlyOf = plotsOnlyOf(control);
+    const { onlyOf } = plotGroups(control, { exceptOdd: true });
     const [a, c] = onlyOf(s0!.id).slice(-2) as [string, string];
     const b = onlyOf(s1!.id).at(-1)!;
     const geometryOf = (id: string) => control.getPlot(id)!['geometry'] as PolygonGeometry;
@@ -193,7 +185,7 @@ describe('the summaries beside the overlap check', () => {
   it('count a plot the check blocks as not ready, from a first load (the making fills while the check runs) until the overlap goes', async () => {
     const { control } = h.sim;
     const [s0, s1] = control.suppliers();
-    const onlyOf = plotsOnlyOf(control);
+    const { onlyOf } = plotGroups(control, { exceptOdd: true });
     const a = onlyOf(s0!.id).at(-1)!;
     const b = onlyOf(s1!.id).at(-1)!;
     const bShape = control.getPlot(b)!['geometry'];
