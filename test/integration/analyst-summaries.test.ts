@@ -1,6 +1,7 @@
 import { describe, it, expect, afterEach } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { startWorkerHarness, type WorkerHarness } from '../support/worker-harness.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { expectSummariesAgree, SUMMARY_ORDER as ORDER, rowsOf } from '../support/summary-oracles.ts';
@@ -408,5 +409,33 @@ describe('analyst summaries (the summary views read tables kept by the refresh)'
     const { rows: values } = await sql<{ n: number }>`
       select count(*)::int as n from summary_supplier_values where plots <= 0`.execute(db);
     expect(values[0]!.n).toBe(0);
+  });
+
+  it('agree after the end of a run lost its making mid-way, the checks running beside it: the end is done again once every step settled, and makes them', async () => {
+    h = await startWorkerHarness({ seed: 61, layout }, 'summaries');
+    const db = h.db;
+    // This session holds the summaries' lock (warehouse/analyst-summaries.ts, SUMMARY_LOCK_ID), so the
+    // first load's making waits on it beside the duplicate check; its session is then terminated.
+    const holder = new pg.Client({ connectionString: h.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('select pg_advisory_lock(7250028)');
+      const run = h.refresh();
+      const waiting = await waitUntil("the making waiting for the summaries' lock", async () => {
+        const { rows } = await sql<{ pid: number }>`
+          select pid from pg_stat_activity
+          where wait_event_type = 'Lock' and wait_event = 'advisory' and query like '%pg_advisory_lock%'
+            and pid <> ${(await holder.query('select pg_backend_pid() as pid')).rows[0].pid}`.execute(db);
+        return rows[0]?.pid;
+      });
+      const terminated = await sql<{ done: boolean }>`select pg_terminate_backend(${waiting}) as done`.execute(db);
+      expect(terminated.rows[0]!.done).toBe(true);
+      await holder.query('select pg_advisory_unlock(7250028)');
+      // The warehouse's trouble is waited out and the end of the run done again (activities/warehouse-outages.ts).
+      expect((await run).status).toBe('succeeded');
+      await expectSummariesAgree(db, 'after a making lost mid-way and made again');
+    } finally {
+      await holder.end();
+    }
   });
 });
