@@ -374,29 +374,39 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       const summary = await timed('sweep', () => finishRun(db, input.runId, input.failure));
       // After the sweep (a deleted plot is no one's duplicate), on connections of their own: the
       // duplicate check, which scans and groups plots and needs no statistics, from now until it is
-      // done; and beside it the statistics, then what plans joins over what the run wrote: the
-      // analysts' summaries (warehouse/analyst-summaries.ts) and, with PostGIS and only when plots
-      // changed, the overlap check (docs/postgis.md). One after the other, each of these was alone on
+      // done; and beside it the statistics of the tables the next steps plan joins over, then those
+      // steps: the analysts' summaries (warehouse/analyst-summaries.ts) and, with PostGIS and only when
+      // plots changed, the overlap check (docs/postgis.md), with the other tables' statistics beside
+      // them (table-statistics.ts). One after the other, each of these was alone on
       // one core: at a million plots the duplicate check 18 s past the statistics, the summaries 69 s;
       // at 100,000 with PostGIS the overlap check 7.5 s. Inside this activity, not new ones: the
       // workflow's commands stay as recorded histories replay them.
       const duplicateCheck = timed('duplicates', () => checkGeometryDuplicatesAfterRun(db, input.runId));
       // refreshTableStatistics reports its failures; should it throw all the same, the check still settles first.
-      const statistics = await timed('statistics', () => refreshTableStatistics(db, summary.counts)).catch(
+      // The tables the summaries and the overlap check plan over first; the others beside those steps.
+      const statistics = await timed('statistics', () => refreshTableStatistics(db, summary.counts, 'planned')).catch(
         async (error: unknown) => {
           await duplicateCheck.catch(() => undefined);
           throw error;
         },
       );
-      if ('failed' in statistics)
-        log.warn({ runId: input.runId, error: statistics.failed }, 'could not refresh table statistics');
       // A making's failure fails the activity (retried), once every step has settled: none outlives the
       // attempt. The checks never fail the run (a rejection would be a bug, reported as a failed check).
-      const [checked, made, checkedDuplicates] = await Promise.allSettled([
+      const [checked, made, checkedDuplicates, otherStatistics] = await Promise.allSettled([
         timed('overlaps', () => checkOverlapsAfterRun(db, input.runId)),
         timed('summaries', () => refreshSummariesAfterRun(db, input.runId)),
         duplicateCheck,
+        timed('otherStatistics', () => refreshTableStatistics(db, summary.counts, 'others')),
       ]);
+      const analyzed = [
+        statistics,
+        otherStatistics.status === 'fulfilled'
+          ? otherStatistics.value
+          : { analyzed: [], failed: String(otherStatistics.reason) },
+      ];
+      for (const outcome of analyzed)
+        if ('failed' in outcome)
+          log.warn({ runId: input.runId, error: outcome.failed }, 'could not refresh table statistics');
       if (made.status === 'rejected') throw made.reason;
       const [overlaps, duplicates] = [checked, checkedDuplicates].map((c) =>
         c.status === 'fulfilled' ? c.value : { ran: false as const, failed: String(c.reason) },
@@ -422,7 +432,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
           overlaps,
           duplicates,
           summaries,
-          analyzed: statistics.analyzed,
+          analyzed: analyzed.flatMap((a) => a.analyzed),
           stepSeconds: seconds,
         },
         'refresh finished',

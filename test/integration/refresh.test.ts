@@ -4,6 +4,7 @@ import { checksum, rowVersions, simulatorPlotFacts, warehousePlotFacts } from '.
 import { activityRuns } from '../support/activity-runs.ts';
 import { refreshWorkflowId } from '../../workflows/refresh-warehouse.ts';
 import { sql } from 'kysely';
+import { STATISTICS_TARGET } from '../../warehouse/refresh/table-statistics.ts';
 
 describe('warehouse refresh', () => {
   let h: WorkerHarness;
@@ -48,6 +49,12 @@ describe('warehouse refresh', () => {
     );
     const analysed = columns.rows.map((r) => r.attname);
     expect(analysed).toEqual(expect.arrayContaining(['id', 'country_code', 'deleted_at', 'risk_level']));
+    // Gathered at the refresh's target (30: a histogram of 31 bounds), not Postgres's default of 100
+    // (101 bounds over 1,600 distinct ids); the server's own setting is left as it was.
+    const target = await sql<{ bounds: number; setting: string }>`
+      select array_length(histogram_bounds::text::text[], 1) as bounds, current_setting('default_statistics_target') as setting
+      from pg_stats where schemaname = current_schema() and tablename = 'plots' and attname = 'id'`.execute(h.db);
+    expect(target.rows[0]).toEqual({ bounds: STATISTICS_TARGET + 1, setting: '100' });
     console.log(summary);
   });
 

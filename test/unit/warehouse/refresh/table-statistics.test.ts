@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analysedColumns, tablesToAnalyze } from '../../../../warehouse/refresh/table-statistics.ts';
+import { analysedColumns, tablesOfPart, tablesToAnalyze } from '../../../../warehouse/refresh/table-statistics.ts';
 
 const row = (inserted: number, updated = 0, deleted = 0) => ({ inserted, updated, unchanged: 0, deleted });
 
@@ -63,5 +63,20 @@ describe('which tables a refresh analyses', () => {
         { name: 'code', type: 'text' },
       ]),
     ).toEqual(['code']);
+  });
+
+  it('analyses first the tables the end of a run plans over, the others beside it', () => {
+    const tables = [
+      'businesses',
+      'plots',
+      'plot_suppliers',
+      'plot_supplier_ids',
+      'analyses',
+      'plot_history',
+      'eudr_findings',
+    ];
+    expect(tablesOfPart(tables, 'planned')).toEqual(['plots', 'plot_suppliers', 'analyses', 'eudr_findings']);
+    expect(tablesOfPart(tables, 'others')).toEqual(['businesses', 'plot_supplier_ids', 'plot_history']);
+    expect(tablesOfPart(tables, 'all')).toEqual(tables);
   });
 });
