@@ -269,6 +269,8 @@ function toResult(
     peakRssCoversStartup: refreshes.peakRssCoversStartup,
     fullSampledRssMb: full.sampledPeakRssMb,
     noChangeSampledRssMb: noChange.sampledPeakRssMb,
+    fullRssByMapping: full.sampledPeakRssByMapping,
+    noChangeRssByMapping: noChange.sampledPeakRssByMapping,
     workerStartupPeakRssMb: refreshes.startupPeakRssMb,
     benchCopyPhaseRssMb: copied.benchRssMb,
     phaseSeconds,

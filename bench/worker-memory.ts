@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { WORKER_NODE_FLAGS } from '../infra/production.ts';
+import { rssByMapping } from './support/children.ts';
 import { startWorker } from './support/refresh-runs.ts';
 import { buildProduction, phase, progressTo, runBenchmark, startStack, workerEnv } from './support/stack.ts';
 
@@ -74,21 +75,6 @@ function status(pid: number): Record<string, number> {
   for (const m of readFileSync(`/proc/${pid}/status`, 'utf8').matchAll(/^(\w+):\s+(\d+)( kB)?$/gm))
     out[m[1]!] = Number(m[2]) / (m[3] ? 1024 : 1);
   return out;
-}
-
-function rssByMapping(pid: number): Record<string, number> {
-  const by: Record<string, number> = {};
-  let mapping = '';
-  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) mapping = line.split(/\s+/).slice(5).join(' ') || '[anon]';
-    else if (line.startsWith('Rss:')) by[mapping] = (by[mapping] ?? 0) + Number(line.split(/\s+/)[1]) / 1024;
-  }
-  return Object.fromEntries(
-    Object.entries(by)
-      .filter(([, mb]) => mb >= 0.5)
-      .sort((a, b) => b[1] - a[1])
-      .map(([k, mb]) => [k, round(mb)]),
-  );
 }
 
 /** Script sources the snapshot holds, by package under node_modules (or by file), in KB. */

@@ -102,17 +102,49 @@ export function resetPeakRss(pid: number): boolean {
   }
 }
 
-/** Samples VmRSS every `everyMs`; `stop()` returns the highest value seen. */
-export function sampleRss(pid: number, everyMs = 250): { stop(): number } {
-  let max = procStatusMb(pid, 'VmRSS') ?? 0;
-  const timer = setInterval(() => {
-    max = Math.max(max, procStatusMb(pid, 'VmRSS') ?? 0);
-  }, everyMs);
+/** Resident MB by mapping (/proc smaps): a file, [heap] (malloc's main arena), [anon] (V8's heaps, other arenas, stacks). */
+export function rssByMapping(pid: number): Record<string, number> {
+  const by: Record<string, number> = {};
+  let mapping = '';
+  try {
+    for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+      if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) mapping = line.split(/\s+/).slice(5).join(' ') || '[anon]';
+      else if (line.startsWith('Rss:')) by[mapping] = (by[mapping] ?? 0) + Number(line.split(/\s+/)[1]) / 1024;
+    }
+  } catch {
+    return {};
+  }
+  return Object.fromEntries(
+    Object.entries(by)
+      .filter(([, mb]) => mb >= 0.5)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, mb]) => [k, Math.round(mb * 10) / 10]),
+  );
+}
+
+/**
+ * Samples VmRSS every `everyMs`; `stop()` returns the highest value seen, and `peakMap()` the RSS by
+ * mapping read when it was seen (where a peak's memory is: V8's heaps, malloc's arenas, files).
+ */
+export function sampleRss(pid: number, everyMs = 250): { stop(): number; peakMap(): Record<string, number> } {
+  let max = 0;
+  let map: Record<string, number> = {};
+  const sample = () => {
+    const rss = procStatusMb(pid, 'VmRSS') ?? 0;
+    if (rss > max) {
+      max = rss;
+      map = rssByMapping(pid);
+    }
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
   return {
     stop() {
       clearInterval(timer);
-      return Math.max(max, procStatusMb(pid, 'VmRSS') ?? 0);
+      sample();
+      return max;
     },
+    peakMap: () => map,
   };
 }
 

@@ -16,6 +16,8 @@ export interface RefreshRun {
   seconds: number;
   /** Highest VmRSS of a worker sampled during the run. */
   sampledPeakRssMb: number;
+  /** That worker's RSS by mapping (MB) when it was sampled. */
+  sampledPeakRssByMapping: Record<string, number>;
   /** Scheduled → completed of the last activity (finishRefresh: the sweep and totals), from history. */
   finishSeconds: number | undefined;
   /** finishRefresh's steps (sweep, statistics, overlaps, duplicates, summaries), from the worker's log. */
@@ -83,7 +85,11 @@ export async function runRefresh(
   args: RefreshArgs,
 ): Promise<RefreshRun> {
   const samplers = workers.map((w) => sampleRss(w.pid));
-  const sampledPeak = () => Math.max(...samplers.map((s) => s.stop()));
+  // The highest of the workers' peaks, with its RSS by mapping.
+  const sampledPeak = () =>
+    samplers
+      .map((s) => ({ mb: s.stop(), byMapping: s.peakMap() }))
+      .reduce((a, b) => (b.mb > a.mb ? b : a), { mb: 0, byMapping: {} as Record<string, number> });
   // The worker logs 'refresh finished' with each step's seconds (activities/refresh/activities.ts).
   const finishLines = workers.map((w) =>
     w.waitForLine(/^(?=.*"msg":"refresh finished").*"stepSeconds":(\{[^}]*\})/, 3_600_000).then(
@@ -107,11 +113,13 @@ export async function runRefresh(
     );
     const summary = await Promise.race([handle.result(), died]);
     const seconds = (performance.now() - started) / 1000;
+    const peak = sampledPeak();
     if (summary.status === 'failed') throw new Error(`refresh ${workflowId} failed: ${summary.error}`);
     return {
       summary,
       seconds,
-      sampledPeakRssMb: sampledPeak(),
+      sampledPeakRssMb: peak.mb,
+      sampledPeakRssByMapping: peak.byMapping,
       finishSeconds: await activitySeconds(client, workflowId, 'finishRefresh'),
       finishSteps: await Promise.race([
         Promise.any(finishLines.map((line) => line.then((steps) => steps ?? Promise.reject()))).catch(() => undefined),

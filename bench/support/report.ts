@@ -50,6 +50,9 @@ export interface RefreshBenchResult {
   /** Highest VmRSS sampled during each refresh. */
   fullSampledRssMb: number;
   noChangeSampledRssMb: number;
+  /** The worker's RSS by mapping (MB) when each refresh's highest RSS was sampled. */
+  fullRssByMapping: Record<string, number>;
+  noChangeRssByMapping: Record<string, number>;
   /** Worker VmHWM when it became ready (the prebuilt workflow bundle loaded). */
   workerStartupPeakRssMb: number;
   /** Highest RSS of the benchmark process itself during the COPY baseline (its memory bound). */
@@ -164,6 +167,7 @@ export function formatReport(r: RefreshBenchResult): string {
     `worker peak RSS (VmHWM)    ${n0(r.peakRssMb).padStart(6)} MB target <= 256 MB at 1M plots${r.peakRssCoversStartup ? ' (includes start-up: peak could not be reset)' : ''}`,
     `  worker: node ${r.workerNodeFlags.join(' ')} ${BUILT_CLI} worker --bundle ${BUILT_WORKFLOW_BUNDLE}`,
     `  sampled VmRSS: full ${n0(r.fullSampledRssMb)} MB, no-change ${n0(r.noChangeSampledRssMb)} MB; at start-up ${n0(r.workerStartupPeakRssMb)} MB`,
+    `  by mapping at those peaks (MB): full ${mappings(r.fullRssByMapping)}; no-change ${mappings(r.noChangeRssByMapping)}`,
     `  benchmark process during the COPY baseline: ${n0(r.benchCopyPhaseRssMb)} MB`,
     `CPU seconds: ${Object.entries(r.cpuSeconds)
       .map(
@@ -236,4 +240,12 @@ function formatPostgis(p: PostgisComparison): string[] {
     `PostGIS / plain, no-change (time)   ${n2(p.postgisToPlainNoChangeRatio).padStart(6)}`,
   ];
   return lines;
+}
+
+/** The largest mappings first, a path shortened to its file name. */
+function mappings(byMapping: Record<string, number>): string {
+  return Object.entries(byMapping)
+    .slice(0, 5)
+    .map(([name, mb]) => `${name.split('/').pop()} ${mb.toFixed(1)}`)
+    .join(', ');
 }
