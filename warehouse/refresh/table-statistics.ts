@@ -88,12 +88,11 @@ const POSTGRES_DEFAULT_TARGET = 100;
  */
 const PLANNED_AT_THE_END: ReadonlySet<string> = new Set(['plots', 'analyses', 'plot_suppliers', 'eudr_findings']);
 
-/** Which of the tables to analyse: those the end of a run plans over, the others, or all. */
-export type StatisticsPart = 'planned' | 'others' | 'all';
+/** Which of the tables to analyse: those the end of a run plans over, or the others. */
+export type StatisticsPart = 'planned' | 'others';
 
 /** The tables of `part`, in the order picked. Pure. */
 export function tablesOfPart(tables: readonly string[], part: StatisticsPart): string[] {
-  if (part === 'all') return [...tables];
   return tables.filter((t) => PLANNED_AT_THE_END.has(t) === (part === 'planned'));
 }
 
@@ -103,7 +102,7 @@ export type StatisticsOutcome = { analyzed: string[] } | { analyzed: string[]; f
 export async function refreshTableStatistics(
   db: Warehouse,
   counts: TableCounts,
-  part: StatisticsPart = 'all',
+  part: StatisticsPart,
 ): Promise<StatisticsOutcome> {
   const analyzed: string[] = [];
   try {

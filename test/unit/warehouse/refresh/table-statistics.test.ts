@@ -77,6 +77,5 @@ describe('which tables a refresh analyses', () => {
     ];
     expect(tablesOfPart(tables, 'planned')).toEqual(['plots', 'plot_suppliers', 'analyses', 'eudr_findings']);
     expect(tablesOfPart(tables, 'others')).toEqual(['businesses', 'plot_supplier_ids', 'plot_history']);
-    expect(tablesOfPart(tables, 'all')).toEqual(tables);
   });
 });
