@@ -5,7 +5,8 @@ import { hasMorePages, isRepeatedPage } from './page-rule.ts';
 import { normalisePlots, normalisePlotsSkippingInvalid, type InvalidRecord } from './plot-validator.ts';
 import { buildPlotQuery, effectiveLimit, type PlotQuery } from './plot-query.ts';
 import { PATHS, PLOT_PAGE_DEFAULT_LIMIT } from '../schema/upstream/service-facts.ts';
-import { chunksBody } from './transport.ts';
+import { pooledBody } from './transport.ts';
+import { type PageBody, PageBufferPool } from './page-buffers.ts';
 
 /**
  * GET /businesses/{businessId}/plots, one page at a time or as an async iterator. The client
@@ -41,30 +42,42 @@ function callOptions(o: PlotPageOptions): CallOptions {
   };
 }
 
-/** A page as the service sent it, before parsing: callers may compare it with a page read before. */
+/**
+ * A page as the service sent it, before parsing: callers may compare it with a page read before. Its
+ * bytes are in a buffer lent by the process's page pool (page-buffers.ts): `release` once the page
+ * has been hashed and parsed, or found unchanged. A page never released is only garbage; after its
+ * release its bytes cannot be read (its text still can, if it was decoded before).
+ */
 export interface RawPlotPage {
   page: number;
   /** The limit the service applied: min(requested, 500). */
   limit: number;
-  /** The body as received, in the chunks it arrived in: a page is compared by a hash of these. */
-  chunks: readonly Uint8Array[];
-  /** The body decoded as UTF-8, on first use (a page found unchanged is never joined nor decoded). */
+  /** The body as received: a page is compared by a hash of these bytes. */
+  readonly bytes: Uint8Array;
+  /** The body decoded as UTF-8, on first use (a page found unchanged is never decoded). */
   readonly text: string;
+  release(): void;
 }
+
+/** The buffers every page body of this process is read into. */
+const pagePool = new PageBufferPool();
 
 // As Response.text() decodes: invalid sequences replaced, a byte-order mark dropped.
 const utf8 = new TextDecoder();
 
-function rawPage(page: number, limit: number, chunks: Uint8Array[]): RawPlotPage {
+function rawPage(page: number, limit: number, body: PageBody): RawPlotPage {
   let text: string | undefined;
   return {
     page,
     limit,
-    chunks,
+    get bytes() {
+      return body.bytes();
+    },
     get text() {
-      text ??= utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+      text ??= utf8.decode(body.bytes());
       return text;
     },
+    release: () => body.release(),
   };
 }
 
@@ -77,12 +90,12 @@ export async function getSupplierPlotsPageText(
   const requested = opts.limit ?? PLOT_PAGE_DEFAULT_LIMIT;
   // Validates page, limit, filter, select and includes before anything is sent.
   const query = buildPlotQuery(opts, page, requested);
-  const { chunks } = await http.request(
+  const { body } = await http.request(
     { method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query },
-    chunksBody,
+    pooledBody(pagePool),
     callOptions(opts),
   );
-  return rawPage(page, effectiveLimit(requested), chunks);
+  return rawPage(page, effectiveLimit(requested), body);
 }
 
 /** Parses and validates a page read as text (see getSupplierPlotsPage for `skipInvalid`). */
@@ -109,7 +122,12 @@ export async function getSupplierPlotsPage(
   page: number,
   opts: PlotPageOptions = {},
 ): Promise<PlotPage> {
-  return parseSupplierPlotsPage(await getSupplierPlotsPageText(http, businessId, page, opts), opts);
+  const raw = await getSupplierPlotsPageText(http, businessId, page, opts);
+  try {
+    return parseSupplierPlotsPage(raw, opts);
+  } finally {
+    raw.release();
+  }
 }
 
 /** Every page from `startPage` on, until the stop rule says done. */

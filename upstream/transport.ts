@@ -6,6 +6,7 @@ import type { HttpMethod } from './retry-policy.ts';
 import type { Redactor } from './redact.ts';
 import { count, type ClientStats } from './stats.ts';
 import type { UpstreamObserver } from './observer.ts';
+import type { PageBody, PageBufferPool } from './page-buffers.ts';
 
 /**
  * One HTTP exchange: fetch with a timeout, status → typed error, body read inside the timeout.
@@ -212,17 +213,24 @@ export const textBody: BodyReader<{ text: string; contentType: string | null }> 
 };
 
 /**
- * The body's bytes as received, in the chunks they arrived in: not decoded and not joined (a page is
- * hashed chunk by chunk, and joined and decoded only if it changed; a megabyte page joined for
- * nothing is a megabyte of garbage per page).
+ * The body's bytes as received, copied chunk by chunk into a buffer lent by `pool` (page-buffers.ts),
+ * not decoded (a page is hashed as bytes, and decoded only if it changed). The caller releases it; a
+ * body that fails half-way is released here.
  */
-export const chunksBody: BodyReader<{ chunks: Uint8Array[]; contentType: string | null }> = {
-  async read(res) {
-    const chunks: Uint8Array[] = [];
-    if (res.body) for await (const chunk of res.body) chunks.push(chunk);
-    return { chunks, contentType: res.headers.get('content-type') };
-  },
-};
+export function pooledBody(pool: PageBufferPool): BodyReader<{ body: PageBody; contentType: string | null }> {
+  return {
+    async read(res) {
+      const body = pool.body(decodedLength(res.headers));
+      try {
+        if (res.body) for await (const chunk of res.body) body.append(chunk);
+      } catch (e) {
+        body.release();
+        throw e;
+      }
+      return { body, contentType: res.headers.get('content-type') };
+    },
+  };
+}
 
 /**
  * The body's length as it will be read, when the headers tell it: fetch decompresses a gzip or

@@ -133,34 +133,40 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
   async function loadPage(runId: string, supplierId: string, page: number): Promise<PlotPageResult> {
     if (page === 1) await markScopeRunning(db, runId, supplierId);
     const stats = emptyStats();
-    let raw: RawPlotPage | undefined = await api.getSupplierPlotsPageText(supplierId, page, {
+    const raw = await api.getSupplierPlotsPageText(supplierId, page, {
       stats,
       signal: cancellation(),
     });
-    const limit = raw.limit;
-    const sourceHash = sourcePageHash(raw.chunks);
-    const reused = await reuseUnchangedPage(db, {
-      runId,
-      scope: supplierId,
-      page,
-      hash: sourceHash,
-      requests: requestCounts(stats),
-    });
-    if (reused)
-      return {
-        more: hasMorePages(reused.received, limit),
-        received: reused.received,
-        written: 0,
-        signature: reused.signature,
-      };
-    const { storing, ...result } = storePage(raw, {
-      runId,
-      supplierId,
-      page,
-      requests: requestCounts(stats),
-      sourceHash,
-    });
-    raw = undefined;
+    let storing: Promise<PageOutcome>;
+    let result: Omit<PlotPageResult, 'written'>;
+    try {
+      const limit = raw.limit;
+      const sourceHash = sourcePageHash(raw.bytes);
+      const reused = await reuseUnchangedPage(db, {
+        runId,
+        scope: supplierId,
+        page,
+        hash: sourceHash,
+        requests: requestCounts(stats),
+      });
+      if (reused)
+        return {
+          more: hasMorePages(reused.received, limit),
+          received: reused.received,
+          written: 0,
+          signature: reused.signature,
+        };
+      ({ storing, ...result } = storePage(raw, {
+        runId,
+        supplierId,
+        page,
+        requests: requestCounts(stats),
+        sourceHash,
+      }));
+    } finally {
+      // Parsed, or found unchanged: its buffer serves the next page while this one is written.
+      raw.release();
+    }
     const outcome = await storing;
     return { ...result, written: rowsWritten(outcome.counts) };
   }

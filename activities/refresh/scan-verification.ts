@@ -82,20 +82,24 @@ export async function verifySupplierScan(
   let page = 1;
   for (; ; page++) {
     const raw = await deps.readPage(page);
-    deps.onPage?.(page);
-    const first = scanned.get(page);
     let more: boolean;
-    if (first && first.hash !== null && first.hash === sourcePageHash(raw.chunks)) {
-      // The same text as the scan's: the same plots, none of them missing.
-      more = hasMorePages(first.received, raw.limit);
-    } else {
-      const parsed = parseSupplierPlotsPage(raw, { skipInvalid: true });
-      const ids = presentIds([...new Set(parsed.plots.map((p) => p.id))], parsed.invalid);
-      if (!first || !sameOrder(scannedIds.get(page) ?? [], ids)) stable = false;
-      for (const id of ids) {
-        if (wanted.delete(id)) found.push(id);
+    try {
+      deps.onPage?.(page);
+      const first = scanned.get(page);
+      if (first && first.hash !== null && first.hash === sourcePageHash(raw.bytes)) {
+        // The same text as the scan's: the same plots, none of them missing.
+        more = hasMorePages(first.received, raw.limit);
+      } else {
+        const parsed = parseSupplierPlotsPage(raw, { skipInvalid: true });
+        const ids = presentIds([...new Set(parsed.plots.map((p) => p.id))], parsed.invalid);
+        if (!first || !sameOrder(scannedIds.get(page) ?? [], ids)) stable = false;
+        for (const id of ids) {
+          if (wanted.delete(id)) found.push(id);
+        }
+        more = parsed.more;
       }
-      more = parsed.more;
+    } finally {
+      raw.release();
     }
     // Every missing plot found: nothing is left to prove gone.
     if (wanted.size === 0 || !more) break;
