@@ -24,6 +24,12 @@ export interface PageBody {
 
 /** A new buffer's size when the length is not known beforehand (a compressed or chunked response). */
 const UNKNOWN_LENGTH_BYTES = 256 * 1024;
+/**
+ * The most a buffer is sized by an announced length before any byte came: a Content-Length is the
+ * service's word, and a hostile or broken one must not make the worker take gigabytes at once; a
+ * larger body grows the buffer as its bytes really arrive.
+ */
+export const MAX_PRESIZED_BYTES = 8 * 1024 * 1024;
 
 export class PageBufferPool {
   private readonly free: Buffer[] = [];
@@ -38,7 +44,7 @@ export class PageBufferPool {
 
   /** A body for one page; `expectedBytes` (the Content-Length, when known) sizes it. */
   body(expectedBytes?: number): PageBody {
-    let buffer: Buffer | undefined = this.take(expectedBytes ?? UNKNOWN_LENGTH_BYTES);
+    let buffer: Buffer | undefined = this.take(Math.min(expectedBytes ?? UNKNOWN_LENGTH_BYTES, MAX_PRESIZED_BYTES));
     let length = 0;
     const lent = (): Buffer => {
       if (!buffer) throw new Error('page body used after release');

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamClient } from '../../../upstream/client.ts';
-import { PageBufferPool } from '../../../upstream/page-buffers.ts';
+import { MAX_PRESIZED_BYTES, PageBufferPool } from '../../../upstream/page-buffers.ts';
 import { fakeJwt, json, startServer, tokenRoute, type LocalServer } from './local-server.ts';
 import { samplePage } from './samples.ts';
 
@@ -39,6 +39,13 @@ describe('page buffers', () => {
     expect(unknown.bytes().length).toBe(big.length + 1);
     expect(unknown.bytes()[big.length - 1]).toBe(7);
     expect(unknown.bytes()[big.length]).toBe('!'.charCodeAt(0));
+  });
+
+  it('never sizes a buffer by an announced length past a bound: a lying Content-Length takes no gigabytes', () => {
+    const body = new PageBufferPool().body(2 ** 40);
+    body.append(bytes('[]'));
+    expect(body.bytes().buffer.byteLength).toBe(MAX_PRESIZED_BYTES);
+    expect(Buffer.from(body.bytes()).toString()).toBe('[]');
   });
 
   it('keeps at most maxFree buffers, and lends the smallest that holds a page', () => {
