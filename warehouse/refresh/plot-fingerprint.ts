@@ -22,12 +22,9 @@ export function plotFingerprint(plot: Plot, isOwn: boolean): string {
 
 /**
  * The hash of a page as the service sent it (with the mapping version): equal means unchanged. Taken
- * over the body's bytes (the UTF-8 of its text, in the chunks it arrived in): the same digest as over
- * the text, without joining or decoding a page that turns out unchanged.
+ * over the body's bytes (the UTF-8 of its text): the same digest as over the text, without decoding a
+ * page that turns out unchanged.
  */
-export function sourcePageHash(body: readonly Uint8Array[] | Uint8Array | string): string {
-  const hash = createHash('sha1').update(`${PLOT_MAPPING_VERSION}|`);
-  if (Array.isArray(body)) for (const chunk of body) hash.update(chunk);
-  else hash.update(body as Uint8Array | string);
-  return hash.digest('base64url');
+export function sourcePageHash(body: Uint8Array | string): string {
+  return createHash('sha1').update(`${PLOT_MAPPING_VERSION}|`).update(body).digest('base64url');
 }
