@@ -1,6 +1,5 @@
 import turfArea from '@turf/area';
 import turfBbox from '@turf/bbox';
-import turfKinks from '@turf/kinks';
 import {
   isCheckedGeometry,
   positionsOf,
@@ -9,6 +8,7 @@ import {
   type UncheckedGeometry,
 } from '../../schema/upstream.ts';
 import { drawnRingAreaM2 } from './drawn-area.ts';
+import { selfIntersections } from './self-intersections.ts';
 
 /**
  * What the warehouse records about a plot's polygon: its area (hectares, @turf/area), bounding box,
@@ -70,9 +70,10 @@ export function assessGeometry(geometry: PlotGeometry | null | undefined): Geome
   });
   if (problem) return flagged(problem);
   const shape: PlotGeometry = { type: 'MultiPolygon', coordinates: measured };
-  const kinks = turfKinks(shape).features;
+  // Every ring of every polygon against every other, as @turf/kinks tests a MultiPolygon.
+  const kinks = selfIntersections(measured.flat());
   if (kinks.length > 0) {
-    const [lon, lat] = kinks[0]!.geometry.coordinates as [number, number];
+    const [lon, lat] = kinks[0]!;
     return flagged({ kind: 'self_intersection', at: [round(wrap(lon)), round(lat)], count: kinks.length });
   }
   const hole = holeOutside(measured);
@@ -211,7 +212,7 @@ function structuralProblem(polygons: Position[][][]): GeometryProblem | null {
 /**
  * Whether an edge jumps more than 180° of longitude: no plot's edge spans half the globe, so such an
  * edge is one drawn across the antimeridian (RFC 7946 §3.1.9 asks for a split there, but a service
- * may not split). Measured as written, @turf/area and @turf/kinks would take the long way round.
+ * may not split). Measured as written, @turf/area and the crossing check would take the long way round.
  */
 function crossesAntimeridian(polygons: Position[][][]): boolean {
   for (const rings of polygons) {

@@ -26,7 +26,7 @@ function onlyTypeNames(clause: string): boolean {
 }
 
 /** Packages the domain's pure rules may use: computation only, no file, network, database or clock of their own. */
-export const PURE_PACKAGES = [/^@turf\//, /^zod$/];
+export const PURE_PACKAGES = [/^@turf\//, /^zod$/, /^flatbush$/];
 
 /**
  * The packages a file imports that do I/O or are not known to be pure: every bare specifier (a
