@@ -37,13 +37,14 @@ import type { PostgisComparison, PostgisRefresh } from './support/report.ts';
 
 const progress = progressTo('bench:refresh');
 const USAGE =
-  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--workers W] [--page-window P] [--task-queue-pages] [--worker-node-flags "..."] [--pg-stats] [--timeline] [--ceiling] [--ceiling-keys] [--postgis] [--json]';
+  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--vertices V] [--workers W] [--page-window P] [--task-queue-pages] [--worker-node-flags "..."] [--pg-stats] [--timeline] [--ceiling] [--ceiling-keys] [--postgis] [--json]';
 /** Suppliers read at once, by the refresh (the schedule's default) and by the fetch-only baseline alike. */
 const SUPPLIER_CONCURRENCY = 4;
 
 interface Options {
   plots: number;
   suppliers: number;
+  vertices?: number;
   json: boolean;
   workerNodeFlags: string[];
   pgStats: boolean;
@@ -61,6 +62,11 @@ function parseOptions(argv: string[]): Options {
   const o = new CliCommand('bench:refresh')
     .requiredOption('--plots <N>', 'plots the simulator serves', wholeNumber('--plots'))
     .option('--suppliers <N>', 'direct suppliers', wholeNumber('--suppliers', 1, 10_000), 10)
+    .option(
+      '--vertices <N>',
+      "vertices of every plot's outer ring (default: the simulator's 5 to 9; a surveyed boundary has thousands)",
+      wholeNumber('--vertices', 3, 100_000),
+    )
     .option('--worker-node-flags <FLAGS>', "the worker's node flags (default: the production ones)")
     .option('--json', 'also print the result as one JSON line')
     .option('--pg-stats', "print the full refresh's costliest statements (pg_stat_statements)")
@@ -91,6 +97,7 @@ function parseOptions(argv: string[]): Options {
     .opts<{
       plots: number;
       suppliers: number;
+      vertices?: number;
       workerNodeFlags?: string;
       json?: boolean;
       pgStats?: boolean;
@@ -117,6 +124,7 @@ function parseOptions(argv: string[]): Options {
     ceilingKeys: o.ceilingKeys ?? false,
     postgis: o.postgis ?? false,
     pgSettings: o.pgSetting,
+    ...(o.vertices !== undefined ? { vertices: o.vertices } : {}),
     ...(o.pageWindow !== undefined ? { pageWindow: o.pageWindow } : {}),
     ...(o.taskQueuePages ? { pageActivities: 'task-queue' as const } : {}),
   };
@@ -236,6 +244,7 @@ function toResult(
   return {
     plots: options.plots,
     suppliers: fetched.supplierIds.length,
+    ...(options.vertices !== undefined ? { vertices: options.vertices } : {}),
     fetchOnlySeconds: fetched.seconds,
     fetchOnlyPlots: fetched.plots,
     fetchOnlyPages: fetched.pages,
@@ -289,10 +298,17 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
   if (options.postgis) requirePostgis();
   await phase(progress, seconds, 'build', async () => buildProduction());
   const stack = await phase(progress, seconds, 'setup', () =>
-    startStack(['--plots', String(options.plots), '--suppliers', String(options.suppliers)], teardown, [
-      ...(options.pgStats ? ['shared_preload_libraries=pg_stat_statements'] : []),
-      ...options.pgSettings,
-    ]),
+    startStack(
+      [
+        '--plots',
+        String(options.plots),
+        '--suppliers',
+        String(options.suppliers),
+        ...(options.vertices === undefined ? [] : ['--vertices', String(options.vertices)]),
+      ],
+      teardown,
+      [...(options.pgStats ? ['shared_preload_libraries=pg_stat_statements'] : []), ...options.pgSettings],
+    ),
   );
   const taskQueue = `bench-refresh-${process.pid}-${Date.now()}`;
   const database = `refresh_${Date.now()}`;

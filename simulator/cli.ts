@@ -10,6 +10,7 @@ export const SIMULATOR_HELP = `usage: ddsync simulator [flags]
   --suppliers N            direct suppliers, 1..10000 (default 5)
   --plots N                total distinct plots incl. own (default 2000)
   --own-plots N            plots of the calling business (default 1% of plots, 1..1000)
+  --vertices N             vertices of every plot's outer ring, 3..100000 (default 5-9 at random)
   --faults P|JSON          none | flaky | hostile, or a JSON object (see docs/simulator.md)
   --time-scale X           multiplies every simulated delay (default 1; 0.001 = 1000x faster)
   --client-id S            machine-to-machine client id (default ddsync-demo)
@@ -30,6 +31,7 @@ const VALUE_FLAGS = new Set([
   'suppliers',
   'plots',
   'own-plots',
+  'vertices',
   'faults',
   'time-scale',
   'client-id',
@@ -94,6 +96,9 @@ export function parseSimulatorFlags(argv: string[]): { help: boolean; options: S
         break;
       case 'own-plots':
         options.ownPlots = integer(name, value, 0, 100_000_000);
+        break;
+      case 'vertices':
+        options.vertices = integer(name, value, 3, 100_000);
         break;
       case 'faults':
         try {

@@ -48,10 +48,10 @@ function shoelace(shape: LocalShape): number {
 
 /**
  * A star-shaped polygon (strictly increasing angles around the centre, hence simple and
- * counter-clockwise) scaled to exactly `areaM2` in the local plane.
+ * counter-clockwise) scaled to exactly `areaM2` in the local plane; `vertices` of them, or 5 to 9.
  */
-export function starShape(rand: Rand, areaM2: number): LocalShape {
-  const n = rand.int(5, 9);
+export function starShape(rand: Rand, areaM2: number, vertices?: number): LocalShape {
+  const n = vertices ?? rand.int(5, 9);
   const step = (2 * Math.PI) / n;
   const xs: number[] = [];
   const ys: number[] = [];

@@ -32,6 +32,11 @@ export interface SimulatorOptions {
   layout?: LayoutSpec;
   /** Own plots of the calling business (GET /plots); default 1% of plots, 1..1000. */
   ownPlots?: number;
+  /**
+   * Vertices of every plot's outer ring, 3..100000; by default 5 to 9 at random. A surveyed or
+   * cadastral boundary has hundreds or thousands: pages then weigh megabytes (bench:refresh --vertices).
+   */
+  vertices?: number;
   /** Profile name (none, flaky, hostile), JSON string, or object. */
   faults?: Partial<FaultProfile> | string;
   /** Multiplies every simulated delay (1 = real time). */
@@ -60,6 +65,7 @@ export interface ResolvedOptions {
   plots: number;
   layout?: LayoutSpec;
   ownPlots?: number;
+  vertices?: number;
   faults: FaultProfile;
   timeScale: number;
   clientId: string;
@@ -104,11 +110,13 @@ export function resolveOptions(o: SimulatorOptions): ResolvedOptions {
   r.rotationGraceMs = o.rotationGraceMs ?? 86_400_000 * r.timeScale;
   if (o.layout) r.layout = o.layout;
   if (o.ownPlots !== undefined) r.ownPlots = o.ownPlots;
+  if (o.vertices !== undefined) r.vertices = o.vertices;
   check(isInt(r.port, 0, 65535), 'port must be an integer from 0 to 65535');
   check(isInt(r.seed, 0, 0xffffffff), 'seed must be a non-negative integer below 2^32');
   check(isInt(r.suppliers, 1, 10_000), 'suppliers must be an integer from 1 to 10000');
   check(isInt(r.plots, 0, 100_000_000), 'plots must be a non-negative integer');
   check(r.ownPlots === undefined || isInt(r.ownPlots, 0, r.plots), 'ownPlots must be an integer from 0 to plots');
+  check(r.vertices === undefined || isInt(r.vertices, 3, 100_000), 'vertices must be an integer from 3 to 100000');
   check(Number.isFinite(r.timeScale) && r.timeScale >= 0, 'timeScale must be a non-negative number');
   check(isInt(r.tokenLifetimeSeconds, 0), 'tokenLifetimeSeconds must be a non-negative integer');
   check(r.transactionErrorRatio >= 0 && r.transactionErrorRatio <= 1, 'transactionErrorRatio must be between 0 and 1');

@@ -175,6 +175,8 @@ export function generatePlot(
   totalPlots: number,
   /** Needed for the sameLand odd record only (it copies a plot of another supplier). */
   layout?: Layout,
+  /** Vertices of the outer ring (default: 5 to 9 at random). */
+  vertices?: number,
 ): PlotState {
   const rand = new Rand(seed, 'plot', g);
   const odd = oddKindOf(g, ownPlots, totalPlots);
@@ -191,7 +193,7 @@ export function generatePlot(
   const lat = minLat + rand.next() * (maxLat - minLat);
   // Log-uniform 0.5–500 ha: many small farms, a few large estates.
   const areaM2 = Math.exp(Math.log(5_000) + rand.next() * Math.log(1000));
-  const shape = starShape(rand, areaM2);
+  const shape = starShape(rand, areaM2, vertices);
   // The first plot of each business carries all its commodities, so the connection's union is exact.
   const commodities = g === owner.plotStart ? [...owner.commodities] : [rand.pick(owner.commodities)];
   const createdMs = EPOCH + (hash(seed, 'plot-created', g) % 400) * DAY + rand.int(0, 86_399) * 1000;
@@ -231,7 +233,7 @@ export function generatePlot(
   const updatedMs = createdMs + rand.int(0, 60) * DAY;
   const speciesList = SPECIES_BY_COMMODITY[commodities[0] ?? ''] ?? [];
   const land = oddLand(odd, shape, lon, lat, areaM2, commodities, owner);
-  const twin = odd === 'sameLand' && layout ? sameLandTwin(seed, g, layout, ownPlots, totalPlots) : undefined;
+  const twin = odd === 'sameLand' && layout ? sameLandTwin(seed, g, layout, ownPlots, totalPlots, vertices) : undefined;
   const beforeCutoff = odd === 'beforeCutoff';
   return {
     g,
@@ -326,6 +328,7 @@ function sameLandTwin(
   layout: Layout,
   ownPlots: number,
   totalPlots: number,
+  vertices?: number,
 ): PlotState | undefined {
   const mine = new Set(layout.reachedBy[ownerOf(layout, g).index] ?? []);
   const other = layout.businesses.find(
@@ -335,7 +338,7 @@ function sameLandTwin(
       !(layout.reachedBy[b.index] ?? []).some((s) => mine.has(s)),
   );
   if (!other || oddKindOf(other.plotStart, ownPlots, totalPlots)) return undefined;
-  return generatePlot(seed, other.plotStart, other, ownPlots, totalPlots);
+  return generatePlot(seed, other.plotStart, other, ownPlots, totalPlots, undefined, vertices);
 }
 
 /** Risk level follows the most recent analysis unless set explicitly; null while it is pending. */

@@ -24,6 +24,8 @@ export class PlotStore {
   constructor(
     readonly seed: number,
     readonly layout: Layout,
+    /** Vertices of every outer ring (default: 5 to 9 at random). */
+    readonly vertices?: number,
   ) {}
 
   get ownPlotCount(): number {
@@ -34,7 +36,15 @@ export class PlotStore {
   get(g: number): PlotState | undefined {
     if (g < 0 || g >= this.layout.totalPlots || this.removed.has(g)) return undefined;
     const owner = ownerOf(this.layout, g);
-    const plot = generatePlot(this.seed, g, owner, this.ownPlotCount, this.layout.totalPlots, this.layout);
+    const plot = generatePlot(
+      this.seed,
+      g,
+      owner,
+      this.ownPlotCount,
+      this.layout.totalPlots,
+      this.layout,
+      this.vertices,
+    );
     const patch = this.patches.get(g);
     if (patch) Object.assign(plot, patch);
     const extra = this.extraAnalyses.get(g);

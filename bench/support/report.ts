@@ -7,6 +7,8 @@ import type { StatementCost } from './pg-stats.ts';
 export interface RefreshBenchResult {
   plots: number;
   suppliers: number;
+  /** Vertices of every plot's outer ring, when not the simulator's default 5 to 9. */
+  vertices?: number;
   fetchOnlySeconds: number;
   fetchOnlyPlots: number;
   fetchOnlyPages: number;
@@ -130,7 +132,7 @@ const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 export function formatReport(r: RefreshBenchResult): string {
   const rowsOk = r.noChangeRowsWritten === 0 && r.noChangeTablesTouched.length === 0;
   const lines = [
-    `refresh benchmark: ${n0(r.plots)} plots, ${r.suppliers} suppliers (4 at a time), ${r.workers} worker${r.workers === 1 ? '' : 's'}, embedded Postgres + Temporal dev server`,
+    `refresh benchmark: ${n0(r.plots)} plots${r.vertices === undefined ? '' : ` of ${n0(r.vertices)} vertices`}, ${r.suppliers} suppliers (4 at a time), ${r.workers} worker${r.workers === 1 ? '' : 's'}, embedded Postgres + Temporal dev server`,
     '',
     `fetch-only      ${n2(r.fetchOnlySeconds).padStart(8)} s  ${n0(r.fetchOnlyPlotsPerSec).padStart(8)} plots/s   (${n0(r.fetchOnlyPlots)} plots incl. shared duplicates, ${n0(r.fetchOnlyPages)} pages/batches)`,
     `COPY-only       ${n2(r.copyOnlySeconds).padStart(8)} s  ${n0(r.copyOnlyRowsPerSec).padStart(8)} rows/s    (${n0(r.copyOnlyRows)} distinct plot rows, ${n2(r.copyOnlyMegabytes)} MB of COPY text, ${r.copyOnlyStatements} COPY statement(s))`,

@@ -16,6 +16,8 @@ describe('simulator CLI', () => {
       '50',
       '--own-plots',
       '5',
+      '--vertices',
+      '800',
       '--faults',
       'flaky',
       '--time-scale',
@@ -42,6 +44,7 @@ describe('simulator CLI', () => {
       suppliers: 2,
       plots: 50,
       ownPlots: 5,
+      vertices: 800,
       timeScale: 0.01,
       clientId: 'a',
       clientSecret: 'b',
@@ -56,6 +59,7 @@ describe('simulator CLI', () => {
   it('rejects bad values naming the flag and the rule, exit code 2', async () => {
     expect(() => parseSimulatorFlags(['--port', '70000'])).toThrow(/--port must be an integer from 0 to 65535/);
     expect(() => parseSimulatorFlags(['--error-ratio', '2'])).toThrow(/--error-ratio must be a number from 0 to 1/);
+    expect(() => parseSimulatorFlags(['--vertices', '2'])).toThrow(/--vertices must be an integer from 3 to 100000/);
     expect(() => parseSimulatorFlags(['--resolve', 'nohost'])).toThrow(/--resolve must be HOST=ADDRESS:PORT/);
     expect(() => parseSimulatorFlags(['--faults', 'chaos'])).toThrow(/--faults/);
     expect(() => parseSimulatorFlags(['--bogus'])).toThrow(/unknown flag --bogus/);

@@ -116,6 +116,26 @@ describe('seeded dataset', () => {
     expect(sim.control.countPlots()).toBe(1500);
   });
 
+  it('draws every outer ring with the vertices asked for, still simple, closed and of the area it reports', async () => {
+    const sim = await start({ seed: 3, plots: 200, vertices: 1500 });
+    const odd = sim.control.oddRecords();
+    const regular = [...sim.control.plots()]
+      .map(({ plot }) => plot as Plot)
+      .filter((p) => !Object.values(odd).includes(p.id) && p.geometry.type === 'Polygon');
+    expect(regular.length).toBeGreaterThan(150);
+    for (const p of regular.slice(0, 20)) {
+      const ring = p.geometry.coordinates[0]!;
+      expect(ring).toHaveLength(1501);
+      expect(ringProblems(ring), `plot ${p.id}`).toEqual([]);
+      const real = area({ type: 'Feature', properties: {}, geometry: p.geometry as never });
+      expect(Math.abs(real - p.surfaceArea) / p.surfaceArea).toBeLessThan(0.001);
+    }
+    // The default dataset is unchanged by the option's existence: 5 to 9 vertices.
+    const plain = await start({ seed: 3, plots: 200 });
+    const sizes = new Set([...plain.control.plots()].map(({ plot }) => (plot as Plot).geometry.coordinates[0]?.length));
+    for (const size of sizes) if (size !== undefined) expect(size).toBeLessThanOrEqual(10);
+  });
+
   it('exposes odd records: empty objects, unicode name, no analyses, pending analysis', async () => {
     const sim = await start({ seed: 1, plots: 200 });
     const odd = sim.control.oddRecords();
