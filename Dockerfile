@@ -17,5 +17,5 @@ USER node
 # Memory settings of a production worker: see infra/production.ts.
 ENV MALLOC_ARENA_MAX=2
 ENV MALLOC_MMAP_THRESHOLD_=131072
-ENTRYPOINT ["node", "--max-old-space-size=128", "--heap-growing-percent=100", "--max-semi-space-size=8", "dist/ddsync.mjs"]
+ENTRYPOINT ["node", "--max-old-space-size=1024", "--heap-growing-percent=75", "--max-semi-space-size=8", "dist/ddsync.mjs"]
 CMD ["worker", "--bundle", "dist/workflow-bundle.js"]

@@ -8,11 +8,16 @@
  * (a third of the worker's CPU in a no-change refresh). A limit of 128 MB with a growing factor of
  * 2 leaves room: mark-compacts every second or so, a no-change refresh's worker CPU down by 40 %,
  * peak RSS at a million plots 244 MB (docs/benchmarks.md, "The worker's garbage collection").
+ * The limit is where V8 ends the process with a fatal error, not a size it aims for: at 128 MB a
+ * refresh of plots drawn with 1,000 vertices (pages of 12 MB) died parsing a page. At 1024 MB with a
+ * growing factor of 1.75 the heap follows what lives (about 1.75 times it after each mark-compact):
+ * ordinary pages peak about 10 MB above the 128 MB setting, detailed ones are read (docs/benchmarks.md,
+ * "Plots drawn in detail").
  * The Dockerfile repeats these settings (test/unit/infra/production.test.ts keeps them equal).
  */
 export const WORKER_NODE_FLAGS = [
-  '--max-old-space-size=128',
-  '--heap-growing-percent=100',
+  '--max-old-space-size=1024',
+  '--heap-growing-percent=75',
   '--max-semi-space-size=8',
 ] as const;
 /**

@@ -18,6 +18,7 @@ import { sourcePageHash } from '../../warehouse/refresh/plot-fingerprint.ts';
 import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
 import type { RecordIssue } from '../../warehouse/refresh/issues.ts';
 import type { PlotRows } from '../../warehouse/refresh/rows.ts';
+import { ByteBudget } from '../../platform/byte-budget.ts';
 import { reuseUnchangedPage, type PageOutcome } from '../../warehouse/refresh/plot-writer.ts';
 import {
   beginRun,
@@ -100,7 +101,19 @@ async function withReasonNoted(db: RefreshDeps['db'], runId: string, scope: stri
   return error;
 }
 
+/**
+ * The bytes of supplier pages parsed, mapped and being written at once, in this worker. A page's plots
+ * take several times its bytes in the heap while it is parsed and mapped (a geometry's numbers as
+ * arrays, its JSON text again in the rows, the COPY text): pages of boundaries with a thousand
+ * vertices weigh about 12 MB, and four suppliers' pages of them at once took the worker past its heap
+ * limit, which V8 ends with a fatal error (docs/benchmarks.md). Ordinary pages (about 1.4 MB) never
+ * wait: 16 MB is more than all suppliers' read-ahead holds at once. Larger pages go one or two at a
+ * time, and one larger than the budget goes alone.
+ */
+export const PAGE_MEMORY_BYTES = 16 * 1024 * 1024;
+
 export function createRefreshActivities({ db, api, log }: RefreshDeps) {
+  const pageMemory = new ByteBudget(PAGE_MEMORY_BYTES);
   /**
    * Parses a page and starts its write. Synchronous, so that no variable of a caller holds the parsed
    * page while it is written: storeParsedPlots lets it go once mapped (see there).
@@ -133,12 +146,11 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
   async function loadPage(runId: string, supplierId: string, page: number): Promise<PlotPageResult> {
     if (page === 1) await markScopeRunning(db, runId, supplierId);
     const stats = emptyStats();
-    const raw = await api.getSupplierPlotsPageText(supplierId, page, {
-      stats,
-      signal: cancellation(),
-    });
+    const signal = cancellation();
+    const raw = await api.getSupplierPlotsPageText(supplierId, page, { stats, signal });
     let storing: Promise<PageOutcome>;
     let result: Omit<PlotPageResult, 'written'>;
+    let admitted: (() => void) | undefined;
     try {
       const limit = raw.limit;
       const sourceHash = sourcePageHash(raw.bytes);
@@ -156,6 +168,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
           written: 0,
           signature: reused.signature,
         };
+      admitted = await pageMemory.acquire(raw.bytes.byteLength, signal);
       ({ storing, ...result } = storePage(raw, {
         runId,
         supplierId,
@@ -163,12 +176,19 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
         requests: requestCounts(stats),
         sourceHash,
       }));
+    } catch (error) {
+      admitted?.();
+      throw error;
     } finally {
       // Parsed, or found unchanged: its buffer serves the next page while this one is written.
       raw.release();
     }
-    const outcome = await storing;
-    return { ...result, written: rowsWritten(outcome.counts) };
+    try {
+      const outcome = await storing;
+      return { ...result, written: rowsWritten(outcome.counts) };
+    } finally {
+      admitted();
+    }
   }
 
   return {
