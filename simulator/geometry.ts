@@ -53,11 +53,18 @@ function shoelace(shape: LocalShape): number {
 export function starShape(rand: Rand, areaM2: number, vertices?: number): LocalShape {
   const n = vertices ?? rand.int(5, 9);
   const step = (2 * Math.PI) / n;
+  // Many vertices trace a boundary as one is walked or surveyed: the distance from the centre wanders
+  // slowly round it, with a little noise, rather than jumping at every vertex into long spikes.
+  const waves =
+    vertices === undefined ? [] : [1, 2, 3].map((k) => ({ k, size: 0.15 / k, phase: rand.next() * 2 * Math.PI }));
   const xs: number[] = [];
   const ys: number[] = [];
   for (let i = 0; i < n; i++) {
     const angle = i * step + (rand.next() - 0.5) * 0.6 * step;
-    const radius = 0.75 + rand.next() * 0.5;
+    const radius =
+      vertices === undefined
+        ? 0.75 + rand.next() * 0.5
+        : waves.reduce((r, w) => r + w.size * Math.sin(w.k * angle + w.phase), 1) + (rand.next() - 0.5) * 0.01;
     xs.push(radius * Math.cos(angle));
     ys.push(radius * Math.sin(angle));
   }
