@@ -106,9 +106,9 @@ async function withReasonNoted(db: RefreshDeps['db'], runId: string, scope: stri
  * take several times its bytes in the heap while it is parsed and mapped (a geometry's numbers as
  * arrays, its JSON text again in the rows, the COPY text): pages of boundaries with a thousand
  * vertices weigh about 12 MB, and four suppliers' pages of them at once took the worker past its heap
- * limit, which V8 ends with a fatal error (docs/benchmarks.md). Ordinary pages (about 1.4 MB) never
- * wait: 16 MB is more than all suppliers' read-ahead holds at once. Larger pages go one or two at a
- * time, and one larger than the budget goes alone.
+ * limit, which V8 ends with a fatal error (docs/benchmarks.md). Ordinary pages (about 1.4 MB) hardly
+ * ever wait: 16 MB holds eleven of them. Pages of 6 MB go two at a time, of 12 MB one at a time, and
+ * one larger than the budget alone.
  */
 export const PAGE_MEMORY_BYTES = 16 * 1024 * 1024;
 
