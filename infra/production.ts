@@ -11,7 +11,7 @@
  * The limit is where V8 ends the process with a fatal error, not a size it aims for: at 128 MB a
  * refresh of plots drawn with 1,000 vertices (pages of 12 MB) died parsing a page. At 1024 MB with a
  * growing factor of 1.75 the heap follows what lives (about 1.75 times it after each mark-compact):
- * ordinary pages peak about 10 MB above the 128 MB setting, detailed ones are read (docs/benchmarks.md,
+ * ordinary refreshes peak 10-20 MB above the 128 MB setting, detailed plots are read (docs/benchmarks.md,
  * "Plots drawn in detail").
  * The Dockerfile repeats these settings (test/unit/infra/production.test.ts keeps them equal).
  */
