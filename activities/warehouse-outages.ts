@@ -6,6 +6,7 @@ import { waitForWarehouse } from '../warehouse/availability.ts';
 import { classifyWarehouseError } from '../warehouse/connection-errors.ts';
 import { WAREHOUSE_FATAL } from '../platform/run-problem.ts';
 import { backoffDelay } from '../platform/backoff.ts';
+import { withCancellation } from '../platform/cancellation.ts';
 import type { Warehouse } from '../warehouse/database.ts';
 
 export interface WarehouseOutageDeps {
@@ -49,7 +50,9 @@ export function waitOutWarehouse(deps: WarehouseOutageDeps): ActivityInterceptor
         let waited = false;
         for (;;) {
           try {
-            const result = await next(input);
+            // Its statements are aborted with it (a heartbeat timeout, the worker shutting down): no
+            // connection and no worker slot stays held by a query whose activity is gone.
+            const result = await withCancellation(context.cancellationSignal, () => next(input));
             // Only an activity that met the outage proves it over (another may not touch the warehouse).
             if (waited) deps.outage.recovered();
             return result;

@@ -1,7 +1,7 @@
 import { DdsyncMetrics } from '../platform/metrics.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Outage } from '../platform/outage.ts';
-import type { Warehouse } from '../warehouse/database.ts';
+import { warehouseFor, type Warehouse } from '../warehouse/database.ts';
 import { readWarehouseFigures } from '../warehouse/metrics-figures.ts';
 import { freePort } from './ports.ts';
 import { startMetricsServer, type RunningMetricsServer } from './metrics-server.ts';
@@ -43,7 +43,8 @@ export interface ServeOptions {
 
 /** Opens the endpoint: the warehouse's figures read at scrape, the dependencies' state, the core's metrics. */
 export async function serveProcessMetrics(p: ProcessMetrics, o: ServeOptions): Promise<RunningMetricsServer> {
-  p.metrics.readWarehouse(() => readWarehouseFigures(o.db));
+  // On the pool of short bounds: a scrape never waits minutes on a frozen server.
+  p.metrics.readWarehouse(() => readWarehouseFigures(warehouseFor(o.db, 'read')));
   p.metrics.watchDependency('warehouse', () => !o.warehouseOutage.down);
   const temporal = o.temporalOutage;
   if (temporal) p.metrics.watchDependency('temporal', () => !temporal.down);

@@ -1,4 +1,5 @@
 import { openWarehouse, type Warehouse } from '../warehouse/database.ts';
+import type { StatementKind } from '../warehouse/statement-bounds.ts';
 import { probeServer } from '../warehouse/server.ts';
 import { ConnectionFailedError, networkReason, warehouseEndpoint } from './connection-failure.ts';
 
@@ -31,7 +32,15 @@ export async function checkWarehouse(url: string, applicationName = 'ddsync'): P
 }
 
 /** The warehouse pool of a command, once the warehouse is known to answer. */
-export async function connectWarehouse(url: string, poolSize: number, applicationName: string): Promise<Warehouse> {
-  await checkWarehouse(url, applicationName);
-  return openWarehouse(url, poolSize, applicationName);
+export async function connectWarehouse(
+  database: { url: string; timeoutScale?: number },
+  poolSize: number,
+  applicationName: string,
+  kind: StatementKind = 'work',
+): Promise<Warehouse> {
+  await checkWarehouse(database.url, applicationName);
+  return openWarehouse(database.url, poolSize, applicationName, {
+    kind,
+    ...(database.timeoutScale === undefined ? {} : { timeoutScale: database.timeoutScale }),
+  });
 }

@@ -114,6 +114,12 @@ export const SETTINGS = {
     schema: positiveInt(200).default(10),
     doc: 'Postgres connections per process.',
   },
+  DDSYNC_PG_TIMEOUT_SCALE: {
+    section: 'database',
+    rule: 'a number from 0.001 to 100',
+    schema: z.coerce.number().min(0.001).max(100).default(1),
+    doc: "Scales every warehouse statement's time bound (docs/production.md, frozen warehouse): above 1 for a far slower warehouse.",
+  },
   TEMPORAL_ADDRESS: {
     section: 'temporal',
     rule: 'host:port',
@@ -397,7 +403,7 @@ export interface Config {
     timeoutMs: number;
     maxAttempts: number;
   };
-  database?: { url: string; poolSize: number };
+  database?: { url: string; poolSize: number; timeoutScale: number };
   temporal?: {
     address: string;
     namespace: string;
@@ -452,7 +458,12 @@ function toConfig(v: Partial<Values>): Config {
       maxAttempts: v.DDSYNC_HTTP_MAX_ATTEMPTS!,
     };
   }
-  if (v.DATABASE_URL !== undefined) config.database = { url: v.DATABASE_URL, poolSize: v.DDSYNC_PG_POOL_SIZE! };
+  if (v.DATABASE_URL !== undefined)
+    config.database = {
+      url: v.DATABASE_URL,
+      poolSize: v.DDSYNC_PG_POOL_SIZE!,
+      timeoutScale: v.DDSYNC_PG_TIMEOUT_SCALE!,
+    };
   if (v.TEMPORAL_ADDRESS !== undefined) {
     const mtls = v.TEMPORAL_TLS_CERT_PATH !== undefined;
     config.temporal = {

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { sql } from 'kysely';
-import type { Warehouse } from './database.ts';
+import { warehouseFor, type Warehouse } from './database.ts';
 import { classifyWarehouseError } from './connection-errors.ts';
 import { backoffCeiling } from '../platform/backoff.ts';
 
@@ -10,8 +10,11 @@ import { backoffCeiling } from '../platform/backoff.ts';
  */
 export async function warehouseRefusesWork(db: Warehouse): Promise<string | undefined> {
   try {
+    // On the pool of short bounds: a probe stuck on a connection to a frozen server ends in seconds.
     const { rows } = await sql<{ readOnly: string; standby: boolean }>`
-      select current_setting('transaction_read_only') as "readOnly", pg_is_in_recovery() as standby`.execute(db);
+      select current_setting('transaction_read_only') as "readOnly", pg_is_in_recovery() as standby`.execute(
+      warehouseFor(db, 'read'),
+    );
     const row = rows[0];
     if (row?.standby) return 'the warehouse is a standby (in recovery): it takes no writes';
     if (row?.readOnly === 'on') return 'the warehouse is read-only (default_transaction_read_only)';

@@ -87,6 +87,9 @@ export function classifyWarehouseError(error: unknown): WarehouseTrouble | undef
       if (code in CONTENDED_STATES) return { kind: 'contended', reason: CONTENDED_STATES[code]! };
     }
     if (code && code in NETWORK_WORDS) return { kind: 'unavailable', reason: NETWORK_WORDS[code]! };
+    // The client's own bound on a statement (warehouse/statement-watch.ts): the server did not answer at all.
+    if (current instanceof Error && current.name === 'WarehouseSilentError')
+      return { kind: 'unavailable', reason: message };
     if (LOST_CONNECTION.some((pattern) => pattern.test(message)))
       return { kind: 'unavailable', reason: `the connection was lost (${message})` };
     if (current instanceof AggregateError) queue.push(...current.errors);

@@ -6,6 +6,7 @@ import { ensureSpatial, type SpatialSetup } from './spatial/ensure.ts';
 import { applyViews, inDependencyOrder, readViewFiles, VIEWS_DIR, ViewFileError, type ViewFile } from './views.ts';
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import { refreshSummariesAfterMigrations } from './analyst-summaries.ts';
+import { boundedFor } from './database.ts';
 
 export const MIGRATIONS_DIR = packagePath('sql', 'migrations');
 /** In the migrations folder: the sha256 of every released migration, by file name. */
@@ -258,7 +259,9 @@ export async function migrateToLatest(
     );
   }
   const provider = new SqlFileMigrationProvider(files);
-  const outcome = await db.connection().execute(async (conn) => {
+  // Index builds over whole tables, and the lock another worker's migration holds: bounded as such.
+  const migrating = boundedFor(db, 'migration');
+  const outcome = await migrating.connection().execute(async (conn) => {
     // One transaction of ours, under the lock: Kysely's Migrator runs inside it (its own transaction
     // turned off), then the views.
     await sql`begin`.execute(conn);

@@ -2,7 +2,7 @@ import { Context } from '@temporalio/activity';
 import type { ClientStats, UpstreamClient } from '../../upstream/index.ts';
 import { emptyStats, hasMorePages, parseSupplierPlotsPage, serviceFacts, UpstreamError } from '../../upstream/index.ts';
 import type { InvalidRecord, RawPlotPage } from '../../upstream/index.ts';
-import type { Warehouse } from '../../warehouse/database.ts';
+import { warehouseFor, type Warehouse } from '../../warehouse/database.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { rowsWritten } from '../../warehouse/refresh/counts.ts';
 import { toInvitationRows, toNetwork } from '../../warehouse/refresh/network-rows.ts';
@@ -387,6 +387,8 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
 
     /** Sweep, totals, outcome: see sweep.ts. `failure` ends the run as failed without sweeping. */
     async finishRefresh(input: { runId: string; failure?: string }): Promise<RunSummary> {
+      // Statements over whole tables, minutes at a million plots: bounded as such (statement-bounds.ts).
+      const runEnd = warehouseFor(db, 'long');
       // Each step's seconds go into the closing log line: where the end of a run spent its time.
       const seconds: Record<string, number> = {};
       const timed = async <T>(step: string, work: () => Promise<T>): Promise<T> => {
@@ -397,7 +399,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
           seconds[step] = Math.round(performance.now() - started) / 1000;
         }
       };
-      const summary = await timed('sweep', () => finishRun(db, input.runId, input.failure));
+      const summary = await timed('sweep', () => finishRun(runEnd, input.runId, input.failure));
       // After the sweep (a deleted plot is no one's duplicate), on connections of their own: the
       // duplicate check, which scans and groups plots and needs no statistics, from now until it is
       // done; and beside it the statistics of the tables the next steps plan joins over, then those
@@ -407,22 +409,22 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       // one core: at a million plots the duplicate check 18 s past the statistics, the summaries 69 s;
       // at 100,000 with PostGIS the overlap check 7.5 s. Inside this activity, not new ones: the
       // workflow's commands stay as recorded histories replay them.
-      const duplicateCheck = timed('duplicates', () => checkGeometryDuplicatesAfterRun(db, input.runId));
+      const duplicateCheck = timed('duplicates', () => checkGeometryDuplicatesAfterRun(runEnd, input.runId));
       // refreshTableStatistics reports its failures; should it throw all the same, the check still settles first.
       // The tables the summaries and the overlap check plan over first; the others beside those steps.
-      const statistics = await timed('statistics', () => refreshTableStatistics(db, summary.counts, 'planned')).catch(
-        async (error: unknown) => {
-          await duplicateCheck.catch(() => undefined);
-          throw error;
-        },
-      );
+      const statistics = await timed('statistics', () =>
+        refreshTableStatistics(runEnd, summary.counts, 'planned'),
+      ).catch(async (error: unknown) => {
+        await duplicateCheck.catch(() => undefined);
+        throw error;
+      });
       // A making's failure fails the activity (retried), once every step has settled: none outlives the
       // attempt. The checks never fail the run (a rejection would be a bug, reported as a failed check).
       const [checked, made, checkedDuplicates, otherStatistics] = await Promise.allSettled([
-        timed('overlaps', () => checkOverlapsAfterRun(db, input.runId)),
-        timed('summaries', () => refreshSummariesAfterRun(db, input.runId)),
+        timed('overlaps', () => checkOverlapsAfterRun(runEnd, input.runId)),
+        timed('summaries', () => refreshSummariesAfterRun(runEnd, input.runId)),
         duplicateCheck,
-        timed('otherStatistics', () => refreshTableStatistics(db, summary.counts, 'others')),
+        timed('otherStatistics', () => refreshTableStatistics(runEnd, summary.counts, 'others')),
       ]);
       const analyzed = [
         statistics,
@@ -446,7 +448,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
       // touched, as the triggers noted them.
       const summaries = [made.value];
       if ([overlaps, duplicates].some((c) => c.ran && c.opened + c.closed > 0))
-        summaries.push(await timed('summariesAfterChecks', () => refreshSummariesAfterRun(db, input.runId)));
+        summaries.push(await timed('summariesAfterChecks', () => refreshSummariesAfterRun(runEnd, input.runId)));
       log.info(
         {
           runId: input.runId,

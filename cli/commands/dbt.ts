@@ -55,7 +55,7 @@ export async function run(o: DbtFlags): Promise<number> {
   const { outDir } = checkDbtFlags(o);
   const config = loadConfig(['database', 'refresh']);
   const { version } = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string };
-  const db = await connectWarehouse(config.database!.url, 2, 'ddsync-dbt');
+  const db = await connectWarehouse(config.database!, 2, 'ddsync-dbt');
   try {
     const catalog = await readWarehouseCatalog(db, openVocabularyValues());
     await refuseUnmigrated(catalog);

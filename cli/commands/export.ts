@@ -52,7 +52,7 @@ export function checkExportFlags(o: ExportFlags): { target: Target; outDir: stri
 export async function run(o: ExportFlags): Promise<number> {
   const { target, outDir } = checkExportFlags(o);
   const config = loadConfig(['database']);
-  const db = await connectWarehouse(config.database!.url, 2, 'ddsync-export');
+  const db = await connectWarehouse(config.database!, 2, 'ddsync-export', 'long');
   try {
     await migrateToLatest(db);
     let plots: Awaited<ReturnType<typeof plotsOfSuppliers>>;

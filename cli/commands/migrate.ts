@@ -4,7 +4,7 @@ import { migrateToLatest } from '../../warehouse/migrate.ts';
 
 export async function run(o: { json?: boolean }): Promise<number> {
   const config = loadConfig(['database']);
-  const db = await connectWarehouse(config.database!.url, 2, 'ddsync-migrate');
+  const db = await connectWarehouse(config.database!, 2, 'ddsync-migrate', 'migration');
   try {
     const outcome = await migrateToLatest(db);
     if (o.json) process.stdout.write(`${JSON.stringify(outcome)}\n`);

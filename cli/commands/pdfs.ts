@@ -42,7 +42,7 @@ export async function add(args: string[], { file, json }: { file?: string; json?
   const list = collector.result();
   const where = (line: number) => (file === undefined ? `argument ${line}` : `line ${line}`);
   const config = loadConfig(['database']);
-  const db = await connectWarehouse(config.database!.url, 2, 'ddsync-pdfs');
+  const db = await connectWarehouse(config.database!, 2, 'ddsync-pdfs');
   let results: EnqueueResult[] = [];
   try {
     await migrateToLatest(db);
@@ -96,7 +96,7 @@ async function readLines(input: Readable, onLine: (line: string, n: number) => v
 export async function status({ json }: { json?: boolean }): Promise<number> {
   const config = loadConfig(['database', 'pdfs']);
   const archiveDir = resolve(config.pdfs!.archiveDir);
-  const db = await connectWarehouse(config.database!.url, 2, 'ddsync-pdfs');
+  const db = await connectWarehouse(config.database!, 2, 'ddsync-pdfs');
   let s: PdfArchiveStatus;
   try {
     s = await pdfArchiveStatus(db);

@@ -7,17 +7,35 @@ import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
 import { prepareProcessMetrics, serveProcessMetrics } from '../../infra/process-metrics.ts';
 import { Outage } from '../../platform/outage.ts';
+import { stopSignal, untilAvailable } from '../../infra/dependency-wait.ts';
+import { watchSilence } from '../../warehouse/database.ts';
 
 export async function run(): Promise<number> {
   const config = loadConfig(['upstream', 'database', 'temporal', 'webhooks', 'monitoring', 'logging']);
   const log = createLogger({ level: config.logging!.level, format: config.logging!.format });
-  const db = await connectWarehouse(config.database!.url, 4, 'ddsync-receiver');
+  // Started while the warehouse or Temporal is away: wait for them (infra/dependency-wait.ts).
+  const waiting = stopSignal();
+  const db = await untilAvailable(() => connectWarehouse(config.database!, 4, 'ddsync-receiver'), {
+    name: 'the warehouse',
+    log,
+    signal: waiting.signal,
+  });
   await migrateToLatest(db);
-  const temporal = await connectClient(config.temporal!);
+  const temporal = await untilAvailable(() => connectClient(config.temporal!), {
+    name: 'Temporal',
+    log,
+    signal: waiting.signal,
+  });
+  waiting.done();
   const metricsAddress = config.monitoring!.metricsAddress;
   const metrics = await prepareProcessMetrics(metricsAddress, false);
   const api = createUpstreamFromConfig(config.upstream!, log, metrics?.metrics.upstreamObserver());
   const warehouseOutage = new Outage({ name: 'the warehouse', log });
+  watchSilence(db, {
+    silent: (reason) =>
+      warehouseOutage.failed(reason, 'deliveries are refused with 503 and the service sends them again'),
+    answering: () => warehouseOutage.recovered(),
+  });
   const { host, port, maxBodyBytes } = config.webhooks!.receiver;
   // A warehouse no wait can mend stops the receiver, loudly (deliveries meanwhile get 503, never lost).
   let fatal: string | undefined;

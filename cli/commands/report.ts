@@ -33,7 +33,7 @@ export function checkReportFlags(o: ReportFlags): { outDir: string; supplierId?:
 export async function run(o: ReportFlags): Promise<number> {
   const flags = checkReportFlags(o);
   const config = loadConfig(['database']);
-  const db = await connectWarehouse(config.database!.url, 2, 'ddsync-report');
+  const db = await connectWarehouse(config.database!, 2, 'ddsync-report', 'long');
   try {
     const report = await writeReport(db, flags);
     const t = report.model.totals;

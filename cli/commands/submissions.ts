@@ -20,7 +20,7 @@ export async function run(
   const config = loadConfig(
     sub === 'list' ? ['database'] : sub === 'retry' ? ['database', 'temporal', 'submission'] : ['database', 'temporal'],
   );
-  const db = await connectWarehouse(config.database!.url, 2, 'ddsync-submissions');
+  const db = await connectWarehouse(config.database!, 2, 'ddsync-submissions');
   try {
     if (sub === 'list') {
       const batches = await recentBatches(db);

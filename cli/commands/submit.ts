@@ -44,7 +44,7 @@ export async function run(
   // Data older than two refresh intervals means refreshes are failing or not scheduled (ddsync status
   // calls that critical too): the gate says so rather than vouch for it.
   const maxDataAgeMs = config.submission!.maxDataAgeMs ?? 2 * durationMs(config.refresh!.interval);
-  const db = await connectWarehouse(config.database!.url, 2, 'ddsync-submit');
+  const db = await connectWarehouse(config.database!, 2, 'ddsync-submit');
   try {
     await migrateToLatest(db);
     let intake: IntakeSummary;

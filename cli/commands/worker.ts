@@ -4,6 +4,8 @@ import { connectWorker, installTemporalRuntime } from '../../infra/temporal-conn
 import { createDdsyncWorker } from '../../infra/worker.ts';
 import { WORKFLOW_THREAD_SEMI_SPACE_MB } from '../../infra/production.ts';
 import { connectWarehouse } from '../../infra/warehouse-connection.ts';
+import { stopSignal, untilAvailable } from '../../infra/dependency-wait.ts';
+import { watchSilence } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { createUpstreamFromConfig } from '../upstream.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
@@ -98,19 +100,34 @@ export async function run(o: { bundle?: string }): Promise<number> {
   metrics?.metrics.setRefreshInterval(durationMs(config.refresh!.interval) / 1000);
   const temporalOutage = installTemporalRuntime(log, config.temporal!.address, metrics?.coreBindAddress);
 
-  const db = await connectWarehouse(config.database!.url, config.database!.poolSize, 'ddsync-worker');
+  // Started while the warehouse or Temporal is away (a boot order, a restart of theirs): wait for them.
+  const stop = stopSignal();
+  const db = await untilAvailable(
+    () => connectWarehouse(config.database!, config.database!.poolSize, 'ddsync-worker'),
+    { name: 'the warehouse', log, signal: stop.signal },
+  );
   // Every worker migrates on start; the migrator's advisory lock makes concurrent starts safe.
   const migrated = await migrateToLatest(db);
   if (migrated.applied.length > 0) log.info({ applied: migrated.applied }, 'warehouse migrated');
   const api = createUpstreamFromConfig(config.upstream!, log, metrics?.metrics.upstreamObserver());
   await checkUpstream(api, log);
   const temporal = config.temporal!;
-  const connection = await connectWorker(temporal);
+  const connection = await untilAvailable(() => connectWorker(temporal), {
+    name: 'Temporal',
+    log,
+    signal: stop.signal,
+  });
+  stop.done();
   // A warehouse no wait can mend (credentials refused, its schema broken by another tool): the worker
   // stops, loudly, rather than fail every activity for ever. It keeps running a little first, so the
   // workflows whose activity failed record the reason on their run (sync_runs, the batch).
   // One record of warehouse outages for the activities and an in-process receiver: one line per outage.
   const warehouseOutage = new Outage({ name: 'the warehouse', log });
+  // A server frozen whole fails no statement until its bound: said within seconds, as any outage.
+  watchSilence(db, {
+    silent: (reason) => warehouseOutage.failed(reason, 'activities wait for it and run again'),
+    answering: () => warehouseOutage.recovered(),
+  });
   let fatal: string | undefined;
   // Only the runs this worker was working for: others may be in healthy workers' hands.
   const runsHit = new Set<string>();

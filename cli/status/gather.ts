@@ -17,7 +17,7 @@ const TEMPORAL_DEADLINE_MS = 20_000;
 
 export async function lookAtWarehouse(url: string, via: ReaderSetting): Promise<WarehouseSight> {
   const where = warehouseEndpoint(url).where;
-  const db = openWarehouse(url, 1, 'ddsync-status');
+  const db = openWarehouse(url, 1, 'ddsync-status', { kind: 'read' });
   try {
     return { seen: true, where, via, status: await readWarehouseStatus(db) };
   } catch (error) {
