@@ -2,6 +2,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { ddsyncEnv, runDdsync } from '../support/processes.ts';
+import { createServer, connect } from 'node:net';
+import { freePort } from '../../infra/ports.ts';
 
 describe('ddsync worker', () => {
   let sim: Simulator;
@@ -43,13 +45,49 @@ describe('ddsync worker', () => {
     expect(run.output()).not.toContain('ddsync-demo-secret');
   }, 120_000);
 
-  it('fails fast with a clear message when the warehouse is unreachable', async () => {
-    const run = runDdsync(['worker'], { ...env, DATABASE_URL: 'postgres://u:secret-pw@127.0.0.1:1/none' });
+  it('waits for a warehouse that is not there yet, saying so once, and starts when it answers', async () => {
+    // Nothing listens on `port` until the proxy to the run's cluster starts there.
+    const port = await freePort();
+    const target = new URL(env.DATABASE_URL!);
+    const url = new URL(env.DATABASE_URL!);
+    url.hostname = '127.0.0.1';
+    url.port = String(port);
+    const run = runDdsync(['worker'], { ...env, DATABASE_URL: url.toString() });
+    const proxy = createServer((socket) => {
+      const upstream = connect(Number(target.port), target.hostname);
+      socket.pipe(upstream).pipe(socket);
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    });
+    try {
+      await run.waitFor(
+        /the warehouse is unavailable: cannot reach the warehouse at 127.0.0.1:\d+\/\w+: connection refused/,
+        60_000,
+      );
+      expect(run.child.exitCode).toBeNull();
+      await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve));
+      await run.waitFor(/worker ready/, 90_000);
+      const out = run.output();
+      expect(out.match(/the warehouse is unavailable/g)).toHaveLength(1);
+      expect(out).toMatch(/the warehouse is available again after \d+\.\d s/);
+      expect(out).not.toContain(target.password || 'never-a-password');
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+    } finally {
+      run.child.kill('SIGKILL');
+      proxy.close();
+    }
+  }, 150_000);
+
+  it('fails fast when the warehouse refuses the password: waiting cannot mend it', async () => {
+    const url = new URL(env.DATABASE_URL!);
+    url.password = 'secret-pw-wrong';
+    const run = runDdsync(['worker'], { ...env, DATABASE_URL: url.toString() });
     expect(await run.exited).toBe(1);
-    expect(run.output()).toContain(
-      'cannot reach the warehouse at 127.0.0.1:1/none: connection refused (nothing listens there)',
+    expect(run.output()).toMatch(
+      /the warehouse at 127.0.0.1:\d+\/\w+ refused the connection: password authentication failed/,
     );
-    expect(run.output()).not.toContain('secret-pw');
+    expect(run.output()).not.toContain('secret-pw-wrong');
   });
 
   it('fails fast when the service refuses the credentials: one line with the reason, no stack, no secret', async () => {
