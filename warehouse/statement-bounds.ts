@@ -50,13 +50,19 @@ export const STATEMENT_BOUNDS: Readonly<Record<StatementKind, StatementBounds>> 
   migration: bounds(60 * MINUTE, 60 * MINUTE),
 };
 
-/** The SET statements that give a session a kind's server-side bounds. */
+/**
+ * The statement that gives a session a kind's server-side bounds, unless the server already gives it a
+ * stricter one (a DBA's `alter role … set lock_timeout`, a database's): ddsync never loosens what an
+ * operator set, it only bounds what was unbounded or bounded more loosely.
+ */
 export function serverBoundsSql(b: Pick<StatementBounds, 'statementMs' | 'lockMs'>): string {
-  return `set statement_timeout = ${Math.round(b.statementMs)}; set lock_timeout = ${Math.round(b.lockMs)}`;
+  const bound = (setting: string, ms: number) =>
+    `set_config('${setting}', (case when now.${setting} > interval '0' and now.${setting} < interval '${Math.round(ms)} ms' then extract(epoch from now.${setting}) * 1000 else ${Math.round(ms)} end)::bigint::text, false)`;
+  return `select ${bound('statement_timeout', b.statementMs)}, ${bound('lock_timeout', b.lockMs)} from (select current_setting('statement_timeout')::interval as statement_timeout, current_setting('lock_timeout')::interval as lock_timeout) now`;
 }
 
 /**
- * DDSYNC_WAREHOUSE_STATEMENT_SCALE (a positive number, default 1) scales every bound: tests make them
+ * DDSYNC_PG_TIMEOUT_SCALE (a positive number, default 1) scales every bound: tests make them
  * short enough to meet, an operator with a far slower warehouse may make them longer.
  */
 export function scaledBounds(kind: StatementKind, scale: number): StatementBounds {

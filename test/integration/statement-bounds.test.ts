@@ -73,6 +73,16 @@ describe('statements bounded twice, on a real Postgres', () => {
       statement: `${long.statementMs / 1000}s`,
       lock: `${long.lockMs}ms`,
     });
+    // A stricter bound the server gives (a DBA's, for the database) is kept; the other is ddsync's.
+    const name = new URL(url).pathname.slice(1);
+    await sql.raw(`alter database ${name} set lock_timeout = '300ms'`).execute(db);
+    const strict = openWarehouse(url, 1, 'ddsync-bounds-strict', { timeoutScale: SCALE });
+    try {
+      expect(await settings(strict)).toEqual({ statement: `${WORK.statementMs}ms`, lock: '300ms' });
+    } finally {
+      await strict.destroy();
+      await sql.raw(`alter database ${name} reset lock_timeout`).execute(db);
+    }
     // A live server meets its own bound first and says so (57014), on a connection that stays usable.
     const slow = await sql`select pg_sleep(30)`.execute(db).then(
       () => undefined,

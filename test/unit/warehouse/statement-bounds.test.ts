@@ -25,10 +25,10 @@ describe('statement bounds', () => {
     expect(STATEMENT_BOUNDS.migration.clientMs - STATEMENT_BOUNDS.migration.statementMs).toBe(180_000);
   });
 
-  it('sets both server-side bounds in whole milliseconds', () => {
-    expect(serverBoundsSql({ statementMs: 2400.4, lockMs: 1200 })).toBe(
-      'set statement_timeout = 2400; set lock_timeout = 1200',
-    );
+  it('sets both server-side bounds in whole milliseconds, keeping a stricter one the server gives', () => {
+    const text = serverBoundsSql({ statementMs: 2400.4, lockMs: 1200 });
+    expect(text).toContain("interval '2400 ms' then extract(epoch from now.statement_timeout) * 1000 else 2400 end");
+    expect(text).toContain("interval '1200 ms' then extract(epoch from now.lock_timeout) * 1000 else 1200 end");
   });
 });
 
