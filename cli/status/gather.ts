@@ -81,8 +81,10 @@ export function warehouseProblem(error: unknown, where: string, via: ReaderSetti
   }
   // A server error carries a severity; without one, nothing answered.
   if (error instanceof Error && 'severity' in error) return `the warehouse at ${where} could not be read: ${message}`;
-  const reason = /timeout exceeded when trying to connect/i.test(message)
-    ? 'no connection within 10 s'
+  // A frozen server (a stopped process, a frozen VM: its kernel still accepts the connection) never
+  // finishes the startup: pg-pool and pg word the same timeout differently.
+  const reason = /timeout exceeded when trying to connect|terminated due to connection timeout/i.test(message)
+    ? 'no connection within 10 s (the server does not answer: stopped, frozen or unreachable)'
     : networkReason(error);
   return `cannot reach the warehouse at ${where}: ${reason}; check ${via}`;
 }

@@ -168,7 +168,17 @@ describe('what could not be read, in one sentence', () => {
     );
     expect(
       warehouseProblem(new Error('timeout exceeded when trying to connect'), '10.0.0.9:5432/ddsync', 'DATABASE_URL'),
-    ).toBe('cannot reach the warehouse at 10.0.0.9:5432/ddsync: no connection within 10 s; check DATABASE_URL');
+    ).toBe(
+      'cannot reach the warehouse at 10.0.0.9:5432/ddsync: no connection within 10 s (the server does not answer: stopped, frozen or unreachable); check DATABASE_URL',
+    );
+    // pg's own words for the same timeout, when a frozen server never finishes the startup.
+    expect(
+      warehouseProblem(
+        new Error('Connection terminated due to connection timeout'),
+        '10.0.0.9:5432/ddsync',
+        'DATABASE_URL',
+      ),
+    ).toMatch(/: no connection within 10 s \(the server does not answer/);
     expect(temporalProblem(Object.assign(new Error('deadline'), { code: 4 }), 'x:7233 (namespace default)')).toBe(
       'Temporal at x:7233 (namespace default) did not answer within 20 s',
     );
