@@ -79,6 +79,32 @@ describe('ddsync worker', () => {
     }
   }, 150_000);
 
+  it('waits for a Temporal that is not there yet, and starts when it answers', async () => {
+    const port = await freePort();
+    const [host, targetPort] = env.TEMPORAL_ADDRESS!.split(':') as [string, string];
+    const run = runDdsync(['worker'], { ...env, TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
+    const proxy = createServer((socket) => {
+      const upstream = connect(Number(targetPort), host);
+      socket.pipe(upstream).pipe(socket);
+      upstream.on('error', () => socket.destroy());
+      socket.on('error', () => upstream.destroy());
+    });
+    try {
+      await run.waitFor(
+        /Temporal is unavailable: cannot reach Temporal at 127.0.0.1:\d+ .*waiting for it before starting/,
+        60_000,
+      );
+      await new Promise<void>((resolve) => proxy.listen(port, '127.0.0.1', resolve));
+      await run.waitFor(/worker ready/, 90_000);
+      expect(run.output().match(/Temporal is unavailable/g)).toHaveLength(1);
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(0);
+    } finally {
+      run.child.kill('SIGKILL');
+      proxy.close();
+    }
+  }, 150_000);
+
   it('fails fast when the warehouse refuses the password: waiting cannot mend it', async () => {
     const url = new URL(env.DATABASE_URL!);
     url.password = 'secret-pw-wrong';
