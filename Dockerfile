@@ -1,21 +1,36 @@
-# The ddsync worker image: the production build (npm run build) runs as plain JavaScript, with the
-# workflow bundle prebuilt, so a worker starts fast and small.
-FROM node:20-bookworm-slim
-ENV NODE_ENV=production
-WORKDIR /app
+# The ddsync image: the npm package (what `npm pack` makes: the compiled CLI, the prebuilt workflow
+# bundle, the migrations and views) with its production dependencies, run by the package's own entry
+# point. No TypeScript sources, no TypeScript loader, no development dependencies in the image.
+
+# 1. Build: the package, made as `npm pack` makes it (its prepack runs `npm run build`).
+FROM node:20-bookworm-slim AS build
+WORKDIR /src
 # The dependencies first, in their own layer: a change to the sources does not reinstall them.
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund
-# The whole tree, less what .dockerignore leaves out (tests, docs, local state, secrets): a new source
-# folder cannot be forgotten. test/unit/infra/production-stack.test.ts checks that every file the
-# build and the CLI use gets here.
+RUN npm ci --no-audit --no-fund
+# The whole tree, less what .dockerignore leaves out (local state, secrets, host installs and builds).
 COPY . .
-RUN node node_modules/tsx/dist/cli.mjs tools/build.ts
+RUN npm pack --pack-destination /tmp \
+ && mkdir /package \
+ && tar -xzf /tmp/ddsync-*.tgz -C /package --strip-components=1
+
+# 2. Run: the package and its production dependencies, from the lockfile.
+FROM node:20-bookworm-slim
+# CA certificates for TLS to the service and Temporal Cloud; tini as PID 1, so signals reach node and
+# exited children are reaped (what `docker run --init` does, without depending on it).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends ca-certificates tini \
+ && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /package/ ./
+COPY package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund
 # The PDF archive volume mounts here (docker-compose.yml); a named volume takes over this ownership.
 RUN mkdir -p /archive && chown node:node /archive
 USER node
 # Memory settings of a production worker: see infra/production.ts.
 ENV MALLOC_ARENA_MAX=2
 ENV MALLOC_MMAP_THRESHOLD_=131072
-ENTRYPOINT ["node", "--max-old-space-size=1024", "--heap-growing-percent=75", "--max-semi-space-size=8", "dist/ddsync.mjs"]
-CMD ["worker", "--bundle", "dist/workflow-bundle.js"]
+ENTRYPOINT ["tini", "--", "node", "--max-old-space-size=1024", "--heap-growing-percent=75", "--max-semi-space-size=8", "bin/ddsync.js"]
+CMD ["worker"]

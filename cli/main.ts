@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { CommanderError, type Command } from 'commander';
 import { failureMessage } from '../workflows/failure-message.ts';
 import { UsageError } from './usage.ts';
@@ -8,9 +8,14 @@ import { packagePath } from '../platform/package-root.ts';
 import { ddsyncProgram } from './program.ts';
 import { stopWhenNpmParentExits } from '../infra/parent-watch.ts';
 
+/** The package's version and the warehouse schema it migrates to (its last migration). */
 function version(): string {
   const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string };
-  return pkg.version;
+  const last = readdirSync(packagePath('sql', 'migrations'))
+    .filter((name) => /^\d{4}_.+\.sql$/.test(name))
+    .sort()
+    .at(-1);
+  return `${pkg.version} (warehouse schema ${last?.replace(/\.sql$/, '') ?? 'none'})`;
 }
 
 /**
@@ -60,6 +65,11 @@ async function main(argv: string[]): Promise<number> {
 }
 
 stopWhenNpmParentExits();
+// `ddsync config | head`: a reader that stops reading is not a failure (no stack trace for a closed pipe).
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 const code = await main(process.argv.slice(2));
 process.exitCode = code;
 // Long-running commands never return here; one-shot commands end now even if a library left a handle open.

@@ -34,4 +34,4 @@ export const WORKER_ENV = { MALLOC_ARENA_MAX: '2', MALLOC_MMAP_THRESHOLD_: '1310
  */
 export const WORKFLOW_THREAD_SEMI_SPACE_MB = 1;
 export const BUILT_CLI = 'dist/ddsync.mjs';
-export const BUILT_WORKFLOW_BUNDLE = 'dist/workflow-bundle.js';
+export const BUILT_WORKFLOW_BUNDLE = 'dist/workflow-bundle.cjs';

@@ -7,6 +7,8 @@ import { activityInterceptors, createActivities, type ActivityDeps } from '../ac
 import { Outage } from '../platform/outage.ts';
 
 export const WORKFLOWS_PATH = packagePath('workflows', 'index.ts');
+/** The prebuilt workflow bundle (npm run build), shipped in the package. */
+export const PACKAGED_WORKFLOW_BUNDLE = packagePath('dist', 'workflow-bundle.cjs');
 
 export interface DdsyncWorkerOptions {
   connection: NativeConnection;
@@ -58,7 +60,11 @@ export async function createDdsyncWorker(options: DdsyncWorkerOptions): Promise<
     ? { workflowBundle: options.workflowBundle }
     : options.workflowBundlePath && existsSync(options.workflowBundlePath)
       ? { workflowBundle: { codePath: options.workflowBundlePath } }
-      : { workflowsPath: WORKFLOWS_PATH };
+      : existsSync(WORKFLOWS_PATH)
+        ? { workflowsPath: WORKFLOWS_PATH }
+        : // An installed package has no workflow sources (Temporal's bundler would not compile TypeScript
+          // under node_modules anyway): it runs the bundle built with it.
+          { workflowBundle: { codePath: PACKAGED_WORKFLOW_BUNDLE } };
   return withSemiSpace(options.workflowThreadSemiSpaceMb, () =>
     Worker.create({
       connection: options.connection,

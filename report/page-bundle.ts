@@ -1,28 +1,32 @@
-import { build } from 'esbuild';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { packagePath } from '../platform/package-root.ts';
 
 // The page's script is TypeScript (report/page/main.ts and what it imports, type-checked with the
 // DOM's types by report/page/tsconfig.json), bundled by esbuild into one classic script the report
-// inlines. Bundled when a report is first written, not at build time: the same code path from a
-// source checkout (bin/ddsync.js through tsx) and from the built CLI (dist/ddsync.mjs), which both
-// find report/page/ under the package folder (the image copies the sources). It takes a few tens of
-// milliseconds, once per process: the result is kept for the next report (the demo writes one per run).
+// inlines. From a source checkout it is bundled when a report is first written (a few tens of
+// milliseconds, once per process), so it is never stale; an installed package has no TypeScript
+// sources and reads the script `npm run build` bundled the same way (dist/report-page.js).
 
 /** The page's entry point, found through the package folder from the sources and from dist/. */
 export const PAGE_ENTRY = packagePath('report', 'page', 'main.ts');
+/** The page script as built (tools/build.ts), for a package without the sources. */
+export const BUILT_PAGE_SCRIPT = packagePath('dist', 'report-page.js');
 
 let bundled: Promise<string> | undefined;
 
 /** The page script as one browser script (an IIFE, ES2022), bundled once per process. */
 export function pageScript(): Promise<string> {
-  bundled ??= bundlePageScript().catch((error: unknown) => {
+  bundled ??= (existsSync(PAGE_ENTRY) ? bundlePageScript() : readFile(BUILT_PAGE_SCRIPT, 'utf8')).catch((error: unknown) => {
     bundled = undefined;
     throw error;
   });
   return bundled;
 }
 
-async function bundlePageScript(): Promise<string> {
+/** The page's sources bundled now (esbuild is a development dependency: imported only here). */
+export async function bundlePageScript(): Promise<string> {
+  const { build } = await import('esbuild');
   let result: Awaited<ReturnType<typeof build>>;
   try {
     result = await build({

@@ -1,12 +1,13 @@
 // The production build: the CLI as ES modules (dist/ddsync.mjs and its chunks in dist/chunks/, plain
 // JavaScript: no TypeScript loader in the process, which saves start-up time and about 50 MB of worker
-// memory) and the prebuilt workflow bundle (dist/workflow-bundle.js). Usage: npm run build
+// memory) and the prebuilt workflow bundle (dist/workflow-bundle.cjs). Usage: npm run build
 import { build } from 'esbuild';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { packagePath } from '../platform/package-root.ts';
 import { WORKFLOWS_PATH } from '../infra/worker.ts';
+import { BUILT_PAGE_SCRIPT, bundlePageScript } from '../report/page-bundle.ts';
 
 /**
  * V8 keeps a script's source as long as its functions live, in two bytes a character as soon as one
@@ -38,6 +39,8 @@ const { metafile } = await build({
   // Dependencies stay in node_modules (native modules, embedded binaries); only ddsync's code is bundled.
   packages: 'external',
   sourcemap: true,
+  // Stack traces name the sources' files and lines; the package ships no sources, in maps neither.
+  sourcesContent: false,
   logLevel: 'warning',
 });
 // The metafile's paths are relative to absWorkingDir.
@@ -47,7 +50,7 @@ for (const path of written) if (path.endsWith('.mjs')) await writeFile(path, asc
 for (const name of await readdir(chunks)) if (!written.has(join(chunks, name))) await rm(join(chunks, name));
 process.stdout.write(`CLI bundle written to ${cli} (${written.size / 2 - 1} chunks)\n`);
 
-const workflows = packagePath('dist', 'workflow-bundle.js');
+const workflows = packagePath('dist', 'workflow-bundle.cjs');
 const { code } = await bundleWorkflowCode({
   workflowsPath: WORKFLOWS_PATH,
   logger: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} } as never,
@@ -55,3 +58,7 @@ const { code } = await bundleWorkflowCode({
 await mkdir(packagePath('dist'), { recursive: true });
 await writeFile(workflows, asciiOnly(code));
 process.stdout.write(`workflow bundle written to ${workflows} (${(code.length / 1024).toFixed(0)} KiB)\n`);
+
+// The report page's script, for a package that ships no TypeScript (report/page-bundle.ts).
+await writeFile(BUILT_PAGE_SCRIPT, await bundlePageScript());
+process.stdout.write(`report page script written to ${BUILT_PAGE_SCRIPT}\n`);

@@ -1,12 +1,10 @@
 import { describe, it, expect } from 'vitest';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { builtinModules } from 'node:module';
 import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { LAYERS, importsOf } from '../../support/import-graph.ts';
 import { SETTINGS } from '../../../platform/config.ts';
-import { BUILT_CLI, BUILT_WORKFLOW_BUNDLE } from '../../../infra/production.ts';
 
 /**
  * The production stack (Dockerfile, .dockerignore, docker-compose.yml) read as files: no Docker runs
@@ -84,78 +82,95 @@ function ignoreMatcher(text: string): (path: string) => boolean {
   };
 }
 
+interface Stage {
+  /** FROM's image, and its `AS` name. */
+  from: string;
+  name?: string;
+  instructions: Instruction[];
+}
+
 interface ImageModel {
-  stages: number;
-  /** Where a file of the build context lands in the image, and the index of the COPY that puts it there. */
-  landings(path: string): Array<{ at: string; step: number }>;
+  stages: Stage[];
+  /** The last stage: what runs. */
+  runtime: Stage;
   excluded(path: string): boolean;
-  /** WORKDIR at the end: where ENTRYPOINT's relative paths resolve. */
-  workdir: string;
-  runs: Array<{ step: number; text: string }>;
   entrypoint: string[];
   cmd: string[];
   text: string;
 }
 
 function imageModel(dockerfile: string, dockerignore: string): ImageModel {
-  const instructions = parseDockerfile(dockerfile);
-  const excluded = ignoreMatcher(dockerignore);
-  let workdir = '/';
-  const copies: Array<{ sources: string[]; dest: string; intoDir: boolean; step: number; problem?: string }> = [];
-  const runs: Array<{ step: number; text: string }> = [];
-  let entrypoint: string[] = [];
-  let cmd: string[] = [];
-  instructions.forEach((ins, step) => {
-    if (ins.op === 'WORKDIR') workdir = posix.resolve(workdir, ins.args[0]!);
-    if (ins.op === 'RUN') runs.push({ step, text: ins.text });
-    if (ins.op === 'ENTRYPOINT') entrypoint = ins.args;
-    if (ins.op === 'CMD') cmd = ins.args;
-    if (ins.op === 'COPY' || ins.op === 'ADD') {
-      const parts = ins.args.filter((a) => !a.startsWith('--'));
-      if (ins.args.some((a) => a.startsWith('--from='))) return; // from another stage or image, not the context
-      const dest = parts.at(-1)!;
-      const sources = parts.slice(0, -1);
-      const intoDir = dest.endsWith('/') || dest === '.' || sources.length > 1;
-      // Docker flattens directories matched by a glob into dest: model only plain paths.
-      const problem = sources.some((s) => /[*?[]/.test(s))
-        ? `${ins.op} ${ins.text}: glob sources are not modelled`
-        : undefined;
-      copies.push({ sources, dest: posix.resolve(workdir, dest), intoDir, step, problem });
-    }
-  });
+  const stages: Stage[] = [];
+  for (const ins of parseDockerfile(dockerfile)) {
+    if (ins.op === 'FROM') {
+      const [from, as, name] = ins.args;
+      stages.push({ from: from!, ...(as?.toUpperCase() === 'AS' && name ? { name } : {}), instructions: [] });
+    } else stages.at(-1)?.instructions.push(ins);
+  }
+  const runtime = stages.at(-1) ?? { from: '', instructions: [] };
+  const last = (op: string) => runtime.instructions.filter((i) => i.op === op).at(-1)?.args ?? [];
   return {
-    stages: instructions.filter((i) => i.op === 'FROM').length,
-    excluded,
-    workdir,
-    runs,
-    entrypoint,
-    cmd,
+    stages,
+    runtime,
+    excluded: ignoreMatcher(dockerignore),
+    entrypoint: last('ENTRYPOINT'),
+    cmd: last('CMD'),
     text: dockerfile,
-    landings(path) {
-      if (excluded(path)) return [];
-      const out: Array<{ at: string; step: number }> = [];
-      for (const c of copies) {
-        if (c.problem) throw new Error(c.problem);
-        for (const s of c.sources) {
-          const src = posix.normalize(s).replace(/\/+$/, '');
-          if (src === '.') out.push({ at: posix.join(c.dest, path), step: c.step });
-          else if (path === src)
-            out.push({ at: c.intoDir ? posix.join(c.dest, posix.basename(src)) : c.dest, step: c.step });
-          else if (path.startsWith(`${src}/`))
-            out.push({ at: posix.join(c.dest, path.slice(src.length + 1)), step: c.step });
-        }
-      }
-      return out;
-    },
   };
 }
 
-const filesUnder = (path: string): string[] => {
-  if (!statSync(`${ROOT}/${path}`).isDirectory()) return [path];
-  return readdirSync(`${ROOT}/${path}`)
-    .sort()
-    .flatMap((entry) => filesUnder(`${path}/${entry}`));
-};
+interface PackageManifest {
+  bin: Record<string, string>;
+  files: string[];
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  scripts: Record<string, string>;
+}
+const manifest = () => JSON.parse(read('package.json')) as PackageManifest;
+
+/**
+ * The image is the npm package and its production dependencies, nothing else: one stage builds the
+ * package as `npm pack` makes it (what test/postgis/package.test.ts installs and runs the demo from),
+ * the last runs it. So what the image holds is what the package holds, and that test proves the
+ * package whole; here, that the Dockerfile keeps to that shape.
+ */
+function imageProblems(image: ImageModel): string[] {
+  const problems: string[] = [];
+  if (image.stages.length < 2)
+    return [`the Dockerfile has ${image.stages.length} stage(s): it builds in one, runs in another`];
+  const build = image.stages.slice(0, -1);
+  const runs = (stages: Stage[]) =>
+    stages.flatMap((s) => s.instructions.filter((i) => i.op === 'RUN').map((i) => i.text));
+  if (!runs(build).some((t) => /\bnpm ci\b(?!.*--omit=dev)/.test(t)))
+    problems.push('the build stage does not install the development dependencies (npm ci)');
+  if (!runs(build).some((t) => /\bnpm pack\b/.test(t)))
+    problems.push('the build stage does not make the package (npm pack)');
+  const { runtime } = image;
+  if (runtime.from !== 'node:20-bookworm-slim')
+    problems.push(`the image runs on ${runtime.from}, not node:20-bookworm-slim`);
+  if (!runs([runtime]).some((t) => /apt-get install[^&]*\bca-certificates\b/.test(t)))
+    problems.push('the image does not install ca-certificates');
+  if (!runs([runtime]).some((t) => /\bnpm ci\b.*--omit=dev/.test(t)))
+    problems.push('the image does not run npm ci --omit=dev');
+  for (const ins of runtime.instructions.filter((i) => i.op === 'COPY' || i.op === 'ADD')) {
+    const from = ins.args.find((a) => a.startsWith('--from='))?.slice('--from='.length);
+    const sources = ins.args.filter((a) => !a.startsWith('--')).slice(0, -1);
+    if (from === undefined) {
+      // From the build context: only the lockfile, which npm ci reads.
+      if (sources.some((src) => src !== 'package-lock.json'))
+        problems.push(`the image copies ${sources.join(' ')} from the build context, not from the package`);
+    } else if (!build.some((s) => s.name === from))
+      problems.push(`the image copies from ${from}, not from the build stage`);
+  }
+  const user = runtime.instructions.filter((i) => i.op === 'USER').at(-1)?.args[0];
+  if (user === undefined || user === 'root' || user === '0') problems.push('the image runs as root');
+  const bin = manifest().bin.ddsync;
+  if (image.entrypoint.at(-1) !== bin)
+    problems.push(`the image's ENTRYPOINT does not run the package's entry point ${bin}`);
+  if (!['tini', '/usr/bin/tini', 'dumb-init'].includes(image.entrypoint[0] ?? ''))
+    problems.push('the image has no init as PID 1 (signals, reaping)');
+  return problems;
+}
 
 /** packagePath('a', 'b') calls in a file, as 'a/b'; a call that is not all string literals is reported. */
 function packagePathsIn(file: string, problems: string[]): string[] {
@@ -172,143 +187,63 @@ function packagePathsIn(file: string, problems: string[]): string[] {
   return out;
 }
 
-/** What the package's folder holds that the image does not copy but makes: the build's output and run-time state. */
-const MADE_IN_IMAGE: Record<string, string> = {
-  dist: 'written by the build step in the image (npm run build)',
-  '.ddsync': 'state ddsync writes at run time (tools, embedded stack, default PDF archive)',
+/**
+ * What the CLI reads through packagePath but the package does not ship, each with the reason: sources
+ * a checkout runs and the package replaces with what the build made, and state written at run time.
+ */
+const NOT_SHIPPED: Record<string, string> = {
+  'workflows/index.ts': 'a checkout bundles the sources; the package runs dist/workflow-bundle.cjs (infra/worker.ts)',
+  'report/page/main.ts': "a checkout bundles the page's sources; the package reads dist/report-page.js",
+  'report/page': "the page's sources, bundled in a checkout only",
+  'report/page/tsconfig.json': "the page's sources, bundled in a checkout only",
+  '.ddsync/tools/temporal-bin': 'state written at run time',
 };
 
-interface BuildNeeds {
-  /** Source files the build script and the bundles it makes reach through relative imports. */
-  sources: string[];
-  /** Files read at run time through packagePath (migrations, examples, package.json). */
-  data: string[];
-  buildScripts: string[];
-  problems: string[];
-}
-
-/**
- * What the build in the image needs: the .ts scripts its RUN lines start (directly or through an npm
- * script), every file they import, and the entry points they name with packagePath (cli/main.ts,
- * workflows/index.ts), followed to a fixed point; plus the non-source files read through packagePath.
- */
-function buildNeeds(image: ImageModel): BuildNeeds {
+/** packagePath targets of the product's code that the package's `files` leaves out. */
+function packageProblems(files: readonly string[]): string[] {
   const problems: string[] = [];
-  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
-  const buildScripts = image.runs.flatMap(({ text }) => {
-    const expanded = text.replace(/npm run (\S+)/g, (_, name: string) => scripts[name] ?? '');
-    return [...expanded.matchAll(/(?:^|\s)([\w./-]+\.ts)(?=\s|$)/g)].map((m) => m[1]!);
-  });
-  const seen = new Set<string>();
-  const data = new Set<string>();
-  const queue = [...buildScripts];
-  while (queue.length > 0) {
-    const file = queue.pop()!;
-    if (seen.has(file)) continue;
-    if (!existsSync(`${ROOT}/${file}`)) {
-      problems.push(`${file} is imported but does not exist`);
-      continue;
-    }
-    seen.add(file);
-    for (const edge of importsOf(ROOT, file)) queue.push(edge.to);
+  const code = importsOf(ROOT, 'cli/main.ts').length >= 0 ? LAYERS : [];
+  const sources = code.flatMap((layer) => (existsSync(`${ROOT}/${layer}`) ? filesUnder(layer) : []));
+  const shipped = (path: string) =>
+    files.some((f) => {
+      const clean = f.replace(/\/+$/, '');
+      return path === clean || path.startsWith(`${clean}/`);
+    });
+  // The product's code: build scripts (tools/) run in a checkout only.
+  for (const file of sources.filter((f) => /\.ts$/.test(f) && !/^(test|tools|bench)\//.test(f))) {
     for (const target of packagePathsIn(file, problems)) {
-      if (/\.(ts|mts)$/.test(target)) queue.push(target);
-      else data.add(target);
-    }
-  }
-  const dataFiles: string[] = [];
-  for (const target of [...data].sort()) {
-    const top = target.split('/')[0]!;
-    if (MADE_IN_IMAGE[top] !== undefined) continue;
-    if (!existsSync(`${ROOT}/${target}`)) {
-      problems.push(`packagePath('${target}') names nothing in the repository`);
-      continue;
-    }
-    dataFiles.push(...filesUnder(target));
-  }
-  return { sources: [...seen].sort(), data: dataFiles, buildScripts, problems };
-}
-
-/** The needed files the image does not hold where packagePath finds them (sources: before the build runs). */
-function imageProblems(image: ImageModel, needs: BuildNeeds): string[] {
-  const problems = [...needs.problems];
-  if (image.stages !== 1) problems.push(`the Dockerfile has ${image.stages} stages; this test models one`);
-  if (needs.buildScripts.length === 0) problems.push('no RUN line starts a .ts build script');
-  const root = image.landings('package.json').map((l) => posix.dirname(l.at));
-  if (root.length === 0) return [...problems, 'package.json is not copied'];
-  const appRoot = root[0]!;
-  if (image.workdir !== appRoot) problems.push(`WORKDIR ${image.workdir} is not the package root ${appRoot}`);
-  const npmCi = image.runs.find((r) => /\bnpm (ci|install)\b/.test(r.text));
-  const buildStep = Math.min(
-    ...image.runs
-      .filter((r) => needs.buildScripts.some((s) => r.text.includes(s)) || /npm run build/.test(r.text))
-      .map((r) => r.step),
-  );
-  const check = (path: string, beforeStep: number, what: string) => {
-    const landed = image.landings(path).filter((l) => l.at === posix.join(appRoot, path) && l.step < beforeStep);
-    if (landed.length === 0)
-      problems.push(
-        `${path} (${what}) is not in the image${image.excluded(path) ? ': .dockerignore leaves it out' : ''}`,
-      );
-  };
-  for (const f of ['package.json', 'package-lock.json']) check(f, npmCi?.step ?? Infinity, 'before npm ci');
-  for (const f of needs.sources) check(f, buildStep, 'imported by the build');
-  for (const f of needs.data) check(f, Infinity, 'read at run time');
-  return problems;
-}
-
-/** Packages the image's code imports (not as types only) must be production dependencies: the image runs npm ci --omit=dev. */
-function dependencyProblems(sources: string[]): string[] {
-  const manifest = JSON.parse(read('package.json')) as { dependencies: Record<string, string> };
-  const problems: string[] = [];
-  const bare =
-    /(?:^|[\s;])(import|export)\s+(type\s+)?([^'";]*?)\s*from\s*['"]([^.'"][^'"]*)['"]|import\(\s*['"]([^.'"][^'"]*)['"]\s*\)|^\s*import\s+['"]([^.'"][^'"]*)['"]/gm;
-  for (const file of sources) {
-    for (const m of read(file).matchAll(bare)) {
-      const clause = (m[3] ?? '').trim();
-      const typeOnly = m[2] !== undefined || /^\{\s*(type\s+[\w$]+\s*(as\s+[\w$]+\s*)?,?\s*)+\}$/.test(clause);
-      if (typeOnly) continue;
-      const spec = m[4] ?? m[5] ?? m[6]!;
-      if (spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0]!)) continue;
-      const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
-      if (manifest.dependencies[name] === undefined)
-        problems.push(`${file} imports ${name}, which is not in dependencies`);
+      if (target === 'package.json' || NOT_SHIPPED[target] !== undefined) continue;
+      if (!shipped(target))
+        problems.push(`${file} reads ${target}, which the package does not ship (package.json files)`);
     }
   }
   return problems;
 }
+
+const filesUnder = (path: string): string[] => {
+  if (!statSync(`${ROOT}/${path}`).isDirectory()) return [path];
+  return readdirSync(`${ROOT}/${path}`)
+    .sort()
+    .flatMap((entry) => filesUnder(`${path}/${entry}`));
+};
 
 const realImage = () => imageModel(read('Dockerfile'), read('.dockerignore'));
 
-describe('the image: every file the build and the CLI use is copied', () => {
+describe('the image: the package and its production dependencies, run by its own entry point', () => {
   const image = realImage();
-  const needs = buildNeeds(image);
 
-  it('finds the build, its bundles and the files read at run time', () => {
-    expect(needs.buildScripts).toEqual(['tools/build.ts']);
-    const folders = new Set([...needs.sources, ...needs.data].map((f) => f.split('/')[0]));
-    // The reader works: the layers the build reaches and the data folders read through packagePath.
-    for (const f of [...LAYERS, 'sql', 'examples', 'package.json']) {
-      expect(folders).toContain(f);
-    }
-    expect(needs.sources).toEqual(expect.arrayContaining(['cli/main.ts', 'workflows/index.ts']));
-    expect(needs.data).toEqual(
-      expect.arrayContaining(['sql/migrations/0001_warehouse.sql', 'examples/shipments.ndjson']),
-    );
-    // What the image makes rather than copies is where the build writes.
-    expect([BUILT_CLI, BUILT_WORKFLOW_BUNDLE].map((p) => p.split('/')[0])).toEqual(['dist', 'dist']);
+  it('builds the package in one stage and runs only it, with ca-certificates, an init and no root, in the last', () => {
+    expect(imageProblems(image)).toEqual([]);
   });
 
-  it('copies each of them to where packagePath looks, sources before the build runs', () => {
-    expect(imageProblems(image, needs)).toEqual([]);
+  it("ships in the package every file the product's code reads through packagePath", () => {
+    expect(packageProblems(manifest().files)).toEqual([]);
+    // No TypeScript loader or bundler is a production dependency.
+    for (const name of ['tsx', 'typescript', 'esbuild']) expect(manifest().dependencies[name], name).toBeUndefined();
+    expect(manifest().scripts.prepack).toBe('npm run build');
   });
 
-  it('installs every package that code imports (npm ci --omit=dev)', () => {
-    expect(image.runs.some((r) => /npm ci --omit=dev/.test(r.text))).toBe(true);
-    expect(dependencyProblems(needs.sources)).toEqual([]);
-  });
-
-  it('keeps secrets, host installs, local state and host builds out', () => {
+  it('keeps secrets, host installs, local state and host builds out of the build context', () => {
     for (const path of [
       '.env',
       '.env.production',
@@ -316,46 +251,33 @@ describe('the image: every file the build and the CLI use is copied', () => {
       '.ddsync/stack/pg/PG_VERSION',
       'dist/ddsync.mjs',
     ]) {
-      expect(image.landings(path), path).toEqual([]);
+      expect(image.excluded(path), path).toBe(true);
     }
   });
 
-  it('would notice a folder not copied, one left out by .dockerignore, a devDependency imported', () => {
-    const named = read('Dockerfile').replace(
-      'COPY . .',
-      ['bin', ...LAYERS, 'examples'].map((f) => `COPY ${f} ./${f}`).join('\n'),
+  it('would notice one stage, a copy from the context, root, no certificates, another entry point, a file not shipped', () => {
+    const single = imageModel(
+      'FROM node:20-bookworm-slim\nWORKDIR /app\nCOPY . .\nRUN npm ci --omit=dev\nENTRYPOINT ["node", "dist/ddsync.mjs"]\n',
+      '',
     );
-    const withoutSql = imageModel(named, '');
-    expect(imageProblems(withoutSql, buildNeeds(withoutSql))).toEqual(
-      expect.arrayContaining(['sql/migrations/0001_warehouse.sql (read at run time) is not in the image']),
-    );
-    const ignoring = imageModel(
-      read('Dockerfile'),
-      `${read('.dockerignore')}\nexamples\n**/migrations/*.sql\n!sql/migrations/0002_*.sql\n`,
-    );
-    const problems = imageProblems(ignoring, buildNeeds(ignoring));
-    expect(problems).toEqual(
-      expect.arrayContaining([
-        'examples/shipments.ndjson (read at run time) is not in the image: .dockerignore leaves it out',
-        'sql/migrations/0001_warehouse.sql (read at run time) is not in the image: .dockerignore leaves it out',
-      ]),
-    );
-    expect(problems.join('\n')).not.toContain('0002_bi_views.sql');
-    const late = imageModel(
+    expect(imageProblems(single)).toEqual(['the Dockerfile has 1 stage(s): it builds in one, runs in another']);
+    const wrong = imageModel(
       read('Dockerfile')
-        .replace('COPY . .', 'COPY sql ./sql')
-        .replace(/^USER node$/m, 'COPY . .\nUSER node'),
+        .replace('ca-certificates tini', 'tini')
+        .replace('COPY package-lock.json ./', 'COPY . .')
+        .replace(/^USER node$/m, 'USER root')
+        .replace('"bin/ddsync.js"]', '"dist/ddsync.mjs"]'),
       read('.dockerignore'),
     );
-    expect(imageProblems(late, buildNeeds(late))).toEqual(
-      expect.arrayContaining(['cli/main.ts (imported by the build) is not in the image']),
-    );
-    expect(imageModel(read('Dockerfile'), '').landings('.env')).toEqual([
-      { at: '/app/.env', step: expect.any(Number) },
+    expect(imageProblems(wrong)).toEqual([
+      'the image does not install ca-certificates',
+      'the image copies . from the build context, not from the package',
+      'the image runs as root',
+      "the image's ENTRYPOINT does not run the package's entry point bin/ddsync.js",
     ]);
-    expect(dependencyProblems(['test/unit/infra/production-stack.test.ts'])).toEqual(
-      expect.arrayContaining(['test/unit/infra/production-stack.test.ts imports vitest, which is not in dependencies']),
-    );
+    expect(packageProblems(manifest().files.filter((f) => f !== 'examples/'))).toEqual([
+      'cli/demo-submission.ts reads examples/shipments.ndjson, which the package does not ship (package.json files)',
+    ]);
   });
 });
 
@@ -629,10 +551,10 @@ function orderProblems(c: Compose): string[] {
 /** The worker runs the image's command; the receiver listens where its port, the ports and its healthcheck say. */
 function processProblems(c: Compose, image: ImageModel): string[] {
   const problems: string[] = [];
-  const expected = ['worker', '--bundle', BUILT_WORKFLOW_BUNDLE];
+  // The package's worker runs its own prebuilt workflow bundle: no flag needed.
+  const expected = ['worker'];
   if (JSON.stringify(image.cmd) !== JSON.stringify(expected))
     problems.push(`the Dockerfile's CMD ${JSON.stringify(image.cmd)} is not ${JSON.stringify(expected)}`);
-  if (image.entrypoint.at(-1) !== BUILT_CLI) problems.push(`the Dockerfile's ENTRYPOINT does not run ${BUILT_CLI}`);
   const worker = c.services.worker;
   if (!worker) return [...problems, 'no worker service'];
   if (JSON.stringify(commandOf(worker, image)) !== JSON.stringify(image.cmd))
@@ -846,20 +768,24 @@ describe('docker-compose.yml, read without running it', () => {
     ]);
 
     const proc = clone(compose);
-    proc.services.worker!.command = 'worker';
+    proc.services.worker!.command = 'worker --bundle dist/other-bundle.cjs';
     proc.services.receiver!.entrypoint = ['node', 'dist/ddsync.mjs'];
     (proc.services.receiver!.environment as Record<string, string>).DDSYNC_RECEIVER_PORT = '9000';
     (proc.services.receiver!.environment as Record<string, string>).DDSYNC_RECEIVER_HOST = '127.0.0.1';
-    const noBundle = imageModel(read('Dockerfile').replace(/^CMD .*$/m, 'CMD ["worker"]'), read('.dockerignore'));
+    const noBundle = imageModel(
+      read('Dockerfile').replace(/^CMD .*$/m, 'CMD ["worker", "--bundle", "dist/workflow-bundle.cjs"]'),
+      read('.dockerignore'),
+    );
     expect(processProblems(proc, noBundle)).toEqual([
-      'the Dockerfile\'s CMD ["worker"] is not ["worker","--bundle","dist/workflow-bundle.js"]',
+      'the Dockerfile\'s CMD ["worker","--bundle","dist/workflow-bundle.cjs"] is not ["worker"]',
+      'worker: command ["worker","--bundle","dist/other-bundle.cjs"] is not the image\'s CMD ["worker","--bundle","dist/workflow-bundle.cjs"]',
       "receiver: overrides the image's ENTRYPOINT (the production node flags)",
       'receiver: DDSYNC_RECEIVER_HOST 127.0.0.1 cannot be reached from outside the container',
       'receiver: publishes 8787, not DDSYNC_RECEIVER_PORT 9000',
       'receiver: its healthcheck asks port 8787, not DDSYNC_RECEIVER_PORT 9000',
     ]);
     expect(processProblems(proc, image)).toContain(
-      'worker: command ["worker"] is not the image\'s CMD ["worker","--bundle","dist/workflow-bundle.js"]',
+      'worker: command ["worker","--bundle","dist/other-bundle.cjs"] is not the image\'s CMD ["worker"]',
     );
 
     const wires = clone(compose);
