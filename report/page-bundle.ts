@@ -17,10 +17,12 @@ let bundled: Promise<string> | undefined;
 
 /** The page script as one browser script (an IIFE, ES2022), bundled once per process. */
 export function pageScript(): Promise<string> {
-  bundled ??= (existsSync(PAGE_ENTRY) ? bundlePageScript() : readFile(BUILT_PAGE_SCRIPT, 'utf8')).catch((error: unknown) => {
-    bundled = undefined;
-    throw error;
-  });
+  bundled ??= (existsSync(PAGE_ENTRY) ? bundlePageScript() : readFile(BUILT_PAGE_SCRIPT, 'utf8')).catch(
+    (error: unknown) => {
+      bundled = undefined;
+      throw error;
+    },
+  );
   return bundled;
 }
 
