@@ -10,6 +10,10 @@
 //   max/min, never summed;
 // - what a process did (ddsync_upstream_*, ddsync_webhook_deliveries_total, temporal_*) is its own:
 //   summed over the processes.
+//
+// Built with the SDK's classic DashboardBuilder (the SDK marks it deprecated in favour of dashboardv2):
+// Grafana's file provisioning, which the compose stack uses, loads the classic JSON model, and Grafana
+// 12 and 13 migrate it on load; the v2 resources need the newer as-code provisioning.
 import { fileURLToPath } from 'node:url';
 import * as common from '@grafana/grafana-foundation-sdk/common';
 import {
@@ -83,6 +87,7 @@ interface PanelSpec {
   height?: number;
 }
 
+// Panel ids in the order panels are added, from 1 at each build: the same input writes the same file.
 let nextId = 1;
 const panelId = () => nextId++;
 
@@ -172,6 +177,8 @@ export function ddsyncDashboard(): Dashboard {
       .time({ from: 'now-24h', to: 'now' })
       .refresh('1m')
       .timezone('browser')
+      // An empty list, not an empty object: Grafana adds its built-in annotations to the list on load.
+      .annotations([])
       .withVariable(
         new DatasourceVariableBuilder('datasource').label('Data source').type('prometheus').current({
           text: 'Prometheus',
