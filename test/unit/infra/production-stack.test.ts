@@ -337,6 +337,83 @@ function metricsProblems(c: Compose): string[] {
     }
   return problems;
 }
+/** A compose volume as source and target (a named volume's source is its name). */
+const mountsOf = (s: Service): Array<{ source: string; target: string }> =>
+  (s.volumes ?? []).map((v) => {
+    if (typeof v !== 'string') return { source: '', target: v.target };
+    const [source, target] = v.split(':');
+    return { source: source!, target: target! };
+  });
+
+/** The file in the repository a path inside a container is, through the service's bind mounts. */
+function hostPath(s: Service, path: string): string | undefined {
+  for (const m of mountsOf(s))
+    if (m.source.startsWith('./') && (path === m.target || path.startsWith(`${m.target}/`)))
+      return posix.join(m.source, path.slice(m.target.length));
+  return undefined;
+}
+
+/**
+ * Grafana beside Prometheus: an exact image, its console on the loopback only, its provisioning
+ * mounted from files that exist, the data source pointing at the Prometheus service's port, the
+ * dashboard provider reading the folder the dashboard is mounted at, and the admin password from .env.
+ */
+function grafanaProblems(c: Compose): string[] {
+  const grafana = c.services.grafana;
+  if (!grafana) return ['no grafana service'];
+  const problems: string[] = [];
+  if (!/^grafana\/grafana:\d+\.\d+\.\d+$/.test(grafana.image ?? ''))
+    problems.push(`grafana: ${grafana.image} is not an exact Grafana release (grafana/grafana:x.y.z)`);
+  for (const p of grafana.ports ?? []) {
+    const host = typeof p === 'string' ? p.split(':') : [];
+    if (host.length !== 3 || host[0] !== '127.0.0.1')
+      problems.push(`grafana: publishes ${JSON.stringify(p)} beyond the loopback`);
+  }
+  for (const m of mountsOf(grafana))
+    if (m.source.startsWith('./') && !existsSync(`${ROOT}/${m.source}`))
+      problems.push(`grafana: mounts ${m.source}, which does not exist`);
+  const provisioning = (kind: string) => hostPath(grafana, `/etc/grafana/provisioning/${kind}`);
+  const datasources = provisioning('datasources');
+  const providers = provisioning('dashboards');
+  if (!datasources || !existsSync(`${ROOT}/${datasources}`))
+    return [...problems, 'grafana: no data sources provisioned'];
+  if (!providers || !existsSync(`${ROOT}/${providers}`)) return [...problems, 'grafana: no dashboards provisioned'];
+  const yamlIn = (dir: string) =>
+    readdirSync(`${ROOT}/${dir}`)
+      .filter((f) => /\.ya?ml$/.test(f))
+      .map((f) => parse(read(`${dir}/${f}`)) as Record<string, unknown>);
+  for (const ds of yamlIn(datasources).flatMap((f) => (f.datasources ?? []) as Array<{ type: string; url: string }>)) {
+    if (ds.type !== 'prometheus') continue;
+    const url = /^http:\/\/([^:/]+):(\d+)\/?$/.exec(ds.url);
+    const target = url ? c.services[url[1]!] : undefined;
+    const ports = (target?.ports ?? []).map((p) => (typeof p === 'string' ? p.split(':').at(-1) : String(p.target)));
+    if (!url || !target?.image?.startsWith('prom/prometheus:') || !ports.includes(url[2]))
+      problems.push(`grafana: data source ${ds.url} is not the Prometheus service's port`);
+    else if (dependsOf(grafana)[url[1]!] !== 'service_healthy')
+      problems.push(`grafana: does not wait for ${url[1]} to be healthy`);
+  }
+  const dashboardDirs = yamlIn(providers).flatMap((f) =>
+    ((f.providers ?? []) as Array<{ options?: { path?: string } }>).map((p) => p.options?.path ?? ''),
+  );
+  if (dashboardDirs.length === 0) problems.push('grafana: no dashboard provider');
+  for (const dir of dashboardDirs) {
+    const source = hostPath(grafana, dir);
+    const json =
+      source && existsSync(`${ROOT}/${source}`)
+        ? readdirSync(`${ROOT}/${source}`).filter((f) => f.endsWith('.json'))
+        : [];
+    if (json.length === 0) problems.push(`grafana: the dashboard provider reads ${dir}, where no dashboard is mounted`);
+  }
+  const env = envOf(grafana);
+  const home = env.GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH;
+  const homeSource = home ? hostPath(grafana, home) : undefined;
+  if (home && (!homeSource || !existsSync(`${ROOT}/${homeSource}`)))
+    problems.push(`grafana: the home dashboard ${home} is not a mounted file`);
+  if (!/^\$\{[A-Z_]+:\?[^}]*\}$/.test(env.GF_SECURITY_ADMIN_PASSWORD ?? ''))
+    problems.push('grafana: the admin password is not required from .env (${NAME:?message})');
+  return problems;
+}
+
 const clone = <T>(v: T): T => structuredClone(v);
 
 const envOf = (s: Service): Record<string, string> => {
@@ -652,6 +729,7 @@ describe('docker-compose.yml, read without running it', () => {
 
   it('has the services of the stack', () => {
     expect(Object.keys(compose.services).sort()).toEqual([
+      'grafana',
       'prometheus',
       'receiver',
       'temporal',
@@ -710,6 +788,33 @@ describe('docker-compose.yml, read without running it', () => {
     ]);
     mounts.services.prometheus!.volumes = ['./deploy/prometheus/prometheus.yml:/etc/prometheus/prometheus.yml:ro'];
     expect(metricsProblems(mounts)).toEqual(['prometheus: mounts no alerts.yml next to its prometheus.yml']);
+  });
+
+  it('runs Grafana beside Prometheus: exact image, loopback port, provisioning from files that exist', () => {
+    expect(grafanaProblems(compose)).toEqual([]);
+    const broken = clone(compose);
+    const grafana = broken.services.grafana!;
+    grafana.image = 'grafana/grafana:13';
+    grafana.ports = ['3000:3000'];
+    grafana.volumes = (grafana.volumes ?? []).map((v) =>
+      typeof v === 'string' ? v.replace('./deploy/grafana/dashboards:', './deploy/grafana/dashboard:') : v,
+    );
+    envSet(grafana, 'GF_SECURITY_ADMIN_PASSWORD', '${GRAFANA_ADMIN_PASSWORD:-admin}');
+    delete (grafana.depends_on as Record<string, unknown>).prometheus;
+    expect(grafanaProblems(broken)).toEqual([
+      'grafana: grafana/grafana:13 is not an exact Grafana release (grafana/grafana:x.y.z)',
+      'grafana: publishes "3000:3000" beyond the loopback',
+      'grafana: mounts ./deploy/grafana/dashboard, which does not exist',
+      'grafana: does not wait for prometheus to be healthy',
+      'grafana: the dashboard provider reads /etc/grafana/dashboards, where no dashboard is mounted',
+      'grafana: the home dashboard /etc/grafana/dashboards/ddsync.json is not a mounted file',
+      'grafana: the admin password is not required from .env (${NAME:?message})',
+    ]);
+    const elsewhere = clone(compose);
+    elsewhere.services.prometheus!.ports = ['127.0.0.1:9091:9091'];
+    expect(grafanaProblems(elsewhere)).toEqual([
+      "grafana: data source http://prometheus:9090 is not the Prometheus service's port",
+    ]);
   });
 
   it('would notice each of those going wrong', () => {
