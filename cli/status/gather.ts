@@ -3,7 +3,7 @@ import type { Config } from '../../platform/config.ts';
 import { scrubSecrets } from '../../platform/secrets.ts';
 import { openWarehouse } from '../../warehouse/database.ts';
 import { readWarehouseStatus } from '../../warehouse/status/read-status.ts';
-import { probeWrites } from '../../warehouse/status/write-probe.ts';
+import { probeWrites } from '../../warehouse/write-probe.ts';
 import { readTemporalFacts } from '../../infra/temporal-status.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { networkReason, temporalEndpoint, warehouseEndpoint } from '../../infra/connection-failure.ts';
@@ -21,7 +21,7 @@ export async function lookAtWarehouse(url: string, via: ReaderSetting): Promise<
   const db = openWarehouse(url, 1, 'ddsync-status');
   try {
     const status = await readWarehouseStatus(db);
-    // Reads work on a disk that is full under the tables: only a write tells (warehouse/status/write-probe.ts).
+    // Reads work on a disk that is full under the tables: only a write tells (warehouse/write-probe.ts).
     return { seen: true, where, via, status, writes: await probeWrites(db) };
   } catch (error) {
     return { seen: false, where, via, problem: scrubSecrets(warehouseProblem(error, where, via)) };

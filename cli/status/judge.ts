@@ -4,7 +4,7 @@ import type {
   SyncStatusRow,
   WarehouseStatus,
 } from '../../warehouse/status/read-status.ts';
-import type { WriteProbe, WriteRefusal } from '../../warehouse/status/write-probe.ts';
+import type { WriteProbe, WriteRefusal } from '../../warehouse/write-probe.ts';
 import type { TemporalFacts } from '../../infra/temporal-status.ts';
 import type { DesiredWebhook } from '../../schema/desired-webhooks.ts';
 import { planWebhooks, type WebhookAction } from '../../activities/webhooks/reconcile-plan.ts';

@@ -1,6 +1,6 @@
 import { formatMs } from '../../infra/schedules.ts';
 import type { StatusReport } from './judge.ts';
-import type { WriteProbe } from '../../warehouse/status/write-probe.ts';
+import type { WriteProbe } from '../../warehouse/write-probe.ts';
 import { thresholdsShown } from './thresholds.ts';
 
 /** `ddsync status` as a screen: the overall level, one line per check (and why, when not ok), what was read how. Pure. */
@@ -30,7 +30,7 @@ export function formatStatus(r: StatusReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** How writes were probed (warehouse/status/write-probe.ts): a temporary table, always rolled back. */
+/** How writes were probed (warehouse/write-probe.ts): a temporary table, always rolled back. */
 function writesLine(writes: WriteProbe): string {
   switch (writes.outcome) {
     case 'writable':

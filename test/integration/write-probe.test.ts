@@ -6,7 +6,7 @@ import pg from 'pg';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { createReaderLogin } from '../../warehouse/reader-login.ts';
-import { probeWrites } from '../../warehouse/status/write-probe.ts';
+import { probeWrites } from '../../warehouse/write-probe.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { embeddedStack } from '../support/stack.ts';
 

@@ -18,7 +18,7 @@ import {
 import { loadConfig } from '../../../../platform/config.ts';
 import { describedAs, parseDesiredWebhooks } from '../../../../schema/desired-webhooks.ts';
 import type { RecordedWebhook, SyncStatusRow } from '../../../../warehouse/status/read-status.ts';
-import type { WriteProbe } from '../../../../warehouse/status/write-probe.ts';
+import type { WriteProbe } from '../../../../warehouse/write-probe.ts';
 import type { ScheduleFact, TemporalFacts } from '../../../../infra/temporal-status.ts';
 
 const H = 3600;

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Warehouse } from '../database.ts';
+import type { Warehouse } from './database.ts';
 
 // Whether the warehouse can write, asked the only way that tells: by writing. A full disk under ddsync's
 // tables (the WAL elsewhere) leaves every read working, so `ddsync status`'s read-only look would say
