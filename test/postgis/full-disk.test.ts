@@ -85,6 +85,11 @@ describe('a refresh that outlives a full disk', () => {
     return sample(text, 'ddsync_dependency_up', { dependency: 'warehouse' });
   }
 
+  /** Whether the worker's last read of the warehouse's figures succeeded (reads work on a full data disk). */
+  async function figuresUp(): Promise<number | undefined> {
+    return sample(await (await fetch(metricsUrl)).text(), 'ddsync_warehouse_figures_up');
+  }
+
   async function pagesWritten(runId: string): Promise<number> {
     return sql<{ n: number }>`select count(*)::int as n from sync_pages where run_id = ${runId}::uuid`
       .execute(db)
@@ -220,6 +225,8 @@ describe('a refresh that outlives a full disk', () => {
     // succeed, not for a read, so they do not run again, re-reading their pages from the service, meanwhile.
     await new Promise((r) => setTimeout(r, 15_000));
     expect(await warehouseUp()).toBe(0);
+    // Down while its figures are still read: what DdsyncWarehouseRefusesWrites (deploy/prometheus) alerts on.
+    expect(await figuresUp()).toBe(1);
 
     dataDisk!.grow('4g');
     const result = await started.handle.result();
@@ -264,6 +271,8 @@ describe('a refresh that outlives a full disk', () => {
       /^cannot reach the warehouse at 127\.0\.0\.1:\d+\/ddsync: connection refused \(nothing listens there\): is its server running\? \(a PostgreSQL whose WAL disk filled stops itself/,
     );
     await waitUntil('the metrics say the warehouse is down', async () => (await warehouseUp()) === 0, 30_000, 200);
+    // Gone altogether: no reads either (DdsyncDependencyDown's case, not DdsyncWarehouseRefusesWrites').
+    await waitUntil('the figures unread', async () => (await figuresUp()) === 0, 30_000, 200);
     expect(workerAlive()).toBe(true);
 
     walDisk!.grow('4g');
