@@ -234,8 +234,9 @@ export function ddsyncProgram(version: string, ran: (code: number) => void): Com
     .description(
       'A batch: its rows, its transactions per state (pending, in progress, available, error, failed, timed out, cancelled) and the reasons of those without a DDS reference; with the live counters of its workflow while it runs.\n\nExit code 1 when any row was invalid or any transaction ended without a DDS reference.',
     )
-    .usage('BATCH [--json]')
+    .usage('BATCH [--wait] [--json]')
     .argument('<BATCH>', batch, batchId)
+    .option('--wait', 'follow the batch to its end first, as `ddsync submit --wait` does (exit code as without)')
     .option('--json', 'print it as one JSON object')
     .action((id, o) => submissionsRun('status', id, o));
   submissions

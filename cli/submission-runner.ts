@@ -16,7 +16,7 @@ export async function followBatch(
   let finished = false;
   const result = resultThroughOutages(handle, {
     what: `batch ${batchId}`,
-    again: `ddsync submissions status ${batchId}`,
+    again: `ddsync submissions status ${batchId} --wait`,
     note: (line) => (printer ? printer.note(line) : process.stderr.write(`${line}\n`)),
   }).finally(() => {
     finished = true;

@@ -49,7 +49,7 @@ export class CliCommand extends Command {
     if (command) return `${this.notACommand(command[1]!)}${command[2]}`;
     const unknown = code === 'commander.unknownOption' ? /^unknown option '(--[^'=]+)/.exec(message)?.[1] : undefined;
     if (unknown) {
-      // `submissions status --wait`: --wait is retry's. A group's own mistake is looked up among its subcommands.
+      // `submissions cancel --wait`: --wait is status's and retry's. A group's own mistake is looked up among its subcommands.
       const siblings = this.commands.length > 0 ? this.commands : (this.parent?.commands ?? []);
       const owners = siblings
         .filter((c) => c !== this && c.options.some((o) => o.long === unknown))

@@ -32,15 +32,15 @@ export async function run(
           );
       return 0;
     }
-    const report = await batchReport(db, batchId!);
-    if (!report) {
+    const recorded = await batchReport(db, batchId!);
+    if (!recorded) {
       process.stderr.write(`ddsync submissions: no batch ${batchId} in the warehouse\n`);
       return 1;
     }
     const client = await connectClient(config.temporal!);
     try {
       if (sub === 'retry') {
-        const outcome = await retryBatch(db, client, report, {
+        const outcome = await retryBatch(db, client, recorded, {
           taskQueue: config.temporal!.taskQueue,
           concurrency: config.submission!.concurrency,
           timing: config.submission!.timing,
@@ -66,7 +66,7 @@ export async function run(
         };
         if (!values.json)
           process.stdout.write(
-            `batch ${batchId}: ${outcome.pending} transaction(s) sent again under their keys (follow with: ddsync submissions status ${batchId})\n`,
+            `batch ${batchId}: ${outcome.pending} transaction(s) sent again under their keys (follow with: ddsync submissions status ${batchId} --wait)\n`,
           );
         if (!values.wait) {
           if (values.json) process.stdout.write(`${JSON.stringify(sent)}\n`);
@@ -84,7 +84,7 @@ export async function run(
           await handle.cancel();
         } catch (error) {
           if (!(error instanceof WorkflowNotFoundError)) throw error;
-          process.stderr.write(`ddsync submissions: batch ${batchId} has no running workflow (${report.status})\n`);
+          process.stderr.write(`ddsync submissions: batch ${batchId} has no running workflow (${recorded.status})\n`);
           return 1;
         }
         await cancellationTakenIn(db, handle, batchId!);
@@ -93,6 +93,12 @@ export async function run(
         );
         return 0;
       }
+      // --wait: the batch followed to its end first, as `ddsync submit --wait` does (a batch whose
+      // workflow ended answers at once); what a follower that gave up on Temporal tells the user to run.
+      const report =
+        values.wait && (await followedToEnd(db, handle, batchId!, values.json))
+          ? ((await batchReport(db, batchId!)) ?? recorded)
+          : recorded;
       const live = await handle.query(bulkProgressQuery).catch(() => undefined);
       const resubmittable = await resubmittableKeys(db, batchId!);
       if (values.json)
@@ -137,5 +143,16 @@ async function cancellationTakenIn(db: Warehouse, handle: WorkflowHandle, batchI
   while (!ended) {
     await Promise.race([result, delay(250)]);
     if ((await batchStatus(db, batchId)) === 'cancelled') return;
+  }
+}
+
+/** Follows the batch's workflow to its end; false when it has none (a batch that never started, or one Temporal forgot). */
+async function followedToEnd(db: Warehouse, handle: WorkflowHandle, batchId: string, json?: boolean): Promise<boolean> {
+  try {
+    await followBatch(db, handle, batchId, json ? null : process.stderr);
+    return true;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
+    throw error;
   }
 }

@@ -127,7 +127,7 @@ export async function run(
       const { handle, workflowId } = await startBatch(client, intake.batchId);
       if (!values.json)
         process.stdout.write(
-          `batch ${intake.batchId} started (workflow ${workflowId}); follow it with: ddsync submissions status ${intake.batchId}\n`,
+          `batch ${intake.batchId} started (workflow ${workflowId}); follow it with: ddsync submissions status ${intake.batchId} --wait\n`,
         );
       if (!values.wait) {
         if (values.json) process.stdout.write(`${JSON.stringify({ ...intake, started: true, workflowId, resumed })}\n`);

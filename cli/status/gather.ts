@@ -3,6 +3,7 @@ import type { Config } from '../../platform/config.ts';
 import { scrubSecrets } from '../../platform/secrets.ts';
 import { openWarehouse } from '../../warehouse/database.ts';
 import { readWarehouseStatus } from '../../warehouse/status/read-status.ts';
+import { probeWrites } from '../../warehouse/write-probe.ts';
 import { readTemporalFacts } from '../../infra/temporal-status.ts';
 import { connectClient } from '../../infra/temporal-connection.ts';
 import { networkReason, temporalEndpoint, warehouseEndpoint } from '../../infra/connection-failure.ts';
@@ -19,7 +20,9 @@ export async function lookAtWarehouse(url: string, via: ReaderSetting): Promise<
   const where = warehouseEndpoint(url).where;
   const db = openWarehouse(url, 1, 'ddsync-status', { kind: 'read' });
   try {
-    return { seen: true, where, via, status: await readWarehouseStatus(db) };
+    const status = await readWarehouseStatus(db);
+    // Reads work on a disk that is full under the tables: only a write tells (warehouse/write-probe.ts).
+    return { seen: true, where, via, status, writes: await probeWrites(db) };
   } catch (error) {
     return { seen: false, where, via, problem: scrubSecrets(warehouseProblem(error, where, via)) };
   } finally {
@@ -78,6 +81,8 @@ export function warehouseProblem(error: unknown, where: string, via: ReaderSetti
       return `the role of ${via} may not read the warehouse's status (${message}): make it a member of ddsync_reader`;
     case '57014':
       return `the warehouse at ${where} did not answer within 30 s (statement_timeout)`;
+    case '57P03':
+      return `the warehouse at ${where} takes no connections now: it is starting, recovering or shutting down (${message})`;
   }
   // A server error carries a severity; without one, nothing answered.
   if (error instanceof Error && 'severity' in error) return `the warehouse at ${where} could not be read: ${message}`;
@@ -86,7 +91,19 @@ export function warehouseProblem(error: unknown, where: string, via: ReaderSetti
   const reason = /timeout exceeded when trying to connect|terminated due to connection timeout/i.test(message)
     ? 'no connection within 10 s (the server does not answer: stopped, frozen or unreachable)'
     : networkReason(error);
-  return `cannot reach the warehouse at ${where}: ${reason}; check ${via}`;
+  // Refused: no server runs there. One that stopped by itself may have run out of disk for its WAL.
+  const down = /ECONNREFUSED/.test(codesOf(error).join(' '))
+    ? ': is its server running? (a PostgreSQL whose WAL disk filled stops itself, its log saying `PANIC: could not write to file "pg_wal/…": No space left on device`: free or grow that disk and start it)'
+    : '';
+  return `cannot reach the warehouse at ${where}: ${reason}${down}; check ${via}`;
+}
+
+/** The `code`s of an error and its causes and aggregated errors (a connection to several addresses fails as an AggregateError). */
+function codesOf(error: unknown, depth = 0): string[] {
+  if (!error || typeof error !== 'object' || depth > 4) return [];
+  const code = (error as { code?: unknown }).code;
+  const inner = error instanceof AggregateError ? error.errors : [(error as { cause?: unknown }).cause];
+  return [...(typeof code === 'string' ? [code] : []), ...inner.flatMap((e) => codesOf(e, depth + 1))];
 }
 
 /** Why Temporal could not answer, once connected. Pure. */

@@ -4,6 +4,7 @@ import type {
   SyncStatusRow,
   WarehouseStatus,
 } from '../../warehouse/status/read-status.ts';
+import type { WriteProbe, WriteRefusal } from '../../warehouse/write-probe.ts';
 import type { TemporalFacts } from '../../infra/temporal-status.ts';
 import type { DesiredWebhook } from '../../schema/desired-webhooks.ts';
 import { planWebhooks, type WebhookAction } from '../../activities/webhooks/reconcile-plan.ts';
@@ -20,7 +21,7 @@ import type { Threshold, Thresholds } from './thresholds.ts';
 export type Level = SyncStatusLevel;
 
 export interface CheckResult {
-  /** refresh, scans, deletions, transactions, webhooks, pdfs (the warehouse's); schedules, workers (Temporal's); warehouse, temporal (what could not be seen). */
+  /** refresh, scans, deletions, transactions, webhooks, pdfs (the warehouse's); schedules, workers (Temporal's); warehouse, temporal (what could not be seen, or a warehouse that cannot write). */
   check: string;
   level: Level;
   source: 'warehouse' | 'temporal';
@@ -246,11 +247,39 @@ export function unseen(part: 'warehouse' | 'temporal', problem: string): CheckRe
   };
 }
 
+/** What an operator does about each kind of refused write: the work itself waits and ends as it would have. */
+const WHILE_REFUSED: Record<WriteRefusal, string> = {
+  disk_full:
+    'refresh pages, submission steps and webhook deliveries wait until it can write, then run again: free or grow that disk (a refresh cut short left dead rows: VACUUM reclaims them)',
+  read_only:
+    "ddsync's work waits until it is writable again: promote the primary or reset default_transaction_read_only",
+  io_error: "ddsync's work waits and runs again: look at the server's log and its disk",
+  other: "ddsync's work waits and runs again: look at the server's log",
+};
+
+/** The warehouse refusing writes (the write probe), as a critical check; nothing when it writes or could not be probed. */
+export function judgeWrites(writes: WriteProbe): CheckResult | undefined {
+  if (writes.outcome !== 'refused') return undefined;
+  return {
+    check: 'warehouse',
+    level: 'critical',
+    source: 'warehouse',
+    message: `the warehouse cannot write: ${writes.reason}`,
+    reason: WHILE_REFUSED[writes.kind],
+    since: null,
+    ageSeconds: null,
+    items: null,
+    failing: null,
+    failuresInARow: null,
+    oldest: null,
+  };
+}
+
 /** Which setting the warehouse was read with. */
 export type ReaderSetting = 'DDSYNC_READER_URL' | 'DATABASE_URL';
 
 export type WarehouseSight =
-  | { seen: true; where: string; via: ReaderSetting; status: WarehouseStatus }
+  | { seen: true; where: string; via: ReaderSetting; status: WarehouseStatus; writes: WriteProbe }
   | { seen: false; where: string; via: ReaderSetting; problem: string };
 
 export type TemporalSight =
@@ -263,7 +292,15 @@ export interface StatusReport {
   checkedAt: Date;
   checks: CheckResult[];
   warehouse:
-    | { seen: true; where: string; via: ReaderSetting; role: string; inReaderRole: boolean; readOnly: true }
+    | {
+        seen: true;
+        where: string;
+        via: ReaderSetting;
+        role: string;
+        inReaderRole: boolean;
+        readOnly: true;
+        writes: WriteProbe;
+      }
     | { seen: false; where: string; via: ReaderSetting; problem: string };
   temporal: { seen: true; where: string; taskQueue: string } | { seen: false; where: string; problem: string };
   thresholds: Thresholds;
@@ -280,6 +317,8 @@ export function assess(
   const checks: CheckResult[] = [];
   if (warehouse.seen) {
     const s = warehouse.status;
+    const refused = judgeWrites(warehouse.writes);
+    if (refused) checks.push(refused);
     for (const check of judgeWarehouse(s.rows, t))
       checks.push(
         check.check === 'webhooks'
@@ -307,6 +346,7 @@ export function assess(
           role: warehouse.status.role,
           inReaderRole: warehouse.status.inReaderRole,
           readOnly: true,
+          writes: warehouse.writes,
         }
       : { seen: false, where: warehouse.where, via: warehouse.via, problem: warehouse.problem },
     temporal: temporal.seen

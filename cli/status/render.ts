@@ -1,5 +1,6 @@
 import { formatMs } from '../../infra/schedules.ts';
 import type { StatusReport } from './judge.ts';
+import type { WriteProbe } from '../../warehouse/write-probe.ts';
 import { thresholdsShown } from './thresholds.ts';
 
 /** `ddsync status` as a screen: the overall level, one line per check (and why, when not ok), what was read how. Pure. */
@@ -20,12 +21,25 @@ export function formatStatus(r: StatusReport): string {
     w.seen
       ? `read the warehouse ${w.where} as ${w.role}${w.inReaderRole ? ' (in ddsync_reader)' : ''} with ${w.via}, in a read-only transaction`
       : `the warehouse ${w.where} (${w.via}) could not be read`,
+    ...(w.seen ? [writesLine(w.writes)] : []),
     r.temporal.seen
       ? `asked Temporal ${r.temporal.where} about task queue ${r.temporal.taskQueue}`
       : `Temporal ${r.temporal.where} could not be asked`,
     `thresholds: refresh ${formatMs(t.refreshWarning.ms)} / ${formatMs(t.refreshCritical.ms)}, ${t.failuresInARow.count} failures in a row, transactions ${formatMs(t.txWarning.ms)} / ${formatMs(t.txCritical.ms)}, PDFs due ${formatMs(t.pdfOverdue.ms)} (warning / critical)`,
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** How writes were probed (warehouse/write-probe.ts): a temporary table, always rolled back. */
+function writesLine(writes: WriteProbe): string {
+  switch (writes.outcome) {
+    case 'writable':
+      return `probed writes: a temporary table in tablespace ${writes.tablespaces.join(', ') || '(none found)'} took a row, rolled back`;
+    case 'refused':
+      return `probed writes: refused (${writes.kind})`;
+    case 'unknown':
+      return `writes not probed: ${writes.reason}`;
+  }
 }
 
 /** `ddsync status --json`: one object, times as ISO strings. */

@@ -72,6 +72,24 @@ describe('ddsync submit and submissions', () => {
     expect(list.output()).toContain(out.batchId);
   }, 120_000);
 
+  it('submissions status --wait follows a running batch to its end: what a follower that lost Temporal says to run', async () => {
+    const supplier = sim.control.suppliers()[0]!.id;
+    const keys = [`cli-w1-${run}`, `cli-w2-${run}`];
+    const submit = runDdsync(['submit', writeShipments(keys.map((k) => shipmentRow(k, supplier)))], env);
+    expect(await submit.exited, submit.output()).toBe(0);
+    const started = /batch (\S+) started .*; follow it with: ddsync submissions status \1 --wait$/m.exec(
+      submit.output(),
+    );
+    expect(started, submit.output()).not.toBeNull();
+    const follow = runDdsync(['submissions', 'status', started![1]!, '--wait'], env);
+    expect(await follow.exited, follow.output()).toBe(0);
+    // It printed the batch as ended, not as it stood when asked.
+    expect(follow.output()).toMatch(/^batch \S+ \(.+\) done at /m);
+    expect(follow.output()).toMatch(/2\/2 ended .* available 2 {2}error 0/);
+    const counts = sim.control.transactionCountsByCustomId();
+    expect(keys.map((k) => counts[k])).toEqual([1, 1]);
+  }, 120_000);
+
   it('running the same file again finishes a batch whose command died before starting it', async () => {
     const supplier = sim.control.suppliers()[0]!.id;
     const keys = [`cli-r1-${run}`, `cli-r2-${run}`];
@@ -260,9 +278,9 @@ describe('ddsync submit and submissions', () => {
     const retry = runDdsync(['submissions', 'retry', batchId], env);
     expect(await retry.exited).toBe(1);
     expect(retry.output()).toContain(`ddsync submissions: batch ${batchId} was cancelled: nothing more is sent for it`);
-    const misplaced = runDdsync(['submissions', 'status', batchId, '--wait'], env);
+    const misplaced = runDdsync(['submissions', 'cancel', batchId, '--wait'], env);
     expect(await misplaced.exited).toBe(2);
-    expect(misplaced.output()).toContain('--wait goes with retry only');
+    expect(misplaced.output()).toContain('--wait goes with status or retry only');
   });
 
   it('prints the line, field and rule of refused rows and sends nothing from a broken JSON array', async () => {

@@ -50,9 +50,9 @@ describe('the command line', () => {
   });
 
   it('says which subcommand a flag goes with, and which subcommands or arguments are missing or unknown', async () => {
-    expect(await mistake(['submissions', 'status', BATCH, '--wait'])).toEqual({
-      message: '--wait goes with retry only',
-      command: 'submissions status',
+    expect(await mistake(['submissions', 'cancel', BATCH, '--wait'])).toEqual({
+      message: '--wait goes with status or retry only',
+      command: 'submissions cancel',
     });
     expect(await mistake(['pdfs', 'status', '--file', 'ids.txt'])).toEqual({
       message: '--file goes with add only',

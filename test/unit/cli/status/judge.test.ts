@@ -18,6 +18,7 @@ import {
 import { loadConfig } from '../../../../platform/config.ts';
 import { describedAs, parseDesiredWebhooks } from '../../../../schema/desired-webhooks.ts';
 import type { RecordedWebhook, SyncStatusRow } from '../../../../warehouse/status/read-status.ts';
+import type { WriteProbe } from '../../../../warehouse/write-probe.ts';
 import type { ScheduleFact, TemporalFacts } from '../../../../infra/temporal-status.ts';
 
 const H = 3600;
@@ -249,11 +250,15 @@ describe("Temporal's part", () => {
 });
 
 describe('the whole answer', () => {
-  const seenWarehouse = (rows: SyncStatusRow[]): WarehouseSight => ({
+  const seenWarehouse = (
+    rows: SyncStatusRow[],
+    writes: WriteProbe = { outcome: 'writable', tablespaces: ['pg_default'] },
+  ): WarehouseSight => ({
     seen: true,
     where: '127.0.0.1:5432/ddsync',
     via: 'DDSYNC_READER_URL',
     status: { role: 'ddsync_bi', inReaderRole: true, rows, webhooks: [], webhooksPulledAgoSeconds: null },
+    writes,
   });
   const seenTemporal: TemporalSight = {
     seen: true,
@@ -275,6 +280,7 @@ describe('the whole answer', () => {
       role: 'ddsync_bi',
       inReaderRole: true,
       readOnly: true,
+      writes: { outcome: 'writable', tablespaces: ['pg_default'] },
     });
     const warning = assess(seenWarehouse([...fresh, row('webhooks', { items: 1 })]), seenTemporal, [], defaults, at);
     expect(warning).toMatchObject({ level: 'warning', exitCode: 1 });
@@ -324,5 +330,57 @@ describe('the whole answer', () => {
       ['schedules', 'ok'],
       ['workers', 'ok'],
     ]);
+  });
+
+  it('is critical while the warehouse cannot write, though every read answers: a full disk, read-only', () => {
+    const full = assess(
+      seenWarehouse(fresh, {
+        outcome: 'refused',
+        kind: 'disk_full',
+        reason:
+          'out of disk space in tablespace ddsync_data (/mnt/data) (53100: could not extend file "pg_tblspc/16385/PG_18_202506291/16386/t2_16402": No space left on device)',
+      }),
+      seenTemporal,
+      [],
+      defaults,
+      at,
+    );
+    expect(full).toMatchObject({ level: 'critical', exitCode: 2 });
+    expect(full.checks[0]).toMatchObject<Partial<CheckResult>>({
+      check: 'warehouse',
+      level: 'critical',
+      message:
+        'the warehouse cannot write: out of disk space in tablespace ddsync_data (/mnt/data) (53100: could not extend file "pg_tblspc/16385/PG_18_202506291/16386/t2_16402": No space left on device)',
+    });
+    expect(full.checks[0]!.reason).toMatch(
+      /^refresh pages, submission steps and webhook deliveries wait until it can write/,
+    );
+    // The warehouse's own checks are still answered next to it.
+    expect(full.checks.map((c) => c.check)).toEqual(['warehouse', 'refresh', 'scans', 'pdfs', 'schedules', 'workers']);
+    const readOnly = assess(
+      seenWarehouse(fresh, {
+        outcome: 'refused',
+        kind: 'read_only',
+        reason: 'it is read-only (default_transaction_read_only)',
+      }),
+      seenTemporal,
+      [],
+      defaults,
+      at,
+    );
+    expect(readOnly.checks[0]).toMatchObject({
+      check: 'warehouse',
+      level: 'critical',
+      message: 'the warehouse cannot write: it is read-only (default_transaction_read_only)',
+    });
+    // A probe that could not run says nothing of writes: no check, and the rest decides.
+    const unprobed = assess(
+      seenWarehouse(fresh, { outcome: 'unknown', reason: 'this role may not create in tablespace x' }),
+      seenTemporal,
+      [],
+      defaults,
+      at,
+    );
+    expect(unprobed).toMatchObject({ level: 'ok', exitCode: 0 });
   });
 });

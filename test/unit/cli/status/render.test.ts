@@ -56,6 +56,7 @@ const warehouse: WarehouseSight = {
     webhooks: [],
     webhooksPulledAgoSeconds: null,
   },
+  writes: { outcome: 'writable', tablespaces: ['pg_default'] },
 };
 
 describe("ddsync status's output", () => {
@@ -81,6 +82,7 @@ describe("ddsync status's output", () => {
         '  warning   temporal  cannot reach Temporal at 127.0.0.1:1 (namespace default): connection refused (schedules and workers not checked)',
         '                      why warning: could not see Temporal',
         'read the warehouse 127.0.0.1:5432/ddsync as ddsync with DATABASE_URL, in a read-only transaction',
+        'probed writes: a temporary table in tablespace pg_default took a row, rolled back',
         'Temporal 127.0.0.1:1 (namespace default) could not be asked',
         'thresholds: refresh 9h / 12h, 3 failures in a row, transactions 3h / 1d, PDFs due 30m (warning / critical)',
         '',
@@ -118,6 +120,7 @@ describe("ddsync status's output", () => {
         role: 'ddsync',
         inReaderRole: false,
         readOnly: true,
+        writes: { outcome: 'writable', tablespaces: ['pg_default'] },
       },
       temporal: {
         seen: false,
@@ -165,6 +168,14 @@ describe('what could not be read, in one sentence', () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
     expect(warehouseProblem(refused, '127.0.0.1:1/ddsync', 'DATABASE_URL')).toMatch(
       /^cannot reach the warehouse at 127\.0\.0\.1:1\/ddsync: .+; check DATABASE_URL$/,
+    );
+    // Refused, so no server runs there: one that stopped itself on a full WAL disk is named as a cause to look for.
+    const refusedTwice = new AggregateError([refused, refused], 'connect failed');
+    expect(warehouseProblem(refusedTwice, '127.0.0.1:1/ddsync', 'DATABASE_URL')).toContain(
+      'is its server running? (a PostgreSQL whose WAL disk filled stops itself, its log saying `PANIC: could not write to file "pg_wal/…": No space left on device`: free or grow that disk and start it); check DATABASE_URL',
+    );
+    expect(warehouseProblem(pgError('57P03', 'the database system is in recovery mode'), where, 'DATABASE_URL')).toBe(
+      'the warehouse at db.example.com:5432/warehouse takes no connections now: it is starting, recovering or shutting down (the database system is in recovery mode)',
     );
     expect(
       warehouseProblem(new Error('timeout exceeded when trying to connect'), '10.0.0.9:5432/ddsync', 'DATABASE_URL'),
