@@ -2350,7 +2350,7 @@ export interface SurveyResponsePdfs {
 
 export interface SyncIssues {
   /**
-   * skipped (the record was left out) or nulled (stored, that value null).
+   * skipped (the record was left out), nulled (stored, that value null) or replaced (stored, each NUL and lone surrogate of that value as U+FFFD).
    */
   action: string;
   /**
@@ -2385,6 +2385,10 @@ export interface SyncIssues {
    * When it was met.
    */
   seen_at: Generated<Timestamp>;
+  /**
+   * For replaced: the value as sent, as JSON text with NUL and lone surrogates escaped (\u0000, \ud800); for a key, its member {"key": value}. Null otherwise.
+   */
+  sent_value: string | null;
 }
 
 export interface SyncLastSeen {

@@ -5,8 +5,10 @@ import type { Warehouse } from '../database.ts';
 
 /**
  * A record the service sent that could not be stored as it was: left out of its page (`skipped`,
- * e.g. a plot without an id) or stored with one value set to null (`nulled`, e.g. a date that is
- * not a date). Recorded in sync_issues with the field and the rule; never fails the page.
+ * e.g. a plot without an id), stored with one value set to null (`nulled`, e.g. a date that is
+ * not a date), or stored with a value Postgres cannot hold changed (`replaced`: each NUL and lone
+ * surrogate as U+FFFD, the value as sent kept in `sent`). Recorded in sync_issues with the field and
+ * the rule; never fails the page.
  */
 export interface RecordIssue {
   entity: string;
@@ -15,10 +17,15 @@ export interface RecordIssue {
   location: string;
   field: string;
   rule: string;
-  action: 'skipped' | 'nulled';
+  action: 'skipped' | 'nulled' | 'replaced';
+  /** For `replaced`: the value as sent, as JSON text (domain/unstorable-text.ts). */
+  sent?: string | undefined;
 }
 
-type IssueRow = ColumnValues<'sync_issues', 'entity' | 'record_id' | 'location' | 'field' | 'rule' | 'action'>;
+type IssueRow = ColumnValues<
+  'sync_issues',
+  'entity' | 'record_id' | 'location' | 'field' | 'rule' | 'action' | 'sent_value'
+>;
 const ISSUE_COLUMNS: RecordsetColumns<IssueRow> = {
   entity: 'text',
   record_id: 'text',
@@ -26,6 +33,7 @@ const ISSUE_COLUMNS: RecordsetColumns<IssueRow> = {
   field: 'text',
   rule: 'text',
   action: 'text',
+  sent_value: 'text',
 };
 
 export async function recordIssues(
@@ -43,6 +51,7 @@ export async function recordIssues(
       field: i.field,
       rule: i.rule,
       action: i.action,
+      sent_value: i.sent ?? null,
     }),
   );
   const columns = sql.raw(Object.keys(ISSUE_COLUMNS).join(', '));
