@@ -127,3 +127,15 @@ export function unstorableIn(value: unknown, path = ''): Replacement[] {
   findUnstorable(value, path, out);
   return out;
 }
+
+/**
+ * Replacements as kept on a stored row where no run records them (webhook events, transactions):
+ * JSON text of `{"<field>": {"rule": …, "sent": …}}`, or null when there are none. Storable itself:
+ * `sent` is JSON text whose escapes are plain characters.
+ */
+export function replacementsByField(found: readonly Replacement[]): string | null {
+  if (found.length === 0) return null;
+  const byField: Record<string, { rule: string; sent: string }> = {};
+  for (const r of found) byField[r.field] = { rule: r.rule, sent: r.sent };
+  return JSON.stringify(byField);
+}

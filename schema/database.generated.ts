@@ -2806,6 +2806,10 @@ export interface Transactions {
    */
   reference_number: string | null;
   /**
+   * Values of the service's answers stored with U+FFFD for a NUL or a lone surrogate, by field (status, referenceNumber, ...): {"rule", "sent": the value as sent, as JSON text}; a field seen again replaces its entry. Null when none.
+   */
+  replaced_values: Json | null;
+  /**
    * ddsync's state: pending, created, submitted, available, error, withdrawn, failed (refused by the service), timed_out, cancelled.
    */
   state: Generated<string>;
@@ -2891,6 +2895,10 @@ export interface WebhookAttempts {
    */
   msg_id: string | null;
   /**
+   * Values of the attempt stored with U+FFFD for a NUL or a lone surrogate, by field (response, ...): {"rule", "sent": the value as sent, as JSON text}. Null when none.
+   */
+  replaced_values: Json | null;
+  /**
    * The endpoint's answer, at most 2,000 characters.
    */
   response: string | null;
@@ -2958,6 +2966,10 @@ export interface WebhookEvents {
    */
   received_at: Generated<Timestamp>;
   /**
+   * Values of the message stored with U+FFFD for a NUL or a lone surrogate, by path (payload.data.name, msgId): {"rule", "sent": the value as sent, as JSON text}. Null when none.
+   */
+  replaced_values: Json | null;
+  /**
    * The message's own time (svix-timestamp).
    */
   sent_at: Timestamp | null;
@@ -3012,6 +3024,10 @@ export interface Webhooks {
    * Its name in DDSYNC_WEBHOOKS when ddsync manages it (its description carries [ddsync:<name>]); null otherwise.
    */
   name: string | null;
+  /**
+   * Values of the webhook as listed stored with U+FFFD for a NUL or a lone surrogate, by field: {"rule", "sent": the value as sent, as JSON text}. Null when none.
+   */
+  replaced_values: Json | null;
   /**
    * When it was last updated at the service.
    */
