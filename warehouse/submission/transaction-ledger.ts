@@ -296,7 +296,7 @@ export async function recordEnd(
 ): Promise<void> {
   // Nothing of it is retried any more (step-failures.ts): last_error now says why it ended.
   await sql`
-    update transactions set state = ${state}, last_error = coalesce(${error}, last_error), failed_attempts = 0, last_failed_at = null, updated_at = now()
+    update transactions set state = ${state}, last_error = coalesce(${error === null ? null : storableText(error)}, last_error), failed_attempts = 0, last_failed_at = null, updated_at = now()
     where key = ${key} and state not in ('available', 'error', 'withdrawn')`.execute(db);
 }
 

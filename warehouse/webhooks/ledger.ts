@@ -227,7 +227,7 @@ export async function markHandled(
   handling: string,
   error: string | null = null,
 ): Promise<void> {
-  await sql`update webhook_events set handling = ${handling}, handling_error = ${error}, handled_at = now() where msg_id = ${msgId}`.execute(
+  await sql`update webhook_events set handling = ${handling}, handling_error = ${error === null ? null : storableText(error)}, handled_at = now() where msg_id = ${msgId}`.execute(
     db,
   );
 }
@@ -257,7 +257,7 @@ export async function noteDispatchFailure(db: Warehouse, msgId: string, error: s
       next_dispatch_at = now() + least(30 * power(2, dispatch_attempts), ${DISPATCH_MAX_WAIT_S}) * interval '1 second',
       handling = case when dispatch_attempts + 1 >= ${DISPATCH_MAX_ATTEMPTS} then 'failed' else handling end,
       handled_at = case when dispatch_attempts + 1 >= ${DISPATCH_MAX_ATTEMPTS} then now() else handled_at end,
-      handling_error = ${error.slice(0, 1_000)}
+      handling_error = ${storableText(error.slice(0, 1_000))}
     where msg_id = ${msgId} and handling = 'pending'`.execute(db);
 }
 
