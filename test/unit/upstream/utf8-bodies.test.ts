@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamClient } from '../../../upstream/client.ts';
-import { decodeUtf8 } from '../../../upstream/utf8.ts';
+import { Readable } from 'node:stream';
+import { decodeUtf8, utf8Guard } from '../../../upstream/utf8.ts';
 import { fakeJwt, startServer, tokenRoute, type LocalServer } from './local-server.ts';
 import { samplePage } from './samples.ts';
 
@@ -42,5 +43,43 @@ describe('bodies that are not UTF-8', () => {
       /page 2: response body is not UTF-8/,
     );
     await expect(client.listSuppliers()).rejects.toThrow(/not UTF-8/);
+  });
+
+  it('guards a streamed body: bytes pass unchanged, a character cut across chunks is fine, a bad byte fails the stream', async () => {
+    const euro = Buffer.from('["€ 😀"]');
+    const through: Buffer[] = [];
+    // Every cut, the middle of each multi-byte character included.
+    for (let cut = 1; cut < euro.length; cut++) {
+      for await (const c of Readable.from([euro.subarray(0, cut), euro.subarray(cut)]).pipe(utf8Guard()))
+        through.push(c as Buffer);
+      expect(Buffer.concat(through.splice(0))).toEqual(euro);
+    }
+    const drain = async (chunks: Buffer[]) => {
+      for await (const _ of Readable.from(chunks).pipe(utf8Guard()));
+    };
+    await expect(drain([Buffer.from('["a'), Buffer.from([0xff]), Buffer.from('"]')])).rejects.toThrow(/not UTF-8/);
+    // A body that ends inside a character.
+    await expect(drain([Buffer.from('["a'), Buffer.from([0xe2, 0x82])])).rejects.toThrow(/not UTF-8/);
+  });
+
+  it('refuses the own-plots stream whose bytes are not UTF-8', async () => {
+    const page = samplePage(2);
+    page[0]!.name = 'MARK';
+    const bytes = brokenBytes(JSON.stringify(page), 'MARK', [0xed, 0xa0, 0x80]);
+    server = await startServer((req, res) => {
+      if (tokenRoute(req, res, () => fakeJwt(1))) return;
+      res.setHeader('content-type', 'application/json');
+      res.end(bytes);
+    });
+    const client = createUpstreamClient({
+      baseUrl: server.url,
+      clientId: 'c',
+      clientSecret: 'secret-xyz',
+      maxAttempts: 1,
+    });
+    const read = async () => {
+      for await (const _ of client.ownPlots());
+    };
+    await expect(read()).rejects.toThrow(/not UTF-8/);
   });
 });
