@@ -16,7 +16,10 @@ export interface Replacement {
   field: string;
   /** What was replaced by what. */
   rule: string;
-  /** The value as sent, as JSON text (NUL and lone surrogates escaped); for a key, its member `{"key":value}`. */
+  /**
+   * The value as sent, as JSON text (NUL and lone surrogates escaped); for a key, the key (its value is
+   * stored under the key as replaced, and walked on its own: a member's text would repeat a subtree).
+   */
   sent: string;
 }
 
@@ -96,7 +99,7 @@ export function findUnstorable(value: unknown, path: string, out: Replacement[])
     const item = members[key];
     const keyRule = unstorableRule(key);
     if (keyRule !== null) {
-      out.push({ field: memberPath(path, key), rule: `key: ${keyRule}`, sent: JSON.stringify({ [key]: item }) });
+      out.push({ field: memberPath(path, key), rule: `key: ${keyRule}`, sent: JSON.stringify(key) });
     }
     if (item !== null && (typeof item === 'string' || typeof item === 'object'))
       findUnstorable(item, memberPath(path, key), out);

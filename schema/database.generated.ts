@@ -2386,7 +2386,7 @@ export interface SyncIssues {
    */
   seen_at: Generated<Timestamp>;
   /**
-   * For replaced: the value as sent, as JSON text with NUL and lone surrogates escaped (\u0000, \ud800); for a key, its member {"key": value}. Null otherwise.
+   * For replaced: the value as sent, as JSON text with NUL and lone surrogates escaped (\u0000, \ud800); for a key, the key as sent (its value is stored under the key as replaced). Null otherwise.
    */
   sent_value: string | null;
 }

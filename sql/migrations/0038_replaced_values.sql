@@ -7,7 +7,7 @@ alter table sync_issues
   add column sent_value text;
 comment on table sync_issues is 'Records the service sent that could not be stored as sent: skipped (left out), nulled (stored with that value null) or replaced (stored with U+FFFD for what Postgres cannot hold), with the field and the rule.';
 comment on column sync_issues.action is 'skipped (the record was left out), nulled (stored, that value null) or replaced (stored, each NUL and lone surrogate of that value as U+FFFD).';
-comment on column sync_issues.sent_value is 'For replaced: the value as sent, as JSON text with NUL and lone surrogates escaped (\u0000, \ud800); for a key, its member {"key": value}. Null otherwise.';
+comment on column sync_issues.sent_value is 'For replaced: the value as sent, as JSON text with NUL and lone surrogates escaped (\u0000, \ud800); for a key, the key as sent (its value is stored under the key as replaced). Null otherwise.';
 
 -- Where a write has no run (webhook events, the service's answers about transactions, webhooks and
 -- their attempts), the replacements are kept on the row itself: {"<path>": {"rule": …, "sent": …}}.

@@ -60,7 +60,7 @@ describe('text Postgres cannot hold, on rows written without a run', () => {
       'transactionId',
     ]);
     expect(JSON.parse(stored.replaced_values['payload.data.name']!.sent)).toBe('a\ud800');
-    expect(JSON.parse(stored.replaced_values['payload.data["k\\u0000"]']!.sent)).toEqual({ 'k\u0000': [1, '\\u0000'] });
+    expect(JSON.parse(stored.replaced_values['payload.data["k\\u0000"]']!.sent)).toBe('k\u0000');
   });
 
   it("stores the service's answers about a transaction with U+FFFD, one by one and in bulk, keeping what was sent", async () => {

@@ -144,7 +144,7 @@ function replacedValues(plot: Plot, issues: ValueIssue[]): void {
     const path = memberPath('mostRecentAnalysesByType', kind);
     // The kind becomes the analysis's type when it names none.
     const rule = unstorableRule(kind);
-    if (rule !== null) found.push({ field: path, rule: `key: ${rule}`, sent: JSON.stringify({ [kind]: analysis }) });
+    if (rule !== null) found.push({ field: path, rule: `key: ${rule}`, sent: JSON.stringify(kind) });
     if (analysis) findUnstorableFields(analysis as never, ANALYSIS_TEXT, path, found);
   }
   for (const r of found) issues.push({ field: r.field, rule: r.rule, action: 'replaced', sent: r.sent });
