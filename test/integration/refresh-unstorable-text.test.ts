@@ -19,7 +19,11 @@ const STORABLE_NAME = [
   '\u0001\u001f\u007f',
   '😀 \ud83d\ude00',
 ].join(' | ');
+// customData nested 60 deep, with tiny and huge numbers at the bottom.
+let deep: unknown = { min: 5e-324, max: 1.7976931348623157e308, neg: -0.1 };
+for (let i = 0; i < 60; i++) deep = i % 2 ? [deep] : { [`level ${i}`]: deep };
 const STORABLE_DATA = {
+  deep,
   '\\.': '\\N',
   'a\tb': 'c\nd',
   '': 'empty key',
@@ -39,7 +43,7 @@ describe('values the warehouse cannot hold', () => {
     h = await startWorkerHarness({ seed: 34, layout: { ownPlots: 3, suppliers: [{ plots: 12 }] } }, 'unstorable');
     const { control } = h.sim;
     const supplier = control.suppliers()[0]!.id;
-    const [nulName, loneDescription, longName] = control.supplierPlotIds(supplier);
+    const [nulName, loneDescription, longName, analysed] = control.supplierPlotIds(supplier);
     // customData is sent to its owner only: the business's own plots carry it.
     const [oddKey, storable] = [...control.plots()]
       .filter((p) => p.supplierIds.length === 0)
@@ -50,6 +54,8 @@ describe('values the warehouse cannot hold', () => {
     control.editPlot(storable!, { name: STORABLE_NAME, description: '\\.\n\\N\n', customData: STORABLE_DATA });
     const long = `${'ẞ'.repeat(150_000)}${'x\t'.repeat(75_000)}`;
     control.editPlot(longName!, { name: long });
+    // An analysis whose type (also its key in mostRecentAnalysesByType) and status hold what Postgres cannot.
+    control.addAnalysis(analysed!, { type: 'EUFOROBS\u0000', status: 'succeeded\ud800' });
 
     const first = await h.refresh();
     expect(first.status).toBe('succeeded');
@@ -71,7 +77,14 @@ describe('values the warehouse cannot hold', () => {
       ['customData["k\\u0000ey"]', '"k\\u0000ey"'],
     ]);
     expect(byRecord(loneDescription!)).toEqual([['description', '"\\udc00tail"']]);
-    expect(issues.rows).toHaveLength(4);
+    expect(byRecord(analysed!)).toEqual([
+      ['mostRecentAnalysesByType["EUFOROBS\\u0000"]', '"EUFOROBS\\u0000"'],
+      ['mostRecentAnalysesByType["EUFOROBS\\u0000"].status', '"succeeded\\ud800"'],
+      ['mostRecentAnalysesByType["EUFOROBS\\u0000"].type', '"EUFOROBS\\u0000"'],
+      ['mostRecentAnalysis.status', '"succeeded\\ud800"'],
+      ['mostRecentAnalysis.type', '"EUFOROBS\\u0000"'],
+    ]);
+    expect(issues.rows).toHaveLength(9);
     for (const r of issues.rows) {
       expect(r.rule).toMatch(/stored as U\+FFFD/);
       expect(r.location).toMatch(/^page \d+ #\d+$/);
@@ -97,6 +110,9 @@ describe('values the warehouse cannot hold', () => {
     expect(odd.description).toBe('\\.\n\\N\n');
     expect(odd.custom_data).toEqual(STORABLE_DATA);
     expect((await plot(longName!)).name).toBe(long);
+    const analyses = await sql<{ type: string; status: string }>`
+      select type, status from analyses where plot_id = ${analysed!} and is_most_recent`.execute(h.db);
+    expect(analyses.rows).toEqual([{ type: 'EUFOROBS\ufffd', status: 'succeeded\ufffd' }]);
     expect(issues.rows.some((r) => r.record_id === storable || r.record_id === longName)).toBe(false);
 
     // Compared as sent: nothing changed at the service, so nothing is written, and nothing recorded
