@@ -95,7 +95,8 @@ describe('values the warehouse cannot hold', () => {
     const all = await sql<{ n: number }>`
       select count(*)::int as n from sync_issues where run_id = ${first.runId}::uuid`.execute(h.db);
     expect(first.issues).toBe(all.rows[0]!.n);
-    expect(first.issues).toBeGreaterThanOrEqual(4);
+    expect(first.issues).toBeGreaterThanOrEqual(9);
+    expect(first.valuesReplaced).toBe(9);
 
     const plot = async (id: string) =>
       (
@@ -120,6 +121,7 @@ describe('values the warehouse cannot hold', () => {
     const again = await h.refresh();
     expect(again.status).toBe('succeeded');
     expect(again.rowsWritten).toBe(0);
+    expect(again.valuesReplaced).toBe(0);
     const replacedAgain = await sql<{ n: number }>`
       select count(*)::int as n from sync_issues where run_id = ${again.runId}::uuid and action = 'replaced'`.execute(
       h.db,
