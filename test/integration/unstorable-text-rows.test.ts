@@ -6,7 +6,11 @@ import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { recordAttempts, recordWebhooks, storeEvent } from '../../warehouse/webhooks/ledger.ts';
 import { recordTransaction } from '../../warehouse/submission/transaction-ledger.ts';
 import { recordSightings } from '../../warehouse/submission/bulk-ledger.ts';
-import type { Transaction, Webhook, WebhookAttempt } from '../../schema/upstream.ts';
+import type { BusinessConnection, Transaction, Webhook, WebhookAttempt } from '../../schema/upstream.ts';
+import { toNetwork } from '../../warehouse/refresh/network-rows.ts';
+import { writeNetwork } from '../../warehouse/refresh/network-writer.ts';
+import { beginRun } from '../../warehouse/refresh/run-ledger.ts';
+import { rowsWritten } from '../../warehouse/refresh/counts.ts';
 
 // Writes without a run keep what they replaced on the row itself (replaced_values): a NUL or a lone
 // surrogate from outside is stored as U+FFFD, recorded by path with the value as sent, and never
@@ -124,5 +128,43 @@ describe('text Postgres cannot hold, on rows written without a run', () => {
       select response, replaced_values from webhook_attempts where id = 'att-1'`.execute(db);
     expect(stored.rows[0]!.response).toBe('ok\ufffd');
     expect(stored.rows[0]!.replaced_values['response']!.sent).toBe('"ok\\u0000"');
+  });
+
+  it('writes a hostile network listing once, its replacements recorded by every run that reads it', async () => {
+    const listing: BusinessConnection[] = [
+      {
+        id: 'c1',
+        sourceBusiness: { id: 's1', name: 'Supplier\u0000 SA', addressCity: '\ud800' },
+        targetBusiness: { id: 'me', name: 'Me' },
+        customData: { 'k\u0000': 'v' },
+      },
+    ];
+    const none = { requests: 0, retries: 0, rateLimited: 0 };
+    const runs = ['00000000-0000-4000-8000-0000000000c1', '00000000-0000-4000-8000-0000000000c2'];
+    const written: number[] = [];
+    for (const run of runs) {
+      await beginRun(db, run, null);
+      written.push(rowsWritten(await writeNetwork(db, run, toNetwork(listing, []), none)));
+    }
+    // Compared as sent: the second read writes nothing.
+    expect(written).toEqual([3, 0]);
+    const business = await sql<{ name: string; address_city: string }>`
+      select name, address_city from businesses where id = 's1'`.execute(db);
+    expect(business.rows).toEqual([{ name: 'Supplier\ufffd SA', address_city: '\ufffd' }]);
+    const connection = await sql<{
+      custom_data: unknown;
+    }>`select custom_data from business_connections where id = 'c1'`.execute(db);
+    expect(connection.rows[0]!.custom_data).toEqual({ 'k\ufffd': 'v' });
+    for (const run of runs) {
+      const issues = await sql<{ field: string; sent_value: string }>`
+        select field, sent_value from sync_issues where run_id = ${run}::uuid and action = 'replaced' order by field collate "C"`.execute(
+        db,
+      );
+      expect(issues.rows).toEqual([
+        { field: 'customData["k\\u0000"]', sent_value: '"k\\u0000"' },
+        { field: 'sourceBusiness.addressCity', sent_value: '"\\ud800"' },
+        { field: 'sourceBusiness.name', sent_value: '"Supplier\\u0000 SA"' },
+      ]);
+    }
   });
 });
