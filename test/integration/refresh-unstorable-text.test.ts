@@ -7,6 +7,8 @@ import { startWorkerHarness, type WorkerHarness } from '../support/worker-harnes
 // decomposed accents, controls, a long name, odd keys): the first stored with U+FFFD and recorded with
 // the value as sent, the second stored as sent; a second refresh writes nothing.
 const STORABLE_NAME = [
+  // A BOM that starts a value is text, not a byte-order mark: kept.
+  '\ufeffstarts with a BOM',
   'tab\there',
   'line\nbreak\r\n',
   '\\.',
