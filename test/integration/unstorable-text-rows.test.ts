@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import { createTestDatabase } from '../support/databases.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
@@ -16,6 +17,11 @@ import { rowsWritten } from '../../warehouse/refresh/counts.ts';
 // surrogate from outside is stored as U+FFFD, recorded by path with the value as sent, and never
 // fails the write (before, a NUL made Postgres refuse the event or the transaction's answer).
 type Replaced = Record<string, { rule: string; sent: string }>;
+
+// 5,000 characters that do not compress (an index entry of compressible text may be compressed to fit).
+const LONG_KEY = Array.from({ length: 250 }, (_, i) => createHash('sha1').update(String(i)).digest('base64'))
+  .join('')
+  .slice(0, 5_000);
 
 describe('text Postgres cannot hold, on rows written without a run', () => {
   let db: Warehouse;
@@ -136,7 +142,8 @@ describe('text Postgres cannot hold, on rows written without a run', () => {
         id: 'c1',
         sourceBusiness: { id: 's1', name: 'Supplier\u0000 SA', addressCity: '\ud800' },
         targetBusiness: { id: 'me', name: 'Me' },
-        customData: { 'k\u0000': 'v' },
+        // A key too long for a path in the issues' unique index, holding a NUL.
+        customData: { 'k\u0000': 'v', [`${LONG_KEY}\u0000`]: 1 },
       },
     ];
     const none = { requests: 0, retries: 0, rateLimited: 0 };
@@ -154,12 +161,20 @@ describe('text Postgres cannot hold, on rows written without a run', () => {
     const connection = await sql<{
       custom_data: unknown;
     }>`select custom_data from business_connections where id = 'c1'`.execute(db);
-    expect(connection.rows[0]!.custom_data).toEqual({ 'k\ufffd': 'v' });
+    expect(connection.rows[0]!.custom_data).toEqual({ 'k\ufffd': 'v', [`${LONG_KEY}\ufffd`]: 1 });
     for (const run of runs) {
       const issues = await sql<{ field: string; sent_value: string }>`
         select field, sent_value from sync_issues where run_id = ${run}::uuid and action = 'replaced' order by field collate "C"`.execute(
         db,
       );
+      const long = issues.rows.splice(
+        issues.rows.findIndex((r) => r.field.length > 100),
+        1,
+      )[0]!;
+      expect(long.field).toMatch(/… \(5020 characters, sha1 [0-9a-f]{16}\)$/);
+      expect(long.field.startsWith(`customData["${LONG_KEY.slice(0, 500)}`)).toBe(true);
+      expect(long.field.length).toBeLessThanOrEqual(600);
+      expect(JSON.parse(long.sent_value)).toBe(`${LONG_KEY}\u0000`);
       expect(issues.rows).toEqual([
         { field: 'customData["k\\u0000"]', sent_value: '"k\\u0000"' },
         { field: 'sourceBusiness.addressCity', sent_value: '"\\ud800"' },

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { sql } from 'kysely';
 import { jsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import type { ColumnValues } from './rows.ts';
@@ -36,6 +37,23 @@ const ISSUE_COLUMNS: RecordsetColumns<IssueRow> = {
   sent_value: 'text',
 };
 
+/**
+ * `field` is part of the unique index sync_issues_once, and a btree index entry holds at most about
+ * 2,700 bytes: a path through a long hostile key (a 5,000-character customData key with a NUL) would
+ * fail its page's write on every retry. A longer path keeps its start and ends with a hash of the
+ * whole, so two long paths stay apart; a replaced key's full text is in `sent_value`.
+ */
+const MAX_FIELD_CHARS = 600; // UTF-16 units: at most 1,800 bytes of UTF-8
+
+export function indexableField(field: string): string {
+  if (field.length <= MAX_FIELD_CHARS) return field;
+  const digest = hash('sha1', field, 'hex').slice(0, 16);
+  // Cut between the halves of a surrogate pair would leave a lone one.
+  let head = field.slice(0, MAX_FIELD_CHARS - 60);
+  if (/[\ud800-\udbff]$/.test(head)) head = head.slice(0, -1);
+  return `${head}… (${field.length} characters, sha1 ${digest})`;
+}
+
 export async function recordIssues(
   db: Warehouse,
   runId: string,
@@ -48,7 +66,7 @@ export async function recordIssues(
       entity: i.entity,
       record_id: i.recordId,
       location: i.location,
-      field: i.field,
+      field: indexableField(i.field),
       rule: i.rule,
       action: i.action,
       sent_value: i.sent ?? null,
