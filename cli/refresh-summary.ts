@@ -25,7 +25,14 @@ export function formatRunSummary(s: RunSummary): string {
       );
     }
   }
-  if (s.issues > 0) lines.push(`  ${fmt(s.issues)} record issue(s): see sync_issues where run_id = '${s.runId}'`);
+  if (s.issues > 0) {
+    // Older workers' summaries have no valuesReplaced.
+    const replaced =
+      s.valuesReplaced > 0
+        ? ` (${fmt(s.valuesReplaced)} value(s) stored with U+FFFD for text Postgres cannot hold)`
+        : '';
+    lines.push(`  ${fmt(s.issues)} record issue(s)${replaced}: see sync_issues where run_id = '${s.runId}'`);
+  }
   if (s.error) lines.push(`  ${s.status === 'failed' ? 'error' : 'note'}: ${s.error}`);
   return lines.join('\n');
 }

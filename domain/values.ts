@@ -5,6 +5,12 @@
 export interface ValueIssue {
   field: string;
   rule: string;
+  /**
+   * `replaced` for text stored with U+FFFD for what Postgres cannot hold (domain/unstorable-text.ts),
+   * with the value as sent; absent for a value stored as null.
+   */
+  action?: 'replaced';
+  sent?: string;
 }
 
 // The form the service uses (…T…Z with milliseconds): checked without capture groups (no match

@@ -2350,7 +2350,7 @@ export interface SurveyResponsePdfs {
 
 export interface SyncIssues {
   /**
-   * skipped (the record was left out) or nulled (stored, that value null).
+   * skipped (the record was left out), nulled (stored, that value null) or replaced (stored, each NUL and lone surrogate of that value as U+FFFD).
    */
   action: string;
   /**
@@ -2385,6 +2385,10 @@ export interface SyncIssues {
    * When it was met.
    */
   seen_at: Generated<Timestamp>;
+  /**
+   * For replaced: the value as sent, as JSON text with NUL and lone surrogates escaped (\u0000, \ud800); for a key, the key as sent (its value is stored under the key as replaced). Null otherwise.
+   */
+  sent_value: string | null;
 }
 
 export interface SyncLastSeen {
@@ -2802,6 +2806,10 @@ export interface Transactions {
    */
   reference_number: string | null;
   /**
+   * Values of the service's answers stored with U+FFFD for a NUL or a lone surrogate, by field (status, referenceNumber, ...): {"rule", "sent": the value as sent, as JSON text}; a field seen again replaces its entry. Null when none.
+   */
+  replaced_values: Json | null;
+  /**
    * ddsync's state: pending, created, submitted, available, error, withdrawn, failed (refused by the service), timed_out, cancelled.
    */
   state: Generated<string>;
@@ -2887,6 +2895,10 @@ export interface WebhookAttempts {
    */
   msg_id: string | null;
   /**
+   * Values of the attempt stored with U+FFFD for a NUL or a lone surrogate, by field (response, ...): {"rule", "sent": the value as sent, as JSON text}. Null when none.
+   */
+  replaced_values: Json | null;
+  /**
    * The endpoint's answer, at most 2,000 characters.
    */
   response: string | null;
@@ -2954,6 +2966,10 @@ export interface WebhookEvents {
    */
   received_at: Generated<Timestamp>;
   /**
+   * Values of the message stored with U+FFFD for a NUL or a lone surrogate, by path (payload.data.name, msgId): {"rule", "sent": the value as sent, as JSON text}. Null when none.
+   */
+  replaced_values: Json | null;
+  /**
    * The message's own time (svix-timestamp).
    */
   sent_at: Timestamp | null;
@@ -3008,6 +3024,10 @@ export interface Webhooks {
    * Its name in DDSYNC_WEBHOOKS when ddsync manages it (its description carries [ddsync:<name>]); null otherwise.
    */
   name: string | null;
+  /**
+   * Values of the webhook as listed stored with U+FFFD for a NUL or a lone surrogate, by field: {"rule", "sent": the value as sent, as JSON text}. Null when none.
+   */
+  replaced_values: Json | null;
   /**
    * When it was last updated at the service.
    */

@@ -1,3 +1,4 @@
+import { decodeUtf8, NotUtf8Error } from './utf8.ts';
 import type { Plot } from '../schema/upstream.ts';
 import { type CallOptions, type UpstreamHttp, endpointName } from './client-core.ts';
 import { NetworkError, ResponseValidationError } from './errors.ts';
@@ -62,9 +63,6 @@ export interface RawPlotPage {
 /** The buffers every page body of this process is read into. */
 const pagePool = new PageBufferPool();
 
-// As Response.text() decodes: invalid sequences replaced, a byte-order mark dropped.
-const utf8 = new TextDecoder();
-
 function rawPage(page: number, limit: number, body: PageBody): RawPlotPage {
   let text: string | undefined;
   return {
@@ -74,7 +72,8 @@ function rawPage(page: number, limit: number, body: PageBody): RawPlotPage {
       return body.bytes();
     },
     get text() {
-      text ??= utf8.decode(body.bytes());
+      // Bytes that are not UTF-8 are refused, never replaced (utf8.ts): parseSupplierPlotsPage says so.
+      text ??= decodeUtf8(body.bytes());
       return text;
     },
     release: () => body.release(),
@@ -104,8 +103,12 @@ export function parseSupplierPlotsPage(raw: RawPlotPage, opts: Pick<PlotPageOpti
   try {
     body = JSON.parse(raw.text) as unknown;
   } catch (e) {
-    // A complete response that is not JSON: asking again is the only remedy.
-    throw new NetworkError(ENDPOINT, `response body is not JSON (${(e as Error).message})`, { cause: e, status: 200 });
+    // A complete response that is not JSON (or not UTF-8): asking again is the only remedy.
+    const what = e instanceof NotUtf8Error ? 'UTF-8' : 'JSON';
+    throw new NetworkError(ENDPOINT, `page ${raw.page}: response body is not ${what} (${(e as Error).message})`, {
+      cause: e,
+      status: 200,
+    });
   }
   if (opts.skipInvalid) {
     const { plots, invalid, received } = normalisePlotsSkippingInvalid(body, ENDPOINT, 200);

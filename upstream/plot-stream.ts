@@ -7,6 +7,7 @@ import { NetworkError, UpstreamError } from './errors.ts';
 import { checkPlotLeniently, normalisePlot, type InvalidRecord } from './plot-validator.ts';
 import { PATHS } from '../schema/upstream/service-facts.ts';
 import { streamBody } from './transport.ts';
+import { utf8Guard } from './utf8.ts';
 
 /**
  * GET /plots (the business's own plots) may be unbounded, so it is parsed as a stream
@@ -29,7 +30,14 @@ export async function* ownPlots(http: UpstreamHttp, opts: OwnPlotsOptions = {}):
   // below through `items`; leaving the loop early destroys them all too (the body is cancelled).
   // Its callback has nothing left to do. Packed values only: streamArray assembles from packed
   // tokens, and skipping chunk tokens is much faster.
-  const items = pipeline(source, parser.asStream({ streamValues: false }), streamArray.asStream(), () => undefined);
+  // utf8Guard: bytes that are not UTF-8 fail the stream instead of becoming U+FFFD (docs/warehouse.md).
+  const items = pipeline(
+    source,
+    utf8Guard(),
+    parser.asStream({ streamValues: false }),
+    streamArray.asStream(),
+    () => undefined,
+  );
   try {
     for await (const item of items as AsyncIterable<{ key: number; value: unknown }>) {
       if (!opts.onInvalid) {

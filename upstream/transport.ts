@@ -1,3 +1,4 @@
+import { decodeUtf8 } from './utf8.ts';
 import type { Logger } from 'pino';
 import { NetworkError, UpstreamError, RateLimitedError, ServerError } from './errors.ts';
 import { errorForStatus, serviceMessagesFrom } from './error-mapping.ts';
@@ -192,7 +193,8 @@ function withIdleTimeout(res: Response, ms: number, onIdle: () => void): Respons
 /** JSON body read fully (bounded responses); a truncated or unparseable body is a NetworkError. */
 export const jsonBody: BodyReader<unknown> = {
   async read(res) {
-    const text = await res.text();
+    // Bytes that are not UTF-8 are refused (a NetworkError, asked again), never replaced: see utf8.ts.
+    const text = decodeUtf8(new Uint8Array(await res.arrayBuffer()));
     if (res.status === 204 || text.trim() === '') return undefined;
     return JSON.parse(text) as unknown;
   },

@@ -256,13 +256,13 @@ describe('plot page writer', () => {
   }
 
   const expectedHostile = {
-    name: 'tab\there\nnew line\r\\backnul "quoted" é 𝄞 lone \ufffd',
+    name: 'tab\there\nnew line\r\\back\ufffdnul "quoted" é 𝄞 lone \ufffd',
     commodities: ['x,y', 'q"uote', 'back\\slash', '{b}', 'NULL'],
-    custom_data: { k: 'v\twx', nested: { s: '\\N' } },
+    custom_data: { k: 'v\tw\ufffdx', nested: { s: '\\N' } },
     species: [['\\N', 'tab\tname']],
   };
 
-  it('stores text that COPY reads as structure (tabs, line breaks, backslashes, \\N, quotes) as sent, NUL dropped', async () => {
+  it('stores text that COPY reads as structure (tabs, line breaks, backslashes, \\N, quotes) as sent, NUL and a lone surrogate as U+FFFD', async () => {
     const batch = pageOf([samplePlot(900, HOSTILE)], 'supplier-h');
     const outcome = await storePlotBatch(db, batch);
     expect(outcome.counts['plots']!.inserted).toBe(1);

@@ -240,6 +240,26 @@ describe('webhooks: desired state, deliveries and the receiver', () => {
       expect(stored).toEqual([expect.objectContaining({ deliveries: 3 })]);
     });
 
+    it('stores a delivery holding a NUL and a lone surrogate with U+FFFD, recording each with the value as sent', async () => {
+      // Before, Postgres refused the payload's \u0000 on every delivery: a 503 for days.
+      const msgId = `msg_${randomUUID()}`;
+      const hostile =
+        '{"data":{"id":"unknown-transaction","status":"SUBMITTED","note":"a\\u0000b","k\\ud800":1},"event":"transaction.updated"}';
+      const response = await post(hostile, await signed(msgId, hostile, new Date()));
+      expect(response.status).toBe(200);
+      const stored = await sql<{
+        payload: { data: Record<string, unknown> };
+        replaced_values: Record<string, { sent: string }>;
+      }>`
+        select payload, replaced_values from webhook_events where msg_id = ${msgId}`.execute(h.db);
+      expect(stored.rows[0]!.payload.data).toMatchObject({ note: 'a\ufffdb', 'k\ufffd': 1 });
+      expect(Object.keys(stored.rows[0]!.replaced_values).sort()).toEqual([
+        'payload.data.note',
+        'payload.data["k\\ud800"]',
+      ]);
+      expect(JSON.parse(stored.rows[0]!.replaced_values['payload.data.note']!.sent)).toBe('a\u0000b');
+    });
+
     it('fetches the secret again once after a rotation before refusing', async () => {
       const hook = await ours();
       const { secret } = h.sim.control.rotateWebhookSecret(hook.id);

@@ -1,3 +1,4 @@
+import { storableText } from '../../domain/unstorable-text.ts';
 import { sql } from 'kysely';
 import type { Row, Warehouse } from '../database.ts';
 import type { SurveyPdfState } from '../../schema/database.ts';
@@ -121,7 +122,7 @@ export async function recordGone(db: Warehouse, id: string, status: number, erro
   await sql`
     update survey_response_pdfs set
       state = 'gone', attempts = attempts + 1, last_attempt_at = now(), next_attempt_at = null,
-      last_status = ${status}, last_error = ${error}, lease_owner = null
+      last_status = ${status}, last_error = ${storableText(error)}, lease_owner = null
     where id = ${id} and state not in ('archived', 'gone')`.execute(db);
 }
 
@@ -151,7 +152,7 @@ export async function recordRetryLater(
       update survey_response_pdfs set
         state = ${state}, attempts = ${attempts}, last_attempt_at = now(),
         next_attempt_at = now() + ${delayMs} * interval '1 millisecond',
-        last_status = ${status}, last_error = ${error}, lease_owner = null
+        last_status = ${status}, last_error = ${storableText(error)}, lease_owner = null
       where id = ${id}
       returning next_attempt_at`.execute(trx);
     return { attempts, nextAttemptAt: updated.rows[0]!.next_attempt_at };
@@ -167,7 +168,7 @@ export async function noteFailedTry(
   error: string,
 ): Promise<void> {
   await sql`
-    update survey_response_pdfs set last_attempt_at = now(), last_status = ${status}, last_error = ${error}
+    update survey_response_pdfs set last_attempt_at = now(), last_status = ${status}, last_error = ${storableText(error)}
     where id = ${id} and lease_owner = ${owner} and state not in ('archived', 'gone')`.execute(db);
 }
 

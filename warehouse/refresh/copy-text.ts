@@ -3,6 +3,7 @@ import { pipeline } from 'node:stream/promises';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { type RecordsetColumns, storable } from './json-recordset.ts';
+import { REPLACEMENT_CHARACTER } from '../../domain/unstorable-text.ts';
 
 /**
  * Rows as COPY's text format (tab-separated columns, \N for null, backslash escapes), the cheapest
@@ -15,9 +16,19 @@ const CHUNK_CHARS = 32_768;
 
 const COPY_SPECIAL = /[\\\t\n\r\0]/;
 const COPY_SPECIALS = /[\\\t\n\r\0]/g;
-const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r', '\0': '' };
+const COPY_ESCAPES: Record<string, string> = {
+  '\\': '\\\\',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\0': REPLACEMENT_CHARACTER,
+};
 
-/** Text as a COPY field: backslash, tab and line breaks escaped; NUL, which Postgres text cannot hold, dropped. */
+/**
+ * Text as a COPY field: backslash, tab and line breaks escaped; NUL, which Postgres text cannot hold,
+ * stored as U+FFFD. A lone surrogate becomes U+FFFD too, when the stream encodes the text as UTF-8.
+ * Neither happens unrecorded: the mappings report each value so changed (domain/unstorable-text.ts).
+ */
 export function escapeCopy(text: string): string {
   // Almost every value (ids, names, timestamps, GeoJSON) holds none of these: a test that finds
   // nothing costs about a third less than a replace with a callback that finds nothing.
@@ -36,7 +47,7 @@ const encoders: Record<string, Encode> = {
   boolean: (v) => (v ? 't' : 'f'),
   number: (v) => String(v),
   'text[]': (v) => escapeCopy(arrayLiteral(v as unknown[])),
-  // The mapping made this JSON text with JSON.stringify; storable drops what jsonb refuses, as for JSON batches.
+  // The mapping made this JSON text with JSON.stringify; storable replaces what jsonb refuses, as for JSON batches.
   json: (v) => escapeCopy(storable(v as string)),
   text: (v) => escapeCopy(String(v)),
 };

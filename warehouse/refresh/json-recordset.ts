@@ -81,13 +81,14 @@ const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/gi;
 
 /**
  * Postgres text cannot hold U+0000 and its JSON parser refuses unpaired surrogates, both of which
- * JSON.stringify emits as escapes. One odd string must not fail a page: NUL is dropped and an
- * unpaired surrogate becomes U+FFFD. (JSON.stringify writes paired surrogates as raw characters,
- * so every surrogate escape in its output is unpaired.)
+ * JSON.stringify emits as escapes. One odd string must not fail a page: each becomes U+FFFD, as in
+ * COPY text (domain/unstorable-text.ts), and the mappings report every value so changed.
+ * (JSON.stringify writes paired surrogates as raw characters, so every surrogate escape in its
+ * output is unpaired.)
  */
 export function storable(json: string): string {
   let text = json;
-  if (text.includes('\\u0000')) text = text.replace(NUL_ESCAPE, '$1');
+  if (text.includes('\\u0000')) text = text.replace(NUL_ESCAPE, '$1\\ufffd');
   if (/\\u[dD][89a-fA-F]/.test(text)) text = text.replace(LONE_SURROGATE_ESCAPE, '$1\\ufffd');
   return text;
 }

@@ -4,6 +4,7 @@ import { contentHash } from './content-hash.ts';
 import type { RecordIssue } from './issues.ts';
 import type { BusinessRow, ConnectionRow, InvitationRow } from './rows.ts';
 import { jsonOrNull, numberOrNull, textOrNull, timestampOrNull, type ValueIssue } from '../../domain/values.ts';
+import { findUnstorableFields, type Replacement } from '../../domain/unstorable-text.ts';
 
 /**
  * The supplier and buyer listings → the businesses and connections the warehouse keeps, the calling
@@ -88,6 +89,12 @@ export function toNetwork(suppliers: readonly BusinessConnection[], buyers: read
           rule: v.rule,
           action: 'nulled',
         });
+      // What is kept of the connection and of both businesses, each path from the connection (sourceBusiness.name).
+      const found: Replacement[] = [];
+      findUnstorableFields(c as never, CONNECTION_TEXT, '', found);
+      findUnstorableFields(source as never, BUSINESS_TEXT, 'sourceBusiness', found);
+      findUnstorableFields(target as never, BUSINESS_TEXT, 'targetBusiness', found);
+      issues.push(...replacedIssues('business_connections', c.id, location, found));
       if (role === 'supplier' && !supplierIds.some((s) => s.id === partner.id))
         supplierIds.push({ id: partner.id, plotsCount: values.plots_count });
     });
@@ -149,7 +156,55 @@ export function toInvitationRows(invitations: readonly BusinessInvitation[]): {
         rule: v.rule,
         action: 'nulled',
       });
+    const found: Replacement[] = [];
+    findUnstorableFields(inv as never, INVITATION_TEXT, '', found);
+    findUnstorableFields(inv.sentByUser as never, ['businessId'], 'sentByUser', found);
+    findUnstorableFields(inv.sentByUser?.business as never, ['id'], 'sentByUser.business', found);
+    findUnstorableFields(inv.business as never, ['id'], 'business', found);
+    issues.push(...replacedIssues('business_invitations', inv.id, `#${i}`, found));
     return { ...values, content_hash: contentHash(values) };
   });
   return { rows, issues };
+}
+
+/** The members the warehouse keeps as text or JSON (dates are parsed: see timestampOrNull). */
+const CONNECTION_TEXT = ['id', 'plotsCommodities', 'customData'];
+const BUSINESS_TEXT = [
+  'id',
+  'name',
+  'email',
+  'username',
+  'addressStreet',
+  'addressZip',
+  'addressPostcode',
+  'addressArea',
+  'addressCity',
+  'addressCountryCode',
+  'addressCountry',
+  'addressLine1',
+  'addressLine2',
+  'eori',
+  'vat',
+  'systemEnvironment',
+  'initialLocale',
+  'units',
+];
+const INVITATION_TEXT = ['id', 'status', 'email', 'customData'];
+
+/** Strings stored with U+FFFD for a NUL or a lone surrogate (domain/unstorable-text.ts) → `replaced` issues. */
+function replacedIssues(
+  entity: string,
+  recordId: string,
+  location: string,
+  found: readonly Replacement[],
+): RecordIssue[] {
+  return found.map((r) => ({
+    entity,
+    recordId,
+    location,
+    field: r.field,
+    rule: r.rule,
+    action: 'replaced',
+    sent: r.sent,
+  }));
 }

@@ -1,5 +1,6 @@
 import { createHash, hash } from 'node:crypto';
 import type { Plot } from '../../schema/upstream.ts';
+import { mayHoldUnstorable } from '../../domain/unstorable-text.ts';
 
 /**
  * Bump when the mapping from a plot to its rows changes (a new column, a different rule), so the
@@ -16,8 +17,22 @@ export const PLOT_MAPPING_VERSION = 1;
  */
 export function plotFingerprint(plot: Plot, isOwn: boolean): string {
   plot.suppliers = undefined;
+  const text = JSON.stringify(plot);
+  checkedText.set(plot, mayHoldUnstorable(text));
   // One-shot hashing: no Hash object per plot (half the cost of createHash for inputs this size).
-  return hash('sha1', `${PLOT_MAPPING_VERSION}|${isOwn ? 1 : 0}|${JSON.stringify(plot)}`, 'base64url');
+  return hash('sha1', `${PLOT_MAPPING_VERSION}|${isOwn ? 1 : 0}|${text}`, 'base64url');
+}
+
+/** Per plot fingerprinted: whether its JSON text may hold text Postgres cannot store. */
+const checkedText = new WeakMap<Plot, boolean>();
+
+/**
+ * Whether a plot may hold a string the warehouse stores otherwise (a NUL, a lone surrogate): the
+ * check of its JSON text made while fingerprinting, so the mapping walks its strings only when it
+ * may find one; true for a plot never fingerprinted (walked, to be sure).
+ */
+export function mayHoldUnstorablePlot(plot: Plot): boolean {
+  return checkedText.get(plot) ?? true;
 }
 
 /**

@@ -79,7 +79,8 @@ function mapEach(
         location: `page ${page} #${position}`,
         field: v.field,
         rule: v.rule,
-        action: 'nulled',
+        action: v.action ?? 'nulled',
+        sent: v.sent,
       });
     }
     rows[i] = mapped.rows;

@@ -2,7 +2,8 @@ import type { Analysis, Plot } from '../../schema/upstream.ts';
 import { plotFindings } from '../../domain/eudr/readiness.ts';
 import { contentHash } from './content-hash.ts';
 import { assessGeometry } from '../../domain/geometry/geometry-quality.ts';
-import { plotFingerprint } from './plot-fingerprint.ts';
+import { mayHoldUnstorablePlot, plotFingerprint } from './plot-fingerprint.ts';
+import { findUnstorableFields, memberPath, type Replacement, unstorableRule } from '../../domain/unstorable-text.ts';
 import { worldCountries } from './world-countries.ts';
 import type { AnalysisRow, FindingRow, HistoryAttributes, PlotRow, PlotRows, SpeciesRow } from './rows.ts';
 import {
@@ -28,7 +29,10 @@ const PRECISION = 'PRECISION';
 
 export interface MappedPlot {
   rows: PlotRows;
-  /** Values that could not be stored as their column's type: stored as null, reported. */
+  /**
+   * Values that could not be stored as their column's type (stored as null), and text stored with
+   * U+FFFD for what Postgres cannot hold (`replaced`, with the value as sent): reported.
+   */
   issues: ValueIssue[];
 }
 
@@ -102,7 +106,48 @@ export function toPlotRows(
       details: f.details === null ? null : JSON.stringify(f.details),
     });
   }
+  if (mayHoldUnstorablePlot(plot)) replacedValues(plot, issues);
   return { rows: { plot: row, species, analyses, history, findings }, issues };
+}
+
+/** The members of a plot and of an analysis the warehouse keeps as text or JSON (dates are parsed: see dateOrNull). */
+const PLOT_TEXT = [
+  'id',
+  'ownerId',
+  'name',
+  'description',
+  'countryCode',
+  'commodities',
+  'geometry',
+  'riskAssessmentStatus',
+  'riskLevel',
+  'filename',
+  'customData',
+];
+const SPECIES_TEXT = ['scientificName', 'commonName'];
+const ANALYSIS_TEXT = ['id', 'type', 'status', 'name', 'version', 'deforestedGeometry', 'customData'];
+
+/**
+ * The plot's strings the warehouse keeps (names, customData keys and values at any depth, its
+ * species' and analyses' text) stored with U+FFFD in place of a NUL or a lone surrogate, each reported
+ * with its path from the plot and its JSON text as sent. Members it does not keep are not walked.
+ */
+function replacedValues(plot: Plot, issues: ValueIssue[]): void {
+  const found: Replacement[] = [];
+  findUnstorableFields(plot as never, PLOT_TEXT, '', found);
+  const species = plot.species ?? [];
+  for (let i = 0; i < species.length; i++)
+    findUnstorableFields(species[i] as never, SPECIES_TEXT, `species[${i}]`, found);
+  if (plot.mostRecentAnalysis)
+    findUnstorableFields(plot.mostRecentAnalysis as never, ANALYSIS_TEXT, 'mostRecentAnalysis', found);
+  for (const [kind, analysis] of Object.entries(plot.mostRecentAnalysesByType ?? {})) {
+    const path = memberPath('mostRecentAnalysesByType', kind);
+    // The kind becomes the analysis's type when it names none.
+    const rule = unstorableRule(kind);
+    if (rule !== null) found.push({ field: path, rule: `key: ${rule}`, sent: JSON.stringify(kind) });
+    if (analysis) findUnstorableFields(analysis as never, ANALYSIS_TEXT, path, found);
+  }
+  for (const r of found) issues.push({ field: r.field, rule: r.rule, action: 'replaced', sent: r.sent });
 }
 
 /** Each analysis the plot carries, once: mostRecentAnalysis and the values of mostRecentAnalysesByType overlap. */

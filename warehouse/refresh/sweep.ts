@@ -42,6 +42,8 @@ export interface RunSummary {
   /** Pages read a second time to verify scans that missed plots. */
   verifyPages: number;
   issues: number;
+  /** Of those, values stored with U+FFFD for a NUL or a lone surrogate (action `replaced`). */
+  valuesReplaced: number;
   error: string | null;
 }
 
@@ -399,7 +401,9 @@ export async function readSummary(db: Warehouse, runId: string): Promise<RunSumm
     .execute();
   const issues = await sql<{
     n: number;
-  }>`select count(*)::int8 as n from sync_issues where run_id = ${runId}::uuid`.execute(db);
+    replaced: number;
+  }>`select count(*)::int8 as n, count(*) filter (where action = 'replaced')::int8 as replaced
+     from sync_issues where run_id = ${runId}::uuid`.execute(db);
   const counts = emptyCounts();
   let rowsWritten = 0;
   for (const c of countRows) {
@@ -426,6 +430,7 @@ export async function readSummary(db: Warehouse, runId: string): Promise<RunSumm
     deletionsDeferred: Number(run.deletions_deferred),
     verifyPages: run.verify_pages,
     issues: Number(issues.rows[0]?.n ?? 0),
+    valuesReplaced: Number(issues.rows[0]?.replaced ?? 0),
     error: run.error,
   };
 }

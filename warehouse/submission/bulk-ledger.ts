@@ -8,6 +8,7 @@ import {
   recordComponents,
   recordComponentsOf,
   stateOf,
+  storedAnswer,
   type RequestToSend,
   type StatusSource,
 } from './transaction-ledger.ts';
@@ -26,7 +27,7 @@ const CLAIM_COLUMNS: RecordsetColumns<ClaimRow> = { key: 'text', create_attempts
 /** What a sighting writes of a transaction, with whether its status is final and how it was seen. */
 type SightingRow = ColumnValues<
   'transactions',
-  'key' | 'id' | 'status' | 'state' | 'reference_number' | 'verification_number' | 'error_reason'
+  'key' | 'id' | 'status' | 'state' | 'reference_number' | 'verification_number' | 'error_reason' | 'replaced_values'
 > & { final: boolean; seen_at: string | null } & ColumnValues<'transaction_status_events', 'source'>;
 const SIGHTING_COLUMNS: RecordsetColumns<SightingRow> = {
   key: 'text',
@@ -36,6 +37,7 @@ const SIGHTING_COLUMNS: RecordsetColumns<SightingRow> = {
   reference_number: 'text',
   verification_number: 'text',
   error_reason: 'text',
+  replaced_values: 'jsonb',
   final: 'boolean',
   seen_at: 'timestamptz',
   source: 'text',
@@ -191,6 +193,8 @@ export async function recordSightings(
       reference_number: t.referenceNumber ?? null,
       verification_number: t.verificationNumber ?? null,
       error_reason: errorReasonOf(t),
+      // jsonRecordset stores what Postgres cannot hold as U+FFFD; what it so replaced is kept by field.
+      replaced_values: storedAnswer(t).replaced,
       final: serviceFacts.FINAL_TRANSACTION_STATUSES.has(t.status),
       seen_at: at?.toISOString() ?? null,
       source,
@@ -211,6 +215,8 @@ export async function recordSightings(
       reference_number = coalesce(r.reference_number, t.reference_number),
       verification_number = coalesce(r.verification_number, t.verification_number),
       error_reason = coalesce(r.error_reason, t.error_reason),
+      replaced_values = case when r.replaced_values is null then t.replaced_values
+        else coalesce(t.replaced_values, '{}') || r.replaced_values end,
       created_at = coalesce(t.created_at, r.at),
       submitted_at = case when r.status <> 'DRAFT' then coalesce(t.submitted_at, r.at) else t.submitted_at end,
       validated_at = case when r.final then coalesce(t.validated_at, now()) else t.validated_at end,

@@ -1,3 +1,4 @@
+import { storableText } from '../../domain/unstorable-text.ts';
 import { sql } from 'kysely';
 import type { Warehouse } from '../database.ts';
 
@@ -26,14 +27,14 @@ export async function recordStepFailure(
 ): Promise<number | undefined> {
   if (subject.key !== undefined) {
     const { rows } = await sql<{ n: number }>`
-      update transactions set last_error = ${message}, failed_attempts = failed_attempts + 1, last_failed_at = now()
+      update transactions set last_error = ${storableText(message)}, failed_attempts = failed_attempts + 1, last_failed_at = now()
       where key = ${subject.key} and state <> all(${[...DECIDED_ENDS, ...SERVICE_ENDS]}::text[])
       returning failed_attempts as n`.execute(db);
     return rows[0]?.n;
   }
   if (subject.batchId === undefined) return undefined;
   const { rows } = await sql<{ n: number }>`
-    update submission_batches set last_error = ${message}, failed_attempts = failed_attempts + 1, last_failed_at = now()
+    update submission_batches set last_error = ${storableText(message)}, failed_attempts = failed_attempts + 1, last_failed_at = now()
     where id = ${subject.batchId}::uuid returning failed_attempts as n`.execute(db);
   return rows[0]?.n;
 }

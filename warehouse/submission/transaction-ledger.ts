@@ -5,6 +5,12 @@ import { ENDED_STATES } from './batch-report.ts';
 import * as serviceFacts from '../../schema/upstream/service-facts.ts';
 import { jsonRecordset, type RecordsetColumns } from '../refresh/json-recordset.ts';
 import type { ColumnValues } from '../refresh/rows.ts';
+import {
+  findUnstorableFields,
+  replacementsByField,
+  storableText,
+  type Replacement,
+} from '../../domain/unstorable-text.ts';
 
 /**
  * transactions, transaction_components and transaction_status_events: what ddsync knows of each
@@ -155,27 +161,63 @@ export async function recordTransaction(
 ): Promise<void> {
   const state = stateOf(t.status);
   const final = serviceFacts.FINAL_TRANSACTION_STATUSES.has(t.status);
+  const { stored, replaced } = storedAnswer(t);
   await db.transaction().execute(async (trx) => {
     await sql`
       update transactions set
-        id = ${t.id}, status = ${t.status},
+        id = ${stored.id}, status = ${stored.status},
         state = case when state in ('failed', 'timed_out', 'cancelled') then state else ${state} end,
-        reference_number = coalesce(${t.referenceNumber ?? null}, reference_number),
-        verification_number = coalesce(${t.verificationNumber ?? null}, verification_number),
-        error_reason = coalesce(${errorReasonOf(t)}, error_reason),
+        reference_number = coalesce(${stored.referenceNumber}, reference_number),
+        verification_number = coalesce(${stored.verificationNumber}, verification_number),
+        error_reason = coalesce(${stored.errorReason}, error_reason),
+        replaced_values = case when ${replaced}::jsonb is null then replaced_values
+          else coalesce(replaced_values, '{}') || ${replaced}::jsonb end,
         created_at = coalesce(created_at, now()),
-        submitted_at = case when ${t.status} not in ('DRAFT') then coalesce(submitted_at, now()) else submitted_at end,
+        submitted_at = case when ${stored.status} not in ('DRAFT') then coalesce(submitted_at, now()) else submitted_at end,
         validated_at = case when ${final} then coalesce(validated_at, now()) else validated_at end,
         last_polled_at = case when ${source} in ('poll', 'webhook') then now() else last_polled_at end,
         updated_at = now()
       where key = ${key}
         -- No transaction goes back to DRAFT (as recordSightings): a create's answer recorded after the
         -- submit (an attempt thought dead, racing its retry) is stale; the status events keep it.
-        and not (${t.status} = 'DRAFT' and status is not null and status <> 'DRAFT')`.execute(trx);
+        and not (${stored.status} = 'DRAFT' and status is not null and status <> 'DRAFT')`.execute(trx);
     await sql`
-      insert into transaction_status_events (transaction_key, status, source) values (${key}, ${t.status}, ${source})
+      insert into transaction_status_events (transaction_key, status, source) values (${key}, ${stored.status}, ${source})
       on conflict (transaction_key, status) do nothing`.execute(trx);
   });
+}
+
+/**
+ * What the warehouse keeps of the service's answer about a transaction, each text as stored (U+FFFD
+ * for a NUL or a lone surrogate, domain/unstorable-text.ts), and what was so replaced, by field, as
+ * the JSON kept in transactions.replaced_values (null when nothing was).
+ */
+export function storedAnswer(t: Transaction): {
+  stored: {
+    id: string;
+    status: string;
+    referenceNumber: string | null;
+    verificationNumber: string | null;
+    errorReason: string | null;
+  };
+  replaced: string | null;
+} {
+  const sent = {
+    id: t.id,
+    status: t.status,
+    referenceNumber: t.referenceNumber ?? null,
+    verificationNumber: t.verificationNumber ?? null,
+    errorReason: errorReasonOf(t),
+  };
+  const found: Replacement[] = [];
+  findUnstorableFields(sent, Object.keys(sent), '', found);
+  if (found.length === 0) return { stored: sent, replaced: null };
+  const stored = { ...sent };
+  for (const key of Object.keys(stored) as Array<keyof typeof stored>) {
+    const value = stored[key];
+    if (value !== null) (stored as Record<string, string | null>)[key] = storableText(value);
+  }
+  return { stored, replaced: replacementsByField(found) };
 }
 
 /** The components as sent, once per transaction. */
@@ -254,7 +296,7 @@ export async function recordEnd(
 ): Promise<void> {
   // Nothing of it is retried any more (step-failures.ts): last_error now says why it ended.
   await sql`
-    update transactions set state = ${state}, last_error = coalesce(${error}, last_error), failed_attempts = 0, last_failed_at = null, updated_at = now()
+    update transactions set state = ${state}, last_error = coalesce(${error === null ? null : storableText(error)}, last_error), failed_attempts = 0, last_failed_at = null, updated_at = now()
     where key = ${key} and state not in ('available', 'error', 'withdrawn')`.execute(db);
 }
 

@@ -5,6 +5,14 @@ import { jsonRecordset, type RecordsetColumns } from '../refresh/json-recordset.
 import type { ColumnValues } from '../refresh/rows.ts';
 import { managedName } from '../../schema/desired-webhooks.ts';
 import { oldestFirst } from '../../schema/upstream/order.ts';
+import {
+  findUnstorable,
+  findUnstorableFields,
+  replacementsByField,
+  storableText,
+  type Replacement,
+} from '../../domain/unstorable-text.ts';
+import { storable } from '../refresh/json-recordset.ts';
 
 /** webhooks, webhook_attempts, webhook_stats and webhook_events in the warehouse. Idempotent writes. */
 
@@ -12,7 +20,16 @@ const RESPONSE_KEPT = 2_000;
 
 type WebhookRow = ColumnValues<
   'webhooks',
-  'id' | 'name' | 'managed' | 'url' | 'description' | 'events' | 'is_active' | 'created_at' | 'updated_at'
+  | 'id'
+  | 'name'
+  | 'managed'
+  | 'url'
+  | 'description'
+  | 'events'
+  | 'is_active'
+  | 'created_at'
+  | 'updated_at'
+  | 'replaced_values'
 >;
 const WEBHOOK_COLUMNS: RecordsetColumns<WebhookRow> = {
   id: 'text',
@@ -24,6 +41,7 @@ const WEBHOOK_COLUMNS: RecordsetColumns<WebhookRow> = {
   is_active: 'boolean',
   created_at: 'timestamptz',
   updated_at: 'timestamptz',
+  replaced_values: 'jsonb',
 };
 
 type WebhookNameRow = ColumnValues<'webhooks', 'id' | 'name'>;
@@ -40,6 +58,7 @@ type AttemptRow = ColumnValues<
   | 'response'
   | 'attempted_at'
   | 'event_type'
+  | 'replaced_values'
 >;
 const ATTEMPT_COLUMNS: RecordsetColumns<AttemptRow> = {
   id: 'text',
@@ -51,7 +70,18 @@ const ATTEMPT_COLUMNS: RecordsetColumns<AttemptRow> = {
   response: 'text',
   attempted_at: 'timestamptz',
   event_type: 'text',
+  replaced_values: 'jsonb',
 };
+
+/**
+ * What of `record`'s members `fields` the warehouse stores with U+FFFD for a NUL or a lone surrogate
+ * (jsonRecordset replaces them), by field, as the JSON of a `replaced_values` column; null when none.
+ */
+function replacedOf(record: unknown, fields: readonly string[]): string | null {
+  const found: Replacement[] = [];
+  findUnstorableFields(record as Record<string, unknown>, fields, '', found);
+  return replacementsByField(found);
+}
 
 /**
  * The service's webhooks as listed now; those it no longer lists are marked deleted. A managed name
@@ -79,6 +109,7 @@ export async function recordWebhooks(db: Warehouse, hooks: readonly Webhook[]): 
       is_active: w.isActive,
       created_at: w.createdAt ?? null,
       updated_at: w.updatedAt ?? null,
+      replaced_values: replacedOf(w, ['id', 'url', 'description', 'events']),
     };
   });
   const named = rows.filter((r) => r.name !== null).map((r): WebhookNameRow => ({ id: r.id, name: r.name }));
@@ -94,14 +125,15 @@ export async function recordWebhooks(db: Warehouse, hooks: readonly Webhook[]): 
     }
     if (rows.length > 0) {
       await sql`
-        insert into webhooks (id, name, managed, url, description, events, is_active, created_at, updated_at)
-        select id, name, managed, url, description, events, is_active, created_at, updated_at
+        insert into webhooks (id, name, managed, url, description, events, is_active, created_at, updated_at, replaced_values)
+        select id, name, managed, url, description, events, is_active, created_at, updated_at, replaced_values
         from ${jsonRecordset(rows, WEBHOOK_COLUMNS)}
         on conflict (id) do update set name = excluded.name, managed = excluded.managed, url = excluded.url, description = excluded.description,
           events = excluded.events, is_active = excluded.is_active, created_at = excluded.created_at, updated_at = excluded.updated_at,
-          changed_at = now(), deleted_at = null
-        where (webhooks.name, webhooks.managed, webhooks.url, webhooks.description, webhooks.events, webhooks.is_active, webhooks.deleted_at)
-          is distinct from (excluded.name, excluded.managed, excluded.url, excluded.description, excluded.events, excluded.is_active, null)`.execute(
+          replaced_values = excluded.replaced_values, changed_at = now(), deleted_at = null
+        -- Compared as sent: replaced_values holds what a replacement changed, so one changed only there is a change.
+        where (webhooks.name, webhooks.managed, webhooks.url, webhooks.description, webhooks.events, webhooks.is_active, webhooks.deleted_at, webhooks.replaced_values)
+          is distinct from (excluded.name, excluded.managed, excluded.url, excluded.description, excluded.events, excluded.is_active, null, excluded.replaced_values)`.execute(
         trx,
       );
     }
@@ -126,11 +158,16 @@ export async function recordAttempts(
       response: typeof a.response === 'string' ? a.response.slice(0, RESPONSE_KEPT) : null,
       attempted_at: a.timestamp ?? null,
       event_type: a.msg?.eventType ?? null,
+      // The response as kept (its first RESPONSE_KEPT characters), like every other field.
+      replaced_values: replacedOf(
+        { ...a, response: typeof a.response === 'string' ? a.response.slice(0, RESPONSE_KEPT) : null },
+        ['id', 'msgId', 'url', 'status', 'response'],
+      ),
     }),
   );
   const result = await sql`
-    insert into webhook_attempts (id, webhook_id, msg_id, url, status, response_status_code, response, attempted_at, event_type)
-    select id, webhook_id, msg_id, url, status, response_status_code, response, attempted_at, event_type
+    insert into webhook_attempts (id, webhook_id, msg_id, url, status, response_status_code, response, attempted_at, event_type, replaced_values)
+    select id, webhook_id, msg_id, url, status, response_status_code, response, attempted_at, event_type, replaced_values
     from ${jsonRecordset(rows, ATTEMPT_COLUMNS)}
     on conflict (id) do nothing`.execute(db);
   return Number(result.numAffectedRows ?? 0);
@@ -159,11 +196,26 @@ export interface IncomingEvent {
   transactionId: string | null;
 }
 
-/** Stores a message once: true the first time; a retry of the same message only counts a delivery. */
+/**
+ * Stores a message once: true the first time; a retry of the same message only counts a delivery.
+ * Text Postgres cannot hold (a NUL, a lone surrogate: in the payload, keys included, or in the
+ * message's id, type or transaction id) is stored as U+FFFD and kept by path in `replaced_values`
+ * with the value as sent, instead of failing the message on every delivery.
+ */
 export async function storeEvent(db: Warehouse, e: IncomingEvent): Promise<boolean> {
+  const found: Replacement[] = [];
+  findUnstorableFields(
+    e as unknown as Record<string, unknown>,
+    ['msgId', 'webhookName', 'eventType', 'transactionId'],
+    '',
+    found,
+  );
+  findUnstorable(e.payload, 'payload', found);
+  const text = (value: string | null) => (value === null ? null : storableText(value));
   const { rows } = await sql<{ first: boolean }>`
-    insert into webhook_events (msg_id, webhook_name, event_type, payload, sent_at, transaction_id)
-    values (${e.msgId}, ${e.webhookName}, ${e.eventType}, ${JSON.stringify(e.payload)}::jsonb, ${e.sentAt}, ${e.transactionId})
+    insert into webhook_events (msg_id, webhook_name, event_type, payload, sent_at, transaction_id, replaced_values)
+    values (${storableText(e.msgId)}, ${storableText(e.webhookName)}, ${text(e.eventType)}, ${storable(JSON.stringify(e.payload))}::jsonb,
+      ${e.sentAt}, ${text(e.transactionId)}, ${replacementsByField(found)}::jsonb)
     on conflict (msg_id) do update set deliveries = webhook_events.deliveries + 1, last_received_at = now()
     returning (xmax = 0) as first`.execute(db);
   return rows[0]?.first ?? false;
@@ -175,7 +227,7 @@ export async function markHandled(
   handling: string,
   error: string | null = null,
 ): Promise<void> {
-  await sql`update webhook_events set handling = ${handling}, handling_error = ${error}, handled_at = now() where msg_id = ${msgId}`.execute(
+  await sql`update webhook_events set handling = ${handling}, handling_error = ${error === null ? null : storableText(error)}, handled_at = now() where msg_id = ${msgId}`.execute(
     db,
   );
 }
@@ -205,7 +257,7 @@ export async function noteDispatchFailure(db: Warehouse, msgId: string, error: s
       next_dispatch_at = now() + least(30 * power(2, dispatch_attempts), ${DISPATCH_MAX_WAIT_S}) * interval '1 second',
       handling = case when dispatch_attempts + 1 >= ${DISPATCH_MAX_ATTEMPTS} then 'failed' else handling end,
       handled_at = case when dispatch_attempts + 1 >= ${DISPATCH_MAX_ATTEMPTS} then now() else handled_at end,
-      handling_error = ${error.slice(0, 1_000)}
+      handling_error = ${storableText(error.slice(0, 1_000))}
     where msg_id = ${msgId} and handling = 'pending'`.execute(db);
 }
 

@@ -13,8 +13,8 @@ const COLUMNS = { id: 'text', n: 'float8', ok: 'boolean', tags: 'text[]', doc: '
 const all = (rows: Row[], chunk?: number) => [...copyText(rows, COLUMNS, chunk)].join('');
 
 describe('COPY text of the refresh rows', () => {
-  it('escapes what COPY reads as structure and drops NUL, which Postgres text cannot hold', () => {
-    expect(escapeCopy('a\tb\nc\rd\\e\u0000f')).toBe('a\\tb\\nc\\rd\\\\ef');
+  it('escapes what COPY reads as structure and stores NUL, which Postgres text cannot hold, as U+FFFD', () => {
+    expect(escapeCopy('a\tb\nc\rd\\e\u0000f')).toBe('a\\tb\\nc\\rd\\\\e\ufffdf');
   });
 
   it('writes one line per row, columns in the given order, \\N for null', () => {
@@ -31,12 +31,12 @@ describe('COPY text of the refresh rows', () => {
     expect(text.split('\t')[3]).toBe('{"x,y","q\\\\"uote","back\\\\\\\\slash","{b}"}');
   });
 
-  it('keeps JSON text as JSON but drops the escapes jsonb refuses (NUL, a lone surrogate)', () => {
+  it('keeps JSON text as JSON but replaces the escapes jsonb refuses (NUL, a lone surrogate) by U+FFFD', () => {
     const doc = JSON.stringify({ a: 'x\u0000y', b: 'tab\there', c: '\ud800' });
     const field = all([{ id: 'p', n: 0, ok: true, tags: [], doc }])
       .trimEnd()
       .split('\t')[4]!;
-    expect(field).toBe('{"a":"xy","b":"tab\\\\there","c":"\\\\ufffd"}');
+    expect(field).toBe('{"a":"x\\\\ufffdy","b":"tab\\\\there","c":"\\\\ufffd"}');
   });
 
   it('splits long input into chunks at row boundaries, none of them large', () => {

@@ -18,7 +18,7 @@ describe('counts', () => {
 });
 
 describe('JSON recordsets', () => {
-  it('splices JSON text columns raw and keeps values Postgres refuses out', () => {
+  it('splices JSON text columns raw and stores what Postgres refuses as U+FFFD', () => {
     const text = toJsonRecordset(
       [
         { id: 'a', name: 'x\u0000y', geometry: '{"type":"Polygon"}' },
@@ -27,7 +27,7 @@ describe('JSON recordsets', () => {
       ['geometry'],
     );
     expect(JSON.parse(text)).toEqual([
-      { id: 'a', name: 'xy', geometry: { type: 'Polygon' } },
+      { id: 'a', name: 'x\ufffdy', geometry: { type: 'Polygon' } },
       { id: 'b', name: '\ufffd', geometry: null },
     ]);
     // Escaped backslashes followed by "u0000" are text, not an escape.
