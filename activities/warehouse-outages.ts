@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ActivityInterceptorsFactory } from '@temporalio/worker';
 import type { Outage } from '../platform/outage.ts';
-import { waitForWarehouse } from '../warehouse/availability.ts';
+import { waitForWarehouse, warehouseRefusesWork } from '../warehouse/availability.ts';
 import { classifyWarehouseError } from '../warehouse/connection-errors.ts';
 import { WAREHOUSE_FATAL } from '../platform/run-problem.ts';
 import { backoffDelay } from '../platform/backoff.ts';
@@ -20,6 +20,8 @@ export interface WarehouseOutageDeps {
   onFatal?: (reason: string, runId: string | undefined) => void;
   /** How to wait for an unavailable warehouse (waitForWarehouse by default; tests pass their own). */
   waitForWarehouse?: (signal: AbortSignal) => Promise<void>;
+  /** Whether the warehouse takes work now: why not, or undefined (warehouseRefusesWork by default). */
+  refusesWork?: () => Promise<string | undefined>;
   /** The first back-off after a lost lock or statement timeout (default 1 s, doubling to 30 s). */
   contendedBackoffMs?: number;
 }
@@ -42,6 +44,7 @@ export { WAREHOUSE_FATAL };
  */
 export function waitOutWarehouse(deps: WarehouseOutageDeps): ActivityInterceptorsFactory {
   const waitUntilBack = deps.waitForWarehouse ?? ((signal: AbortSignal) => waitForWarehouse(deps.db, signal));
+  const refusesWork = deps.refusesWork ?? (() => warehouseRefusesWork(deps.db));
   const base = deps.contendedBackoffMs ?? 1_000;
   return (context) => ({
     inbound: {
@@ -69,9 +72,23 @@ export function waitOutWarehouse(deps: WarehouseOutageDeps): ActivityInterceptor
                 // innermost message of a failure (failureMessage), which would be the server's alone.
               });
             }
+            const signal = context.cancellationSignal;
+            // A lost connection while no outage is open: ask the warehouse before declaring one. When it
+            // answers, what failed was this attempt's connection or statement (one backend frozen alone,
+            // a connection cut, an error an attempt kept from an outage that has ended), not the
+            // warehouse: the attempt runs again after a back-off, and no outage is said to begin.
+            if (trouble.kind === 'unavailable' && !deps.outage.down && (await refusesWork()) === undefined) {
+              deps.outage.passing(trouble.reason, 'the activity runs again');
+              contended++;
+              try {
+                await delay(backoffDelay(contended, { baseMs: base, maxMs: 30 * base }), undefined, { signal });
+              } catch {
+                throw error;
+              }
+              continue;
+            }
             deps.outage.failed(trouble.reason, 'activities wait for it and run again');
             waited = true;
-            const signal = context.cancellationSignal;
             try {
               if (trouble.kind === 'unavailable') await waitUntilBack(signal);
               else {

@@ -21,6 +21,8 @@ export class Outage {
   private lastSaid = 0;
   private failures = 0;
   private reason = '';
+  private passingSaid: number | undefined;
+  private passingFailures = 0;
   private readonly remindEveryMs: number;
   private readonly now: () => number;
 
@@ -56,6 +58,24 @@ export class Outage {
         `${this.options.name} is still unavailable after ${seconds} s: ${reason}; ${what}`,
       );
     }
+  }
+
+  /**
+   * A failure that looked like an outage while the dependency answers (one connection of many lost, a
+   * statement its server never answered while the others do): one `warn` line, at most one a
+   * `remindEveryMs`, counted apart from outages; no outage begins.
+   */
+  passing(reason: string, what: string): void {
+    const now = this.now();
+    this.passingFailures++;
+    if (this.passingSaid !== undefined && now - this.passingSaid < this.remindEveryMs) return;
+    this.passingSaid = now;
+    const more = this.passingFailures > 1 ? ` (${this.passingFailures} such failures since the last line)` : '';
+    this.passingFailures = 0;
+    this.options.log.warn(
+      { dependency: this.options.name, reason },
+      `${this.options.name} answers, but one of its connections failed: ${reason}; ${what}${more}`,
+    );
   }
 
   /** The dependency answered again: ends the outage, if one was open, with one line. */

@@ -32,10 +32,14 @@ export function dropConnection(client: pg.ClientBase): void {
   if (socket && !socket.destroyed) socket.destroy();
 }
 
+/** Why a connection was cut: every later statement on it fails with the same reason, not pg's "not queryable". */
+const cutReasons = new WeakMap<pg.ClientBase, Error>();
+
 /** Ends a connection now, failing whatever it has in flight with `reason`. */
 function cut(client: pg.ClientBase, reason: unknown): void {
   const socket = (client as unknown as { connection?: { stream?: Socket } }).connection?.stream;
   const error = reason instanceof Error ? reason : new Error(String(reason));
+  if (!cutReasons.has(client)) cutReasons.set(client, error);
   // Destroying the socket, not `client.end()`: end() says goodbye to the server and waits for it, and a
   // frozen server never answers. The client fails every query it holds with `error` and is unusable, so
   // the pool drops it when it is released.
@@ -54,6 +58,23 @@ export function boundStatements(client: pg.ClientBase, clientMs: number, watch?:
   bounded.add(client);
   const query = client.query.bind(client) as Query;
   (client as unknown as { query: Query }).query = (...args: unknown[]) => {
+    // A statement after the cut (a rollback, a cleanup in a finally) fails as the cut did, so the error
+    // that reaches the log says why (the server's silence, a cancellation) whichever statement throws last.
+    const cutBy = cutReasons.get(client);
+    if (cutBy) {
+      const first = args[0] as { submit?: unknown; emit?: (event: string, error: Error) => void } | undefined;
+      if (first && typeof first.submit === 'function') {
+        // A COPY stream: it fails as a stream does (its pipeline rejects), never waits for a server.
+        queueMicrotask(() => first.emit?.('error', cutBy));
+        return first;
+      }
+      const callback = args.at(-1);
+      if (typeof callback === 'function') {
+        queueMicrotask(() => (callback as (e: Error) => void)(cutBy));
+        return undefined;
+      }
+      return Promise.reject(cutBy);
+    }
     const signal = currentCancellation();
     const started = watch?.begin();
     let settled = false;

@@ -98,6 +98,19 @@ describe('statements bounded twice, on a real Postgres', () => {
     expect(failure).toBeInstanceOf(WarehouseSilentError);
     expect(Date.now() - started).toBeGreaterThanOrEqual(WORK.clientMs - 50);
     expect(classifyWarehouseError(failure)).toMatchObject({ kind: 'unavailable' });
+    // A statement after the cut on the same connection (a cleanup, a rollback) fails for the same reason.
+    const again = await onFrozenBackend(async (trx) => {
+      const cutFirst = await sql`select 1`.execute(trx).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      throw Object.assign(new Error('both'), {
+        first: cutFirst,
+        second: await sql`select 2`.execute(trx).catch((e) => e),
+      });
+    });
+    expect((again as { first: unknown }).first).toBeInstanceOf(WarehouseSilentError);
+    expect((again as { second: unknown }).second).toBe((again as { first: unknown }).first);
     // The pool made a new connection: the next statement is answered (by another backend).
     const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(db);
     expect(frozen.has(rows[0]!.pid)).toBe(false);

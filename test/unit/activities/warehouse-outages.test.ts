@@ -23,7 +23,12 @@ function memoryLog() {
 const silent = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 const pgError = (code: string, message = `error ${code}`) => Object.assign(new Error(message), { code });
 
-function harness(options: { waitForWarehouse?: (signal: AbortSignal) => Promise<void> } = {}) {
+function harness(
+  options: {
+    waitForWarehouse?: (signal: AbortSignal) => Promise<void>;
+    refusesWork?: () => Promise<string | undefined>;
+  } = {},
+) {
   const { lines, log } = memoryLog();
   const fatal: Array<[string, string | undefined]> = [];
   const interceptors = activityInterceptors({
@@ -32,6 +37,8 @@ function harness(options: { waitForWarehouse?: (signal: AbortSignal) => Promise<
     onFatal: (reason, runId) => fatal.push([reason, runId]),
     contendedBackoffMs: 5,
     waitForWarehouse: options.waitForWarehouse ?? (() => Promise.resolve()),
+    // By default the warehouse does not answer the check: a lost connection opens an outage.
+    refusesWork: options.refusesWork ?? (() => Promise.resolve('the connection was refused')),
   });
   const environment = new MockActivityEnvironment({}, { interceptors, logger: silent });
   return { lines, fatal, environment };
@@ -66,6 +73,26 @@ describe('a warehouse outage met by an activity', () => {
       expect.stringMatching(
         /^the warehouse is available again after \d+\.\d s; 2 failed attempts will be or were retried$/,
       ),
+    ]);
+  });
+
+  it('declares no outage when the warehouse answers after a lost connection: one passing line, a back-off, the attempt again', async () => {
+    const { lines, environment } = harness({
+      waitForWarehouse: () => Promise.reject(new Error('not to be called')),
+      refusesWork: () => Promise.resolve(undefined),
+    });
+    let runs = 0;
+    const result = await environment.run(async () => {
+      runs++;
+      if (runs <= 2)
+        throw Object.assign(new Error('the warehouse did not answer a statement within 7 s'), {
+          name: 'WarehouseSilentError',
+        });
+      return runs;
+    });
+    expect(result).toBe(3);
+    expect(lines.map((l) => l.msg)).toEqual([
+      'the warehouse answers, but one of its connections failed: the warehouse did not answer a statement within 7 s; the activity runs again',
     ]);
   });
 
