@@ -12,7 +12,7 @@ import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import type { RunSummary } from '../../warehouse/refresh/sweep.ts';
 import { startRefresh } from '../../cli/refresh-runner.ts';
-import { runDdsync, lastJsonLine, type RunningCommand } from '../support/processes.ts';
+import { runDdsync, lastJsonLine, type RunningCommand, isRunning, logMessages } from '../support/processes.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -132,15 +132,9 @@ describe('a worker that outlives a frozen warehouse', () => {
       .then((r) => r.rows[0]!.n);
   }
 
-  const workerAlive = () => worker.child.exitCode === null && worker.child.signalCode === null;
+  const workerAlive = () => isRunning(worker);
   /** The worker's log lines whose message starts with `prefix`. */
-  const said = (prefix: string) =>
-    worker
-      .output()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => (JSON.parse(l) as { msg?: string }).msg ?? '')
-      .filter((m) => m.startsWith(prefix));
+  const said = (prefix: string) => logMessages(worker, prefix);
 
   beforeAll(async () => {
     const root = resolve('.ddsync/test');

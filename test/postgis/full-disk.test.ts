@@ -12,7 +12,7 @@ import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { startRefresh } from '../../cli/refresh-runner.ts';
-import { runDdsync, lastJsonLine, type RunningCommand } from '../support/processes.ts';
+import { runDdsync, lastJsonLine, type RunningCommand, isRunning, logMessages } from '../support/processes.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { waitUntil } from '../support/wait.ts';
 import { sample } from '../support/exposition.ts';
@@ -63,14 +63,8 @@ describe('a refresh that outlives a full disk', () => {
   const serverLog: string[] = [];
   const taskQueue = `full-disk-${Math.random().toString(36).slice(2, 8)}`;
 
-  const workerAlive = () => worker.child.exitCode === null && worker.child.signalCode === null;
-  const said = (prefix: string) =>
-    worker
-      .output()
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => (JSON.parse(l) as { msg?: string }).msg ?? '')
-      .filter((m) => m.startsWith(prefix));
+  const workerAlive = () => isRunning(worker);
+  const said = (prefix: string) => logMessages(worker, prefix);
 
   async function status(): Promise<StatusJson> {
     const run = runDdsync(['status', '--json'], env);

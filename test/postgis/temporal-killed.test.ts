@@ -10,7 +10,7 @@ import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { startRefresh } from '../../cli/refresh-runner.ts';
-import { runDdsync, processesMentioning, type RunningCommand } from '../support/processes.ts';
+import { runDdsync, processesMentioning, type RunningCommand, isRunning } from '../support/processes.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { createTestDatabase } from '../support/databases.ts';
@@ -54,7 +54,7 @@ describe('a worker and two `--wait` commands that outlive Temporal killed', () =
   let worker: RunningCommand;
   const taskQueue = `temporal-killed-${Math.random().toString(36).slice(2, 8)}`;
 
-  const workerAlive = () => worker.child.exitCode === null && worker.child.signalCode === null;
+  const workerAlive = () => isRunning(worker);
 
   beforeAll(async () => {
     const root = resolve('.ddsync/test');

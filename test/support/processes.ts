@@ -90,6 +90,21 @@ export function ddsyncEnv(
 }
 
 /** The last line of a command's output, which `--json` makes one JSON object or array. */
+/** Whether a command's process still runs (neither exited nor killed). */
+export function isRunning(command: RunningCommand): boolean {
+  return command.child.exitCode === null && command.child.signalCode === null;
+}
+
+/** The messages of a command's JSON log lines (DDSYNC_LOG_FORMAT=json) that start with `prefix`. */
+export function logMessages(command: RunningCommand, prefix = ''): string[] {
+  return command
+    .output()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => (JSON.parse(l) as { msg?: string }).msg ?? '')
+    .filter((m) => m.startsWith(prefix));
+}
+
 export function lastJsonLine<T = Record<string, unknown>>(output: string): T {
   return JSON.parse(output.trim().split('\n').at(-1)!) as T;
 }
