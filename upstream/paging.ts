@@ -2,11 +2,17 @@ import type { Plot } from '../schema/upstream.ts';
 import { type CallOptions, type UpstreamHttp, endpointName } from './client-core.ts';
 import { NetworkError, ResponseValidationError } from './errors.ts';
 import { hasMorePages, isRepeatedPage } from './page-rule.ts';
-import { normalisePlots, normalisePlotsSkippingInvalid, type InvalidRecord } from './plot-validator.ts';
+import {
+  checkPlotLeniently,
+  normalisePlots,
+  normalisePlotsSkippingInvalid,
+  type InvalidRecord,
+} from './plot-validator.ts';
 import { buildPlotQuery, effectiveLimit, type PlotQuery } from './plot-query.ts';
 import { PATHS, PLOT_PAGE_DEFAULT_LIMIT } from '../schema/upstream/service-facts.ts';
 import { pooledBody } from './transport.ts';
 import { type PageBody, PageBufferPool } from './page-buffers.ts';
+import { ArraySplitError, elementText, splitArrayElements } from './array-elements.ts';
 
 /**
  * GET /businesses/{businessId}/plots, one page at a time or as an async iterator. The client
@@ -114,6 +120,97 @@ export function parseSupplierPlotsPage(raw: RawPlotPage, opts: Pick<PlotPageOpti
   }
   const plots = normalisePlots(body, ENDPOINT, 200);
   return { page: raw.page, limit: raw.limit, plots, invalid: [], more: hasMorePages(plots.length, raw.limit) };
+}
+
+/**
+ * Pages of more bytes than this are not parsed whole but plot by plot (splitSupplierPlotsPage). An
+ * ordinary page of 500 plots weighs about 1.4 MB and keeps the whole-page JSON.parse (the fastest
+ * way to read it); a page of plots drawn with a thousand vertices weighs about 12 MB, and about 2.6
+ * times that as objects, at 5,000 vertices 60 MB (docs/benchmarks.md, "A page of any size").
+ */
+export const WHOLE_PAGE_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * One plot of more bytes of JSON than this is not parsed at all: it is refused, reported with its id
+ * and this rule, and the rest of its page is stored (docs/refresh.md, "A page of any size"). Parsed,
+ * mapped and written, a plot takes about six times its JSON in the worker's memory (its coordinates
+ * as arrays, its geometry's text again in its row and in the COPY): 16 MB of JSON is the most that
+ * fits beside a page's bytes within the worker's 300 MB. A boundary of 16 MB has about 600,000
+ * vertices, finer than any survey of a farm or a concession needs.
+ */
+export const PLOT_MAX_BYTES = 16 * 1024 * 1024;
+
+/** A page split into its plots, each parsed and checked only when asked for. */
+export interface SplitPlotPage {
+  page: number;
+  /** The limit the service applied: min(requested, 500). */
+  limit: number;
+  /** Plots the service sent, valid or not. */
+  received: number;
+  /** Whether a next page may hold more plots. */
+  more: boolean;
+  /** Per plot on the page, the id its JSON carries at its top level (as scanned, before any check). */
+  ids: readonly (string | null)[];
+  /** Bytes of JSON of plot `index`. */
+  sizeOf(index: number): number;
+  /**
+   * Plot `index` parsed and checked alone, with the same rules as a whole page's plots; a plot of more
+   * than the plot limit (PLOT_MAX_BYTES unless told) is refused unparsed. A plot that is not JSON raises a retryable NetworkError
+   * naming the page and the plot (asking again is the only remedy, as for a page that is not JSON).
+   */
+  plotAt(index: number): { plot: Plot } | { invalid: InvalidRecord };
+}
+
+/**
+ * A page split into its plots by a scan of its bytes (array-elements.ts), for pages too large to
+ * parse whole: the bytes must stay lent (not released) while plots are read. A body that is not one
+ * JSON array raises a retryable NetworkError naming the page and where the scan stopped.
+ */
+export function splitSupplierPlotsPage(raw: RawPlotPage, plotMaxBytes = PLOT_MAX_BYTES): SplitPlotPage {
+  const bytes = raw.bytes;
+  let elements: ReturnType<typeof splitArrayElements>;
+  try {
+    elements = splitArrayElements(bytes);
+  } catch (e) {
+    if (!(e instanceof ArraySplitError)) throw e;
+    throw new NetworkError(ENDPOINT, `page ${raw.page}: response body is not a JSON array (${e.message})`, {
+      cause: e,
+      status: 200,
+    });
+  }
+  const { starts, ends, ids } = elements;
+  const sizeOf = (index: number) => ends[index]! - starts[index]!;
+  return {
+    page: raw.page,
+    limit: raw.limit,
+    received: starts.length,
+    more: hasMorePages(starts.length, raw.limit),
+    ids,
+    sizeOf,
+    plotAt(index) {
+      const size = sizeOf(index);
+      if (size > plotMaxBytes) {
+        const mb = (n: number) => `${Math.round((n / 1024 / 1024) * 10) / 10} MB`;
+        return {
+          invalid: {
+            index,
+            id: ids[index] ?? null,
+            path: `[${index}]`,
+            message: `a plot of ${mb(size)} of JSON is larger than the ${mb(plotMaxBytes)} one plot may have`,
+          },
+        };
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(elementText(raw.bytes, elements, index)) as unknown;
+      } catch (e) {
+        throw new NetworkError(ENDPOINT, `page ${raw.page}: plot #${index} is not JSON (${(e as Error).message})`, {
+          cause: e,
+          status: 200,
+        });
+      }
+      return checkPlotLeniently(value, index);
+    },
+  };
 }
 
 export async function getSupplierPlotsPage(
