@@ -31,6 +31,9 @@ const UNKNOWN_LENGTH_BYTES = 256 * 1024;
  */
 export const MAX_PRESIZED_BYTES = 8 * 1024 * 1024;
 
+/** The largest buffer kept for the next pages (an ordinary page weighs about 1.4 MB). */
+export const MAX_KEPT_BYTES = MAX_PRESIZED_BYTES;
+
 export class PageBufferPool {
   private readonly free: Buffer[] = [];
 
@@ -65,7 +68,8 @@ export class PageBufferPool {
       bytes: () => lent().subarray(0, length),
       release: () => {
         if (!buffer) return;
-        if (this.free.length < this.maxFree) this.free.push(buffer);
+        // A buffer grown for a page larger than ordinary ones is let go: kept, four of 60 MB would stay.
+        if (this.free.length < this.maxFree && buffer.byteLength <= MAX_KEPT_BYTES) this.free.push(buffer);
         buffer = undefined;
       },
     };

@@ -13,6 +13,7 @@ import { PATHS, PLOT_PAGE_DEFAULT_LIMIT } from '../schema/upstream/service-facts
 import { pooledBody } from './transport.ts';
 import { type PageBody, PageBufferPool } from './page-buffers.ts';
 import { ArraySplitError, elementText, splitArrayElements } from './array-elements.ts';
+import { ByteBudget } from '../platform/byte-budget.ts';
 
 /**
  * GET /businesses/{businessId}/plots, one page at a time or as an async iterator. The client
@@ -68,10 +69,49 @@ export interface RawPlotPage {
 /** The buffers every page body of this process is read into. */
 const pagePool = new PageBufferPool();
 
+/**
+ * The bytes of supplier page bodies this process holds at once, from before a page is asked for until
+ * it is released: the read-ahead bounded by bytes as well as by pages. Ordinary pages (about 1.4 MB)
+ * never wait: 32 MB holds more than the refresh reads at once (four suppliers, two pages each, and
+ * their verification reads). Pages of 12 MB are held two at a time, and a page of more than 32 MB is
+ * read alone, after every other page was released (a page of 5,000-vertex plots weighs 60 MB: four
+ * suppliers' pages of it at once, each with a page read ahead, took the worker to 1,390 MB).
+ */
+export const PAGE_BODY_BYTES = 32 * 1024 * 1024;
+const bodyBytes = new ByteBudget(PAGE_BODY_BYTES);
+
+/**
+ * What a page will weigh is not known before it is read (and waiting for room with its response
+ * half read would run into the request's timeout), so room is asked for by an estimate: the size of
+ * the supplier's page read last by this process, else of any page read last, else the whole budget
+ * (the process's first page is read alone). Once read, the page is counted at its real size: a page
+ * larger than its estimate (a supplier's first page much larger than the pages before it) is counted
+ * past the budget, and no further page is asked for until enough were released.
+ */
+const lastPageBytes = new Map<string, number>();
+let lastAnyPageBytes: number | undefined;
+/** Suppliers whose page size is remembered: more are forgotten at once (only estimates are lost). */
+const REMEMBERED_SUPPLIERS = 10_000;
+
+function estimatedPageBytes(businessId: string): number {
+  return Math.min(lastPageBytes.get(businessId) ?? lastAnyPageBytes ?? PAGE_BODY_BYTES, PAGE_BODY_BYTES);
+}
+
+function rememberPageBytes(businessId: string, bytes: number): void {
+  if (lastPageBytes.size >= REMEMBERED_SUPPLIERS && !lastPageBytes.has(businessId)) lastPageBytes.clear();
+  lastPageBytes.set(businessId, bytes);
+  lastAnyPageBytes = bytes;
+}
+
+/** Bytes of page bodies held now and page reads waiting for room (for tests and figures). */
+export function pageBodyBytes(): { inUse: number; queued: number } {
+  return { inUse: bodyBytes.inUse, queued: bodyBytes.queued };
+}
+
 // As Response.text() decodes: invalid sequences replaced, a byte-order mark dropped.
 const utf8 = new TextDecoder();
 
-function rawPage(page: number, limit: number, body: PageBody): RawPlotPage {
+function rawPage(page: number, limit: number, body: PageBody, giveBack: () => void): RawPlotPage {
   let text: string | undefined;
   return {
     page,
@@ -83,7 +123,10 @@ function rawPage(page: number, limit: number, body: PageBody): RawPlotPage {
       text ??= utf8.decode(body.bytes());
       return text;
     },
-    release: () => body.release(),
+    release: () => {
+      body.release();
+      giveBack();
+    },
   };
 }
 
@@ -96,12 +139,24 @@ export async function getSupplierPlotsPageText(
   const requested = opts.limit ?? PLOT_PAGE_DEFAULT_LIMIT;
   // Validates page, limit, filter, select and includes before anything is sent.
   const query = buildPlotQuery(opts, page, requested);
-  const { body } = await http.request(
-    { method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query },
-    pooledBody(pagePool),
-    callOptions(opts),
-  );
-  return rawPage(page, effectiveLimit(requested), body);
+  const estimated = await bodyBytes.acquire(estimatedPageBytes(businessId), opts.signal);
+  let body: PageBody;
+  try {
+    ({ body } = await http.request(
+      { method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query },
+      pooledBody(pagePool),
+      callOptions(opts),
+    ));
+  } catch (e) {
+    estimated();
+    throw e;
+  }
+  const size = body.bytes().byteLength;
+  rememberPageBytes(businessId, size);
+  // Counted at its real size from now on, until released.
+  const held = bodyBytes.take(size);
+  estimated();
+  return rawPage(page, effectiveLimit(requested), body, held);
 }
 
 /** Parses and validates a page read as text (see getSupplierPlotsPage for `skipInvalid`). */

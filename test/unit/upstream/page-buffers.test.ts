@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamClient } from '../../../upstream/client.ts';
-import { MAX_PRESIZED_BYTES, PageBufferPool } from '../../../upstream/page-buffers.ts';
+import { MAX_KEPT_BYTES, MAX_PRESIZED_BYTES, PageBufferPool } from '../../../upstream/page-buffers.ts';
 import { fakeJwt, json, startServer, tokenRoute, type LocalServer } from './local-server.ts';
 import { samplePage } from './samples.ts';
 
@@ -57,6 +57,18 @@ describe('page buffers', () => {
     small.append(new Uint8Array(150));
     // The 200-byte buffer was let go (given back to a full pool); of 100 and 300, only 300 holds 150.
     expect(small.bytes().buffer.byteLength).toBe(300);
+    expect(pool.freeCount).toBe(1);
+  });
+
+  it('lets go of a buffer grown past the largest kept, so a page of 60 MB does not stay in the pool', () => {
+    const pool = new PageBufferPool();
+    const body = pool.body(1024);
+    body.append(new Uint8Array(MAX_KEPT_BYTES + 1));
+    body.release();
+    expect(pool.freeCount).toBe(0);
+    const ordinary = pool.body(1024);
+    ordinary.append(new Uint8Array(MAX_KEPT_BYTES));
+    ordinary.release();
     expect(pool.freeCount).toBe(1);
   });
 });
