@@ -2,7 +2,13 @@
 export { createUpstreamClient, type UpstreamClient } from './client.ts';
 export type { UpstreamClientOptions, CallOptions } from './client-core.ts';
 export type { PlotPage, PlotPageOptions, RawPlotPage, SplitPlotPage } from './paging.ts';
-export { parseSupplierPlotsPage, PLOT_MAX_BYTES, splitSupplierPlotsPage, WHOLE_PAGE_MAX_BYTES } from './paging.ts';
+export {
+  parseSupplierPlotsPage,
+  PLOT_MAX_BYTES,
+  splitSupplierPlotsPage,
+  supplierPlotsPageIds,
+  WHOLE_PAGE_MAX_BYTES,
+} from './paging.ts';
 export type { PdfDownload } from './endpoints/survey-responses.ts';
 export type { TransactionInclude } from './endpoints/transactions.ts';
 export type { UpdateInvitationInput } from './endpoints/network.ts';

@@ -268,6 +268,30 @@ export function splitSupplierPlotsPage(raw: RawPlotPage, plotMaxBytes = PLOT_MAX
   };
 }
 
+/**
+ * The plots of a page as a reader of ids needs them (the scan's verification): the valid plots' ids
+ * and the invalid plots, in page order, and whether a next page may hold more. A page above
+ * `wholePageMaxBytes` is read plot by plot, so it never has to be whole in memory as objects.
+ */
+export function supplierPlotsPageIds(
+  raw: RawPlotPage,
+  wholePageMaxBytes = WHOLE_PAGE_MAX_BYTES,
+): { ids: string[]; invalid: InvalidRecord[]; more: boolean } {
+  if (raw.bytes.byteLength <= wholePageMaxBytes) {
+    const parsed = parseSupplierPlotsPage(raw, { skipInvalid: true });
+    return { ids: parsed.plots.map((p) => p.id), invalid: parsed.invalid, more: parsed.more };
+  }
+  const split = splitSupplierPlotsPage(raw);
+  const ids: string[] = [];
+  const invalid: InvalidRecord[] = [];
+  for (let i = 0; i < split.received; i++) {
+    const checked = split.plotAt(i);
+    if ('plot' in checked) ids.push(checked.plot.id);
+    else invalid.push(checked.invalid);
+  }
+  return { ids, invalid, more: split.more };
+}
+
 export async function getSupplierPlotsPage(
   http: UpstreamHttp,
   businessId: string,

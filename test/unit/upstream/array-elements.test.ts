@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ArraySplitError, elementText, splitArrayElements } from '../../../upstream/array-elements.ts';
 import { NetworkError } from '../../../upstream/errors.ts';
-import { splitSupplierPlotsPage, type RawPlotPage } from '../../../upstream/paging.ts';
+import { splitSupplierPlotsPage, supplierPlotsPageIds, type RawPlotPage } from '../../../upstream/paging.ts';
 import { normalisePlotsSkippingInvalid } from '../../../upstream/plot-validator.ts';
 import { samplePage } from './samples.ts';
 
@@ -123,5 +123,16 @@ describe('a page split into its plots', () => {
     const garbled = splitSupplierPlotsPage(rawPage('[{"id":"a"},{"id":"b","n":tru}]', 8));
     expect(() => garbled.plotAt(1)).toThrow(/page 8: plot #1 is not JSON/);
     expect(() => garbled.plotAt(1)).toThrow(NetworkError);
+  });
+
+  it('gives a reader of ids the same ids and invalid plots whether the page is parsed whole or plot by plot', () => {
+    const plots = samplePage(6) as Array<Record<string, unknown>>;
+    plots[1]!['name'] = 42;
+    plots[4]!['id'] = plots[0]!['id'];
+    const text = JSON.stringify(plots);
+    const whole = supplierPlotsPageIds(rawPage(text));
+    expect(whole.ids).toHaveLength(5);
+    expect(whole.invalid).toHaveLength(1);
+    expect(supplierPlotsPageIds(rawPage(text), 0)).toEqual(whole);
   });
 });
