@@ -60,6 +60,17 @@ describe('page buffers', () => {
     expect(pool.freeCount).toBe(1);
   });
 
+  it('grows a body announced larger than the presized bound straight to its length, at most eight times what came', () => {
+    const announced = 20 * 1024 * 1024;
+    const body = new PageBufferPool().body(announced);
+    body.append(new Uint8Array(MAX_PRESIZED_BYTES));
+    body.append(new Uint8Array(1024));
+    expect(body.bytes().buffer.byteLength).toBe(announced);
+    const lying = new PageBufferPool().body(2 ** 40);
+    lying.append(new Uint8Array(MAX_PRESIZED_BYTES + 1));
+    expect(lying.bytes().buffer.byteLength).toBe(8 * (MAX_PRESIZED_BYTES + 1));
+  });
+
   it('lets go of a buffer grown past the largest kept, so a page of 60 MB does not stay in the pool', () => {
     const pool = new PageBufferPool();
     const body = pool.body(1024);
