@@ -60,7 +60,7 @@ describe('page buffers', () => {
     expect(pool.freeCount).toBe(1);
   });
 
-  it('grows a body announced larger than the presized bound straight to its length, at most eight times what came', () => {
+  it('grows a body announced larger than the presized bound straight to its length, at most sixteen times what came', () => {
     const announced = 20 * 1024 * 1024;
     const body = new PageBufferPool().body(announced);
     body.append(new Uint8Array(MAX_PRESIZED_BYTES));
@@ -68,19 +68,29 @@ describe('page buffers', () => {
     expect(body.bytes().buffer.byteLength).toBe(announced);
     const lying = new PageBufferPool().body(2 ** 40);
     lying.append(new Uint8Array(MAX_PRESIZED_BYTES + 1));
-    expect(lying.bytes().buffer.byteLength).toBe(8 * (MAX_PRESIZED_BYTES + 1));
+    expect(lying.bytes().buffer.byteLength).toBe(16 * (MAX_PRESIZED_BYTES + 1));
   });
 
-  it('lets go of a buffer grown past the largest kept, so a page of 60 MB does not stay in the pool', () => {
+  it('keeps one large buffer, the largest, and lends it to the next large page instead of a new one', () => {
     const pool = new PageBufferPool();
-    const body = pool.body(1024);
-    body.append(new Uint8Array(MAX_KEPT_BYTES + 1));
-    body.release();
-    expect(pool.freeCount).toBe(0);
-    const ordinary = pool.body(1024);
-    ordinary.append(new Uint8Array(MAX_KEPT_BYTES));
-    ordinary.release();
-    expect(pool.freeCount).toBe(1);
+    const first = pool.body(20 * 1024 * 1024);
+    first.append(new Uint8Array(20 * 1024 * 1024));
+    const memory = first.bytes().buffer;
+    first.release();
+    const smaller = pool.body(1024);
+    smaller.append(new Uint8Array(MAX_KEPT_BYTES + 1));
+    smaller.release();
+    // The 8 MB buffer the first page grew from, and the large one (lent to the second page and back).
+    expect(pool.freeCount).toBe(2);
+    const next = pool.body(12 * 1024 * 1024);
+    expect(next.bytes().buffer).toBe(memory);
+    next.append(new Uint8Array(12 * 1024 * 1024));
+    expect(next.bytes().buffer).toBe(memory);
+    // A page larger than it grows into a new buffer; the outgrown large one is kept.
+    const larger = pool.body(1024);
+    larger.append(new Uint8Array(MAX_KEPT_BYTES));
+    larger.append(new Uint8Array(24 * 1024 * 1024));
+    expect(larger.bytes().buffer.byteLength).toBeGreaterThan(24 * 1024 * 1024);
   });
 });
 
