@@ -88,7 +88,10 @@ export class PageBufferPool {
         let target = lent();
         const needed = length + chunk.byteLength;
         if (needed > target.byteLength) {
-          const size = grownSize(target.byteLength, needed, expectedBytes);
+          // With room for a little more: the next page, about as large, then fits the buffer kept.
+          const size = Math.ceil(
+            grownSize(target.byteLength, needed, expectedBytes) * (needed > MAX_KEPT_BYTES ? 1.125 : 1),
+          );
           const grown = this.takeLarge(needed) ?? Buffer.allocUnsafeSlow(size);
           target.copy(grown, 0, 0, length);
           // An outgrown small buffer serves later pages; an outgrown large one is let go (kept, it would
@@ -123,13 +126,15 @@ export class PageBufferPool {
     this.largeTimer.unref();
   }
 
-  /** The large buffer when it holds `atLeast` bytes (it is then lent, no longer kept). */
+  /**
+   * The large buffer when it holds `atLeast` bytes (it is then lent, no longer kept). When it does
+   * not, it is let go: the larger buffer about to be taken replaces it, and both must not be alive.
+   */
   private takeLarge(atLeast: number): Buffer | undefined {
     const large = this.large;
-    if (!large || large.byteLength < atLeast) return undefined;
     this.large = undefined;
     clearTimeout(this.largeTimer);
-    return large;
+    return large && large.byteLength >= atLeast ? large : undefined;
   }
 
   /** The smallest free buffer that holds `atLeast` bytes, or a new one of that size. */
