@@ -10,7 +10,7 @@ import {
 } from './plot-validator.ts';
 import { buildPlotQuery, effectiveLimit, type PlotQuery } from './plot-query.ts';
 import { PATHS, PLOT_PAGE_DEFAULT_LIMIT } from '../schema/upstream/service-facts.ts';
-import { pooledBody } from './transport.ts';
+import { type BodyReader, decodedLength, pooledBody } from './transport.ts';
 import { type PageBody, PageBufferPool } from './page-buffers.ts';
 import { ArraySplitError, elementText, splitArrayElements } from './array-elements.ts';
 import { ByteBudget } from '../platform/byte-budget.ts';
@@ -83,22 +83,25 @@ const bodyBytes = new ByteBudget(PAGE_BODY_BYTES);
 /**
  * What a page will weigh is not known before it is read (and waiting for room with its response
  * half read would run into the request's timeout), so room is asked for by an estimate: the size of
- * the supplier's page read last by this process, else of any page read last, else the whole budget
- * (the process's first page is read alone). Once read, the page is counted at its real size: a page
- * larger than its estimate (a supplier's first page much larger than the pages before it) is counted
- * past the budget, and no further page is asked for until enough were released.
+ * the same page when this process read it last (a refresh reads the pages a refresh before it read),
+ * else of the supplier's page read last, else of any page read last, else the whole budget (the
+ * process's first page is read alone). Once read, the page is counted at its real size: a page larger
+ * than its estimate (one plot far larger than the others on a page not read before) is counted past
+ * the budget, and no further page is asked for until enough were released.
  */
 const lastPageBytes = new Map<string, number>();
 let lastAnyPageBytes: number | undefined;
-/** Suppliers whose page size is remembered: more are forgotten at once (only estimates are lost). */
-const REMEMBERED_SUPPLIERS = 10_000;
+/** Pages and suppliers whose size is remembered: more are forgotten at once (only estimates are lost). */
+const REMEMBERED_PAGES = 20_000;
 
-function estimatedPageBytes(businessId: string): number {
-  return Math.min(lastPageBytes.get(businessId) ?? lastAnyPageBytes ?? PAGE_BODY_BYTES, PAGE_BODY_BYTES);
+function estimatedPageBytes(businessId: string, page: number): number {
+  const known = lastPageBytes.get(`${businessId}#${page}`) ?? lastPageBytes.get(businessId) ?? lastAnyPageBytes;
+  return Math.min(known ?? PAGE_BODY_BYTES, PAGE_BODY_BYTES);
 }
 
-function rememberPageBytes(businessId: string, bytes: number): void {
-  if (lastPageBytes.size >= REMEMBERED_SUPPLIERS && !lastPageBytes.has(businessId)) lastPageBytes.clear();
+function rememberPageBytes(businessId: string, page: number, bytes: number): void {
+  if (lastPageBytes.size >= REMEMBERED_PAGES) lastPageBytes.clear();
+  lastPageBytes.set(`${businessId}#${page}`, bytes);
   lastPageBytes.set(businessId, bytes);
   lastAnyPageBytes = bytes;
 }
@@ -139,24 +142,52 @@ export async function getSupplierPlotsPageText(
   const requested = opts.limit ?? PLOT_PAGE_DEFAULT_LIMIT;
   // Validates page, limit, filter, select and includes before anything is sent.
   const query = buildPlotQuery(opts, page, requested);
-  const estimated = await bodyBytes.acquire(estimatedPageBytes(businessId), opts.signal);
+  const room = { bytes: estimatedPageBytes(businessId, page), giveBack: () => {} };
+  room.giveBack = await bodyBytes.acquire(room.bytes, opts.signal);
   let body: PageBody;
   try {
     ({ body } = await http.request(
       { method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query },
-      pooledBody(pagePool),
+      roomForBody(room, opts.signal),
       callOptions(opts),
     ));
   } catch (e) {
-    estimated();
+    room.giveBack();
     throw e;
   }
   const size = body.bytes().byteLength;
-  rememberPageBytes(businessId, size);
+  rememberPageBytes(businessId, page, size);
   // Counted at its real size from now on, until released.
   const held = bodyBytes.take(size);
-  estimated();
+  room.giveBack();
   return rawPage(page, effectiveLimit(requested), body, held);
+}
+
+/**
+ * The page's body read into the pool, once there is room for the length its headers announce: a page
+ * announced larger than its estimate gives the estimate back and waits for room for all of it before
+ * its body is read (the sender held back by TCP meanwhile). A waiting page holds no room, so pages
+ * waiting for each other cannot block the budget. The wait counts against the request's timeout: a
+ * page that waits longer is asked for again (a retry), by then with room.
+ */
+function roomForBody(
+  room: { bytes: number; giveBack: () => void },
+  signal: AbortSignal | undefined,
+): BodyReader<{ body: PageBody; contentType: string | null }> {
+  const read = pooledBody(pagePool);
+  return {
+    async read(res) {
+      const announced = decodedLength(res.headers);
+      if (announced !== undefined && announced > room.bytes) {
+        room.giveBack();
+        room.bytes = 0;
+        room.giveBack = () => {};
+        room.giveBack = await bodyBytes.acquire(announced, signal);
+        room.bytes = announced;
+      }
+      return read.read(res);
+    },
+  };
 }
 
 /** Parses and validates a page read as text (see getSupplierPlotsPage for `skipInvalid`). */

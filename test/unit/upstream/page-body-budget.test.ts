@@ -20,7 +20,7 @@ describe('page bodies held at once', () => {
     server = await startServer((req, res) => {
       if (tokenRoute(req, res, () => fakeJwt(1))) return;
       const size = sizes[req.path.split('/')[2]!]!;
-      res.writeHead(200, { 'content-type': 'application/json' });
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(size) });
       res.end(`[${' '.repeat(size - 2)}]`);
     });
     const client = createUpstreamClient({ baseUrl: server.url, clientId: 'c', clientSecret: 'secret-xyz' });
@@ -51,6 +51,17 @@ describe('page bodies held at once', () => {
     expect(pageBodyBytes()).toEqual({ inUse: 20 * 2 * 1024, queued: 0 });
     for (const page of many) page.release();
     expect(pageBodyBytes().inUse).toBe(0);
+
+    // A page announced (Content-Length) larger than its estimate gives the estimate back and waits for
+    // room for all of it before its body is read: never two pages of 20 MB at once, even unforeseen.
+    const held = await read('large', 4);
+    sizes['small'] = 20 * MB;
+    const grown = read('small', 30);
+    await waitUntil('the unforeseen large page waits for room', () => pageBodyBytes().queued === 1);
+    expect(pageBodyBytes().inUse).toBe(20 * MB);
+    held.release();
+    (await grown).release();
+    expect(pageBodyBytes()).toEqual({ inUse: 0, queued: 0 });
     expect(PAGE_BODY_BYTES).toBe(32 * MB);
   });
 });
