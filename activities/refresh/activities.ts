@@ -123,11 +123,11 @@ async function withReasonNoted(db: RefreshDeps['db'], runId: string, scope: stri
 /**
  * The bytes of supplier pages parsed, mapped and being written at once, in this worker. A page's plots
  * take several times its bytes in the heap while it is parsed and mapped (a geometry's numbers as
- * arrays, its JSON text again in the rows, the COPY text): pages of boundaries with a thousand
- * vertices weigh about 12 MB, and four suppliers' pages of them at once took the worker past its heap
- * limit, which V8 ends with a fatal error (docs/benchmarks.md). Ordinary pages (about 1.4 MB) hardly
- * ever wait: 16 MB holds eleven of them. Pages of 6 MB go two at a time, of 12 MB one at a time, and
- * one larger than the budget alone.
+ * arrays, its JSON text again in the rows, the COPY text): four suppliers' pages of boundaries with a
+ * thousand vertices (12 MB each) at once took the worker past its heap limit, which V8 ends with a
+ * fatal error (docs/benchmarks.md). Ordinary pages (about 1.4 MB) hardly ever wait: 16 MB holds eleven
+ * of them. A page above WHOLE_PAGE_MAX_BYTES (4 MB) is split and written part by part (storeSplitPage)
+ * and takes the whole budget: it runs alone, whatever it weighs.
  */
 export const PAGE_MEMORY_BYTES = 16 * 1024 * 1024;
 
