@@ -1,5 +1,5 @@
 import { createHealthActivities, type UpstreamProbe } from './health.ts';
-import { createRefreshActivities, type RefreshApi } from './refresh/activities.ts';
+import { createRefreshActivities, type RefreshApi, type RefreshDeps } from './refresh/activities.ts';
 import { createSubmissionActivities, type SubmissionApi } from './submission/activities.ts';
 import { createBulkSubmissionActivities } from './submission/bulk.ts';
 import { createWebhookActivities, type WebhookApi } from './webhooks/activities.ts';
@@ -18,6 +18,8 @@ export interface ActivityDeps {
   log: Logger;
   /** Where survey-response PDFs are archived (DDSYNC_PDF_ARCHIVE_DIR; default .ddsync/pdf-archive). */
   pdfArchiveDir?: string | undefined;
+  /** Where the refresh splits a page and refuses a plot (refresh/activities.ts; default: upstream's). */
+  pageLimits?: RefreshDeps['pageLimits'];
 }
 
 /** Every activity of the worker, built from its dependencies so tests can pass their own. */

@@ -11,6 +11,7 @@ import { createUpstreamFromConfig } from '../cli/upstream.ts';
 import { loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { rowVersions } from '../test/support/warehouse-facts.ts';
+import { warehouseDigest } from './support/warehouse-digest.ts';
 import { postmasterPid, procStatusMb, resetPeakRss, sampleRss, treeCpuSeconds } from './support/children.ts';
 import { measureCeiling } from './support/ceiling.ts';
 import { costliestStatements, resetStatements, type StatementCost } from './support/pg-stats.ts';
@@ -37,7 +38,7 @@ import type { PostgisComparison, PostgisRefresh } from './support/report.ts';
 
 const progress = progressTo('bench:refresh');
 const USAGE =
-  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--vertices V] [--workers W] [--page-window P] [--task-queue-pages] [--worker-node-flags "..."] [--pg-stats] [--timeline] [--ceiling] [--ceiling-keys] [--postgis] [--json]';
+  'usage: npm run bench:refresh -- --plots N [--suppliers S] [--vertices V] [--huge-plot-vertices V] [--workers W] [--page-window P] [--task-queue-pages] [--worker-node-flags "..."] [--pg-stats] [--timeline] [--ceiling] [--ceiling-keys] [--postgis] [--json]';
 /** Suppliers read at once, by the refresh (the schedule's default) and by the fetch-only baseline alike. */
 const SUPPLIER_CONCURRENCY = 4;
 
@@ -45,6 +46,7 @@ interface Options {
   plots: number;
   suppliers: number;
   vertices?: number;
+  hugePlotVertices?: number;
   json: boolean;
   workerNodeFlags: string[];
   pgStats: boolean;
@@ -66,6 +68,11 @@ function parseOptions(argv: string[]): Options {
       '--vertices <N>',
       "vertices of every plot's outer ring (default: the simulator's 5 to 9; a surveyed boundary has thousands)",
       wholeNumber('--vertices', 3, 100_000),
+    )
+    .option(
+      '--huge-plot-vertices <N>',
+      "vertices of one plot, the first supplier's first (about 25 bytes of JSON each: 2000000 make 50 MB)",
+      wholeNumber('--huge-plot-vertices', 3, 5_000_000),
     )
     .option('--worker-node-flags <FLAGS>', "the worker's node flags (default: the production ones)")
     .option('--json', 'also print the result as one JSON line')
@@ -98,6 +105,7 @@ function parseOptions(argv: string[]): Options {
       plots: number;
       suppliers: number;
       vertices?: number;
+      hugePlotVertices?: number;
       workerNodeFlags?: string;
       json?: boolean;
       pgStats?: boolean;
@@ -125,6 +133,7 @@ function parseOptions(argv: string[]): Options {
     postgis: o.postgis ?? false,
     pgSettings: o.pgSetting,
     ...(o.vertices !== undefined ? { vertices: o.vertices } : {}),
+    ...(o.hugePlotVertices !== undefined ? { hugePlotVertices: o.hugePlotVertices } : {}),
     ...(o.pageWindow !== undefined ? { pageWindow: o.pageWindow } : {}),
     ...(o.taskQueuePages ? { pageActivities: 'task-queue' as const } : {}),
   };
@@ -137,6 +146,8 @@ interface RefreshPhases {
   peakRssMb: number;
   peakRssCoversStartup: boolean;
   startupPeakRssMb: number;
+  /** What the full refresh left in the warehouse (support/warehouse-digest.ts). */
+  fullWarehouse: string;
   fullStatements?: StatementCost[];
   noChangeStatements?: StatementCost[];
   fullCpu: CpuSeconds;
@@ -193,6 +204,7 @@ async function measureRefreshes(
     runRefresh(stack.temporalClient, taskQueue, workers, `bench/refresh/full/${taskQueue}`, refreshArgs),
   );
   const fullCpu = fullMeter();
+  const fullWarehouse = await warehouseDigest(db, full.summary.runId);
   const fullStatements = pgStats ? await costliestStatements(db, 15) : undefined;
   if (pgStats) await resetStatements(db);
   const before = await rowVersions(db);
@@ -217,6 +229,7 @@ async function measureRefreshes(
     peakRssMb,
     peakRssCoversStartup: !reset,
     startupPeakRssMb,
+    fullWarehouse,
     fullCpu,
     noChangeCpu,
     stopWorkers: async () => {
@@ -245,6 +258,8 @@ function toResult(
     plots: options.plots,
     suppliers: fetched.supplierIds.length,
     ...(options.vertices !== undefined ? { vertices: options.vertices } : {}),
+    ...(options.hugePlotVertices !== undefined ? { hugePlotVertices: options.hugePlotVertices } : {}),
+    fullWarehouse: refreshes.fullWarehouse,
     fetchOnlySeconds: fetched.seconds,
     fetchOnlyPlots: fetched.plots,
     fetchOnlyPages: fetched.pages,
@@ -305,6 +320,7 @@ async function run(options: Options, seconds: Record<string, number>, teardown: 
         '--suppliers',
         String(options.suppliers),
         ...(options.vertices === undefined ? [] : ['--vertices', String(options.vertices)]),
+        ...(options.hugePlotVertices === undefined ? [] : ['--huge-plot-vertices', String(options.hugePlotVertices)]),
       ],
       teardown,
       [...(options.pgStats ? ['shared_preload_libraries=pg_stat_statements'] : []), ...options.pgSettings],

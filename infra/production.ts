@@ -13,6 +13,12 @@
  * growing factor of 1.75 the heap follows what lives (about 1.75 times it after each mark-compact):
  * ordinary refreshes peak 10-20 MB above the 128 MB setting, detailed plots are read (docs/benchmarks.md,
  * "Plots drawn in detail").
+ * Since pages above 4 MB are split and written plot by plot and page bodies are bounded by bytes
+ * (docs/refresh.md, "A page of any size"), no page needs a large heap any more: the worker's heap holds
+ * at most a part of 2 MB of plots, or one plot of at most 16 MB, beside what it always holds. The
+ * limit has not been lowered yet: a lower one changes how often V8 collects for ordinary refreshes too,
+ * and one set of flags (issue 36) must be measured at a million ordinary plots as well as at 5,000
+ * vertices (docs/benchmarks.md, "A page of any size in bounded memory", has the first figures).
  * The Dockerfile repeats these settings (test/unit/infra/production.test.ts keeps them equal).
  */
 export const WORKER_NODE_FLAGS = [

@@ -48,6 +48,17 @@ export class ByteBudget {
     return this.giver(size);
   }
 
+  /**
+   * Counts `bytes` at once, without waiting, and returns the function that gives them back: for bytes
+   * already in memory beyond what was asked for (a page larger than its estimate). The bytes in use may
+   * then pass the capacity, and every task waits until they are given back.
+   */
+  take(bytes: number): () => void {
+    const size = Math.max(0, bytes);
+    this.used += size;
+    return this.giver(size);
+  }
+
   private fits(size: number): boolean {
     return this.used === 0 || this.used + size <= this.capacity;
   }

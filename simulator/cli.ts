@@ -11,6 +11,8 @@ export const SIMULATOR_HELP = `usage: ddsync simulator [flags]
   --plots N                total distinct plots incl. own (default 2000)
   --own-plots N            plots of the calling business (default 1% of plots, 1..1000)
   --vertices N             vertices of every plot's outer ring, 3..100000 (default 5-9 at random)
+  --huge-plot-vertices N   the first plot of the first supplier drawn with N vertices, 3..5000000
+                           (about 25 bytes of JSON each: 2000000 make a plot of 50 MB)
   --faults P|JSON          none | flaky | hostile, or a JSON object (see docs/simulator.md)
   --time-scale X           multiplies every simulated delay (default 1; 0.001 = 1000x faster)
   --client-id S            machine-to-machine client id (default ddsync-demo)
@@ -32,6 +34,7 @@ const VALUE_FLAGS = new Set([
   'plots',
   'own-plots',
   'vertices',
+  'huge-plot-vertices',
   'faults',
   'time-scale',
   'client-id',
@@ -99,6 +102,9 @@ export function parseSimulatorFlags(argv: string[]): { help: boolean; options: S
         break;
       case 'vertices':
         options.vertices = integer(name, value, 3, 100_000);
+        break;
+      case 'huge-plot-vertices':
+        options.hugePlotVertices = integer(name, value, 3, 5_000_000);
         break;
       case 'faults':
         try {

@@ -37,6 +37,12 @@ export interface SimulatorOptions {
    * cadastral boundary has hundreds or thousands: pages then weigh megabytes (bench:refresh --vertices).
    */
   vertices?: number;
+  /**
+   * Vertices of one plot's outer ring, 3..5000000: the first plot of the first direct supplier (on its
+   * first page). A plot far larger than any other, to try a client's limits (about 25 bytes of JSON a
+   * vertex: 2,000,000 make a plot of 50 MB).
+   */
+  hugePlotVertices?: number;
   /** Profile name (none, flaky, hostile), JSON string, or object. */
   faults?: Partial<FaultProfile> | string;
   /** Multiplies every simulated delay (1 = real time). */
@@ -66,6 +72,7 @@ export interface ResolvedOptions {
   layout?: LayoutSpec;
   ownPlots?: number;
   vertices?: number;
+  hugePlotVertices?: number;
   faults: FaultProfile;
   timeScale: number;
   clientId: string;
@@ -111,12 +118,17 @@ export function resolveOptions(o: SimulatorOptions): ResolvedOptions {
   if (o.layout) r.layout = o.layout;
   if (o.ownPlots !== undefined) r.ownPlots = o.ownPlots;
   if (o.vertices !== undefined) r.vertices = o.vertices;
+  if (o.hugePlotVertices !== undefined) r.hugePlotVertices = o.hugePlotVertices;
   check(isInt(r.port, 0, 65535), 'port must be an integer from 0 to 65535');
   check(isInt(r.seed, 0, 0xffffffff), 'seed must be a non-negative integer below 2^32');
   check(isInt(r.suppliers, 1, 10_000), 'suppliers must be an integer from 1 to 10000');
   check(isInt(r.plots, 0, 100_000_000), 'plots must be a non-negative integer');
   check(r.ownPlots === undefined || isInt(r.ownPlots, 0, r.plots), 'ownPlots must be an integer from 0 to plots');
   check(r.vertices === undefined || isInt(r.vertices, 3, 100_000), 'vertices must be an integer from 3 to 100000');
+  check(
+    r.hugePlotVertices === undefined || isInt(r.hugePlotVertices, 3, 5_000_000),
+    'hugePlotVertices must be an integer from 3 to 5000000',
+  );
   check(Number.isFinite(r.timeScale) && r.timeScale >= 0, 'timeScale must be a non-negative number');
   check(isInt(r.tokenLifetimeSeconds, 0), 'tokenLifetimeSeconds must be a non-negative integer');
   check(r.transactionErrorRatio >= 0 && r.transactionErrorRatio <= 1, 'transactionErrorRatio must be between 0 and 1');

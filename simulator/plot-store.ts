@@ -2,7 +2,7 @@
 // number of mutations only; an unfiltered page costs O(page), filtered queries scan.
 import { ringAreaM2, type OffContractGeometry, type PolygonGeometry } from './geometry.ts';
 import { globalIndexAt, ownerOf, type Layout, type SupplierReach } from './layout.ts';
-import { generatePlot, plotIndexOf, type Analysis, type PlotState } from './plot-factory.ts';
+import { generatePlot, oddKindOf, plotIndexOf, type Analysis, type PlotState } from './plot-factory.ts';
 
 export interface PlotPatch {
   name?: string;
@@ -20,13 +20,36 @@ export class PlotStore {
   private patches = new Map<number, PlotPatch & { updatedAt: string }>();
   private extraAnalyses = new Map<number, Analysis[]>();
   private removed = new Set<number>();
+  /** The index of the plot drawn with `hugePlotVertices` once found (null: there is none). */
+  private hugeIndex: number | null | undefined;
 
   constructor(
     readonly seed: number,
     readonly layout: Layout,
     /** Vertices of every outer ring (default: 5 to 9 at random). */
     readonly vertices?: number,
+    /** Vertices of the first plot of the first direct supplier's list (default: as every other plot). */
+    readonly hugePlotVertices?: number,
   ) {}
+
+  /**
+   * The plot drawn with `hugePlotVertices`: the first ordinary plot (no odd record, which has a shape
+   * of its own) on the first direct supplier's first page.
+   */
+  private get hugePlot(): number | undefined {
+    if (this.hugePlotVertices === undefined) return undefined;
+    if (this.hugeIndex === undefined) this.hugeIndex = this.findHugePlot() ?? null;
+    return this.hugeIndex ?? undefined;
+  }
+
+  private findHugePlot(): number | undefined {
+    const reach = this.layout.reach.get(this.layout.supplierIndices[0] ?? -1);
+    if (!reach) return undefined;
+    for (let offset = 0; ; offset++) {
+      const g = globalIndexAt(this.layout, reach, offset);
+      if (g === undefined || oddKindOf(g, this.ownPlotCount, this.layout.totalPlots) === undefined) return g;
+    }
+  }
 
   get ownPlotCount(): number {
     return this.layout.businesses[0]?.plotCount ?? 0;
@@ -43,7 +66,7 @@ export class PlotStore {
       this.ownPlotCount,
       this.layout.totalPlots,
       this.layout,
-      this.vertices,
+      g === this.hugePlot ? this.hugePlotVertices : this.vertices,
     );
     const patch = this.patches.get(g);
     if (patch) Object.assign(plot, patch);

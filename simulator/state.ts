@@ -68,7 +68,7 @@ export function createState(opts: ResolvedOptions): SimState {
     opts,
     seed,
     layout,
-    plots: new PlotStore(seed, layout, opts.vertices),
+    plots: new PlotStore(seed, layout, opts.vertices, opts.hugePlotVertices),
     connections,
     invitations: new InvitationStore(seed, layout, connections),
     surveys: new SurveyStore(seed, layout),

@@ -1,8 +1,14 @@
 /** The upstream API client: what activities, the CLI and the contract tests import. */
 export { createUpstreamClient, type UpstreamClient } from './client.ts';
 export type { UpstreamClientOptions, CallOptions } from './client-core.ts';
-export type { PlotPage, PlotPageOptions, RawPlotPage } from './paging.ts';
-export { parseSupplierPlotsPage } from './paging.ts';
+export type { PlotPage, PlotPageOptions, RawPlotPage, SplitPlotPage } from './paging.ts';
+export {
+  parseSupplierPlotsPage,
+  PLOT_MAX_BYTES,
+  splitSupplierPlotsPage,
+  supplierPlotsPageIds,
+  WHOLE_PAGE_MAX_BYTES,
+} from './paging.ts';
 export type { PdfDownload } from './endpoints/survey-responses.ts';
 export type { TransactionInclude } from './endpoints/transactions.ts';
 export type { UpdateInvitationInput } from './endpoints/network.ts';

@@ -31,20 +31,53 @@ const UNKNOWN_LENGTH_BYTES = 256 * 1024;
  */
 export const MAX_PRESIZED_BYTES = 8 * 1024 * 1024;
 
+/** The largest buffer kept for the next pages (an ordinary page weighs about 1.4 MB). */
+export const MAX_KEPT_BYTES = MAX_PRESIZED_BYTES;
+
+/**
+ * The size of a buffer outgrown by a body that needs `needed` bytes. Past the presized bound, with a
+ * length announced, straight to that length (a page of 60 MB grown by half from 8 MB took five buffers,
+ * 166 MB allocated for one page, the outgrown ones alive until a garbage collection let them go),
+ * but never past sixteen times what really arrived: a lying Content-Length costs at most that. More than
+ * announced, or no length known: grown by half.
+ */
+function grownSize(current: number, needed: number, expected: number | undefined): number {
+  if (expected !== undefined && expected >= needed) return Math.min(expected, needed * 16);
+  return Math.max(Math.ceil(current * 1.5), needed);
+}
+
+/**
+ * How long the one large buffer is kept unused: pages of plots drawn in detail come one after the other
+ * within a refresh, and a refresh of ordinary pages afterwards should not hold 60 MB for nothing.
+ */
+const LARGE_IDLE_MS = 30_000;
+
 export class PageBufferPool {
   private readonly free: Buffer[] = [];
+  /**
+   * One buffer larger than MAX_KEPT_BYTES, kept for the next large page. A buffer let go is freed only
+   * when a garbage collection finds it, which a worker reading pages of 60 MB one after the other did
+   * not run before the next page's buffer was taken: two pages' buffers were alive at once (measured:
+   * 80 MB more RSS). Reused, a large page costs one buffer, whatever the number of pages.
+   */
+  private large: Buffer | undefined;
+  private largeTimer: NodeJS.Timeout | undefined;
 
   /** `maxFree`: buffers kept for the next pages; more given back are let go. */
   constructor(private readonly maxFree = 4) {}
 
-  /** Buffers kept for reuse now (for tests and figures). */
+  /** Buffers kept for reuse now (for tests and figures), the large one included. */
   get freeCount(): number {
-    return this.free.length;
+    return this.free.length + (this.large ? 1 : 0);
   }
 
   /** A body for one page; `expectedBytes` (the Content-Length, when known) sizes it. */
   body(expectedBytes?: number): PageBody {
-    let buffer: Buffer | undefined = this.take(Math.min(expectedBytes ?? UNKNOWN_LENGTH_BYTES, MAX_PRESIZED_BYTES));
+    let buffer: Buffer | undefined =
+      expectedBytes !== undefined && expectedBytes > MAX_PRESIZED_BYTES
+        ? this.takeLarge(Math.min(expectedBytes, MAX_PRESIZED_BYTES))
+        : undefined;
+    buffer ??= this.take(Math.min(expectedBytes ?? UNKNOWN_LENGTH_BYTES, MAX_PRESIZED_BYTES));
     let length = 0;
     const lent = (): Buffer => {
       if (!buffer) throw new Error('page body used after release');
@@ -53,10 +86,17 @@ export class PageBufferPool {
     return {
       append: (chunk) => {
         let target = lent();
-        if (length + chunk.byteLength > target.byteLength) {
-          // More than announced, or no length known: grown by half, the outgrown buffer let go.
-          const grown = Buffer.allocUnsafeSlow(Math.max(Math.ceil(target.byteLength * 1.5), length + chunk.byteLength));
+        const needed = length + chunk.byteLength;
+        if (needed > target.byteLength) {
+          // With room for a little more: the next page, about as large, then fits the buffer kept.
+          const size = Math.ceil(
+            grownSize(target.byteLength, needed, expectedBytes) * (needed > MAX_KEPT_BYTES ? 1.125 : 1),
+          );
+          const grown = this.takeLarge(needed) ?? Buffer.allocUnsafeSlow(size);
           target.copy(grown, 0, 0, length);
+          // An outgrown small buffer serves later pages; an outgrown large one is let go (kept, it would
+          // be a second large buffer alive beside this one).
+          if (target.byteLength <= MAX_KEPT_BYTES) this.giveBack(target);
           buffer = target = grown;
         }
         target.set(chunk, length);
@@ -65,10 +105,36 @@ export class PageBufferPool {
       bytes: () => lent().subarray(0, length),
       release: () => {
         if (!buffer) return;
-        if (this.free.length < this.maxFree) this.free.push(buffer);
+        this.giveBack(buffer);
         buffer = undefined;
       },
     };
+  }
+
+  private giveBack(buffer: Buffer): void {
+    if (buffer.byteLength <= MAX_KEPT_BYTES) {
+      if (this.free.length < this.maxFree) this.free.push(buffer);
+      return;
+    }
+    // Of two large buffers, the larger is kept.
+    if (this.large && this.large.byteLength >= buffer.byteLength) return;
+    this.large = buffer;
+    clearTimeout(this.largeTimer);
+    this.largeTimer = setTimeout(() => {
+      this.large = undefined;
+    }, LARGE_IDLE_MS);
+    this.largeTimer.unref();
+  }
+
+  /**
+   * The large buffer when it holds `atLeast` bytes (it is then lent, no longer kept). When it does
+   * not, it is let go: the larger buffer about to be taken replaces it, and both must not be alive.
+   */
+  private takeLarge(atLeast: number): Buffer | undefined {
+    const large = this.large;
+    this.large = undefined;
+    clearTimeout(this.largeTimer);
+    return large && large.byteLength >= atLeast ? large : undefined;
   }
 
   /** The smallest free buffer that holds `atLeast` bytes, or a new one of that size. */

@@ -1,6 +1,15 @@
 import { Context } from '@temporalio/activity';
 import type { ClientStats, UpstreamClient } from '../../upstream/index.ts';
-import { emptyStats, hasMorePages, parseSupplierPlotsPage, serviceFacts, UpstreamError } from '../../upstream/index.ts';
+import {
+  emptyStats,
+  hasMorePages,
+  parseSupplierPlotsPage,
+  PLOT_MAX_BYTES,
+  serviceFacts,
+  splitSupplierPlotsPage,
+  UpstreamError,
+  WHOLE_PAGE_MAX_BYTES,
+} from '../../upstream/index.ts';
 import type { InvalidRecord, RawPlotPage } from '../../upstream/index.ts';
 import { warehouseFor, type Warehouse } from '../../warehouse/database.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -13,7 +22,7 @@ import {
   writeNetwork,
 } from '../../warehouse/refresh/network-writer.ts';
 import type { RequestCounts } from '../../warehouse/refresh/page-ledger.ts';
-import { storeParsedPlots, storePlotBatch } from '../../warehouse/refresh/plot-batch.ts';
+import { PART_BYTES, storeParsedPlots, storePlotBatch, storeSplitPlots } from '../../warehouse/refresh/plot-batch.ts';
 import { sourcePageHash } from '../../warehouse/refresh/plot-fingerprint.ts';
 import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
 import type { RecordIssue } from '../../warehouse/refresh/issues.ts';
@@ -54,6 +63,16 @@ export interface RefreshDeps {
   db: Warehouse;
   api: RefreshApi;
   log: Logger;
+  /** Where a page is split and a plot refused (default: upstream's); tests read one dataset both ways. */
+  pageLimits?: Partial<PageLimits> | undefined;
+}
+
+/** Pages of more bytes are split and written plot by plot; one plot of more bytes is refused unparsed. */
+export interface PageLimits {
+  wholePageMaxBytes: number;
+  plotMaxBytes: number;
+  /** Bytes of JSON of a split page's plots parsed, mapped and written at once. */
+  partBytes: number;
 }
 
 /** A supplier whose plots the run reads, with the pages its connection's plotsCount predicts. */
@@ -104,15 +123,20 @@ async function withReasonNoted(db: RefreshDeps['db'], runId: string, scope: stri
 /**
  * The bytes of supplier pages parsed, mapped and being written at once, in this worker. A page's plots
  * take several times its bytes in the heap while it is parsed and mapped (a geometry's numbers as
- * arrays, its JSON text again in the rows, the COPY text): pages of boundaries with a thousand
- * vertices weigh about 12 MB, and four suppliers' pages of them at once took the worker past its heap
- * limit, which V8 ends with a fatal error (docs/benchmarks.md). Ordinary pages (about 1.4 MB) hardly
- * ever wait: 16 MB holds eleven of them. Pages of 6 MB go two at a time, of 12 MB one at a time, and
- * one larger than the budget alone.
+ * arrays, its JSON text again in the rows, the COPY text): four suppliers' pages of boundaries with a
+ * thousand vertices (12 MB each) at once took the worker past its heap limit, which V8 ends with a
+ * fatal error (docs/benchmarks.md). Ordinary pages (about 1.4 MB) hardly ever wait: 16 MB holds eleven
+ * of them. A page above WHOLE_PAGE_MAX_BYTES (4 MB) is split and written part by part (storeSplitPage)
+ * and takes the whole budget: it runs alone, whatever it weighs.
  */
 export const PAGE_MEMORY_BYTES = 16 * 1024 * 1024;
 
-export function createRefreshActivities({ db, api, log }: RefreshDeps) {
+export function createRefreshActivities({ db, api, log, pageLimits }: RefreshDeps) {
+  const limits: PageLimits = {
+    wholePageMaxBytes: pageLimits?.wholePageMaxBytes ?? WHOLE_PAGE_MAX_BYTES,
+    plotMaxBytes: pageLimits?.plotMaxBytes ?? PLOT_MAX_BYTES,
+    partBytes: pageLimits?.partBytes ?? PART_BYTES,
+  };
   const pageMemory = new ByteBudget(PAGE_MEMORY_BYTES);
   /**
    * Parses a page and starts its write. Synchronous, so that no variable of a caller holds the parsed
@@ -142,6 +166,41 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
     };
   }
 
+  /**
+   * A page too large to parse whole (upstream WHOLE_PAGE_MAX_BYTES), split and written plot by plot in
+   * one transaction (storeSplitPlots). It takes the whole page memory budget, so it runs alone among
+   * the pages being parsed: its parts are small, but no two such pages then hold their bytes and
+   * their transactions at once. Its bytes stay lent until its write ends (its plots are read from
+   * them part by part).
+   */
+  async function storeSplitPage(
+    raw: RawPlotPage,
+    p: { runId: string; supplierId: string; page: number; requests: RequestCounts; sourceHash: string },
+    signal: AbortSignal,
+  ): Promise<PlotPageResult> {
+    const split = splitSupplierPlotsPage(raw, limits.plotMaxBytes);
+    const admitted = await pageMemory.acquire(PAGE_MEMORY_BYTES, signal);
+    try {
+      const { outcome, signature } = await storeSplitPlots(
+        db,
+        {
+          runId: p.runId,
+          scope: p.supplierId,
+          supplierId: p.supplierId,
+          page: p.page,
+          isOwn: false,
+          requests: p.requests,
+          sourceHash: p.sourceHash,
+        },
+        split,
+        limits.partBytes,
+      );
+      return { more: split.more, received: split.received, signature, written: rowsWritten(outcome.counts) };
+    } finally {
+      admitted();
+    }
+  }
+
   /** One page of a supplier's plots: fetch, validate, map, write in one transaction. */
   async function loadPage(runId: string, supplierId: string, page: number): Promise<PlotPageResult> {
     if (page === 1) await markScopeRunning(db, runId, supplierId);
@@ -151,6 +210,7 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
     let storing: Promise<PageOutcome>;
     let result: Omit<PlotPageResult, 'written'>;
     let admitted: (() => void) | undefined;
+    let released = false;
     try {
       const limit = raw.limit;
       const sourceHash = sourcePageHash(raw.bytes);
@@ -168,20 +228,18 @@ export function createRefreshActivities({ db, api, log }: RefreshDeps) {
           written: 0,
           signature: reused.signature,
         };
+      const header = { runId, supplierId, page, requests: requestCounts(stats), sourceHash };
+      if (raw.bytes.byteLength > limits.wholePageMaxBytes) return await storeSplitPage(raw, header, signal);
       admitted = await pageMemory.acquire(raw.bytes.byteLength, signal);
-      ({ storing, ...result } = storePage(raw, {
-        runId,
-        supplierId,
-        page,
-        requests: requestCounts(stats),
-        sourceHash,
-      }));
+      ({ storing, ...result } = storePage(raw, header));
+      // Parsed: its buffer serves the next page while this one is written.
+      raw.release();
+      released = true;
     } catch (error) {
       admitted?.();
       throw error;
     } finally {
-      // Parsed, or found unchanged: its buffer serves the next page while this one is written.
-      raw.release();
+      if (!released) raw.release();
     }
     try {
       const outcome = await storing;

@@ -1,5 +1,5 @@
 import type { Warehouse } from '../../warehouse/database.ts';
-import { hasMorePages, parseSupplierPlotsPage, type RawPlotPage } from '../../upstream/index.ts';
+import { hasMorePages, supplierPlotsPageIds, type RawPlotPage } from '../../upstream/index.ts';
 import { sourcePageHash } from '../../warehouse/refresh/plot-fingerprint.ts';
 import { presentIds } from '../../warehouse/refresh/plot-page.ts';
 import {
@@ -90,8 +90,9 @@ export async function verifySupplierScan(
         // The same text as the scan's: the same plots, none of them missing.
         more = hasMorePages(first.received, raw.limit);
       } else {
-        const parsed = parseSupplierPlotsPage(raw, { skipInvalid: true });
-        const ids = presentIds([...new Set(parsed.plots.map((p) => p.id))], parsed.invalid);
+        // Only ids are needed: a page too large to parse whole is read plot by plot.
+        const parsed = supplierPlotsPageIds(raw);
+        const ids = presentIds([...new Set(parsed.ids)], parsed.invalid);
         if (!first || !sameOrder(scannedIds.get(page) ?? [], ids)) stable = false;
         for (const id of ids) {
           if (wanted.delete(id)) found.push(id);

@@ -45,6 +45,9 @@ export interface RefreshBenchResult {
   /** Worker VmHWM over both refreshes (start-up excluded when the peak could be reset). */
   peakRssMb: number;
   peakRssCoversStartup: boolean;
+  /** What the full refresh left in the warehouse: equal digests, equal warehouses (support/warehouse-digest.ts). */
+  fullWarehouse: string;
+  hugePlotVertices?: number;
   /** Worker processes on the task queue (peak RSS is the highest of them; CPU is per worker). */
   workers: number;
   /** Node flags of the worker process (heap limits). */
@@ -132,7 +135,7 @@ const mark = (ok: boolean) => (ok ? 'ok' : 'MISSED');
 export function formatReport(r: RefreshBenchResult): string {
   const rowsOk = r.noChangeRowsWritten === 0 && r.noChangeTablesTouched.length === 0;
   const lines = [
-    `refresh benchmark: ${n0(r.plots)} plots${r.vertices === undefined ? '' : ` of ${n0(r.vertices)} vertices`}, ${r.suppliers} suppliers (4 at a time), ${r.workers} worker${r.workers === 1 ? '' : 's'}, embedded Postgres + Temporal dev server`,
+    `refresh benchmark: ${n0(r.plots)} plots${r.vertices === undefined ? '' : ` of ${n0(r.vertices)} vertices`}${r.hugePlotVertices === undefined ? '' : `, one of ${n0(r.hugePlotVertices)}`}, ${r.suppliers} suppliers (4 at a time), ${r.workers} worker${r.workers === 1 ? '' : 's'}, embedded Postgres + Temporal dev server`,
     '',
     `fetch-only      ${n2(r.fetchOnlySeconds).padStart(8)} s  ${n0(r.fetchOnlyPlotsPerSec).padStart(8)} plots/s   (${n0(r.fetchOnlyPlots)} plots incl. shared duplicates, ${n0(r.fetchOnlyPages)} pages/batches)`,
     `COPY-only       ${n2(r.copyOnlySeconds).padStart(8)} s  ${n0(r.copyOnlyRowsPerSec).padStart(8)} rows/s    (${n0(r.copyOnlyRows)} distinct plot rows, ${n2(r.copyOnlyMegabytes)} MB of COPY text, ${r.copyOnlyStatements} COPY statement(s))`,
@@ -166,6 +169,7 @@ export function formatReport(r: RefreshBenchResult): string {
     `full / COPY-only           ${n2(r.fullToCopyRatio).padStart(6)}   (ceiling set by fetch-only / COPY-only: ${n2(r.fetchOnlyToCopyRatio)})`,
     `no-change / fetch-only     ${n2(r.noChangeToFetchRatio).padStart(6)}   target <= 1.1    ${mark(r.noChangeToFetchRatio <= 1.1)}`,
     `no-change rows written     ${String(r.noChangeRowsWritten).padStart(6)}   must be 0        ${rowsOk ? 'ok' : `NOT 0 (tables touched: ${r.noChangeTablesTouched.join(', ') || 'none'})`}`,
+    `warehouse after full       ${r.fullWarehouse}`,
     `worker peak RSS (VmHWM)    ${n0(r.peakRssMb).padStart(6)} MB target <= 256 MB at 1M plots${r.peakRssCoversStartup ? ' (includes start-up: peak could not be reset)' : ''}`,
     `  worker: node ${r.workerNodeFlags.join(' ')} ${BUILT_CLI} worker --bundle ${BUILT_WORKFLOW_BUNDLE}`,
     `  sampled VmRSS: full ${n0(r.fullSampledRssMb)} MB, no-change ${n0(r.noChangeSampledRssMb)} MB; at start-up ${n0(r.workerStartupPeakRssMb)} MB`,

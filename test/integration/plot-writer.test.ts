@@ -2,11 +2,16 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { sql } from 'kysely';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
-import { storeParsedPlots, storePlotBatch, type PlotBatch } from '../../warehouse/refresh/plot-batch.ts';
+import {
+  storeParsedPlots,
+  storePlotBatch,
+  storeSplitPlots,
+  type PlotBatch,
+} from '../../warehouse/refresh/plot-batch.ts';
 import { writePlotPage } from '../../warehouse/refresh/plot-writer.ts';
 import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
 import { beginRun } from '../../warehouse/refresh/run-ledger.ts';
-import { normalisePlotsSkippingInvalid } from '../../upstream/index.ts';
+import { normalisePlotsSkippingInvalid, splitSupplierPlotsPage } from '../../upstream/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { warehouseWithoutTemporaryTables } from '../support/no-temporary-role.ts';
 import { rowVersions } from '../support/warehouse-facts.ts';
@@ -57,6 +62,54 @@ describe('plot page writer', () => {
       action: string;
     }>`select field, rule, action from sync_issues where run_id = ${RUN}::uuid`.execute(db);
     expect(issues.rows).toEqual([{ field: '[5].id', rule: 'required string, missing', action: 'skipped' }]);
+  });
+
+  it('writes a page split plot by plot once: its parts in one transaction, a replay changes no row', async () => {
+    const text = JSON.stringify([...samplePage(12, 300), { name: 'no id' }, samplePlot(305)]);
+    const split = () =>
+      splitSupplierPlotsPage({ page: 1, limit: 500, bytes: new TextEncoder().encode(text), text, release: () => {} });
+    const batch = {
+      runId: RUN,
+      scope: 'supplier-split',
+      supplierId: 'supplier-split',
+      page: 1,
+      isOwn: false,
+      requests: { requests: 1, retries: 0, rateLimited: 0 },
+      sourceHash: 'split-page',
+    };
+    // Parts of about one plot: the page is written in a dozen parts.
+    const first = await storeSplitPlots(db, batch, split(), 1);
+    expect(first.outcome.replayed).toBe(false);
+    // Plot 305 twice: one row, its last occurrence.
+    expect(first.outcome.counts['plots']).toEqual({ inserted: 12, updated: 0, unchanged: 0, deleted: 0 });
+    expect(first.signature).toBe(`${samplePlot(300).id}…${samplePlot(305).id}`);
+    const before = await rowVersions(db);
+    const replay = await storeSplitPlots(db, batch, split(), 1);
+    expect(replay.outcome.replayed).toBe(true);
+    expect(replay.outcome.counts['plots']).toEqual({ inserted: 0, updated: 0, unchanged: 12, deleted: 0 });
+    expect(await rowVersions(db)).toEqual(before);
+    const recorded = await sql<{ counts: Record<string, { inserted: number }>; received: number; ids: string[] }>`
+      select counts, received, ids from sync_pages where run_id = ${RUN}::uuid and scope = 'supplier-split' and page = 1`.execute(
+      db,
+    );
+    expect(recorded.rows[0]).toMatchObject({ received: 14, counts: { plots: { inserted: 12 } } });
+    expect(recorded.rows[0]!.ids).toEqual(samplePage(12, 300).map((p) => p.id));
+    // A part that fails rolls back the parts before it: nothing of a page is stored unless all of it is.
+    const fresh = JSON.stringify(samplePage(3, 900));
+    const broken = `${fresh.slice(0, -1)},{"id":"late","name":tru}]`;
+    const failing = splitSupplierPlotsPage({
+      page: 2,
+      limit: 500,
+      bytes: new TextEncoder().encode(broken),
+      text: broken,
+      release: () => {},
+    });
+    await expect(storeSplitPlots(db, { ...batch, page: 2 }, failing, 1)).rejects.toThrow(/page 2: plot #3 is not JSON/);
+    const ids = samplePage(3, 900).map((p) => p.id as string);
+    const stored = await sql<{
+      n: number;
+    }>`select count(*)::int as n from plots where id = any(${ids}::text[])`.execute(db);
+    expect(stored.rows[0]!.n).toBe(0);
   });
 
   it('stores a plot reached through two suppliers at once as one plot with two links', async () => {

@@ -60,6 +60,10 @@ describe('simulator CLI', () => {
     expect(() => parseSimulatorFlags(['--port', '70000'])).toThrow(/--port must be an integer from 0 to 65535/);
     expect(() => parseSimulatorFlags(['--error-ratio', '2'])).toThrow(/--error-ratio must be a number from 0 to 1/);
     expect(() => parseSimulatorFlags(['--vertices', '2'])).toThrow(/--vertices must be an integer from 3 to 100000/);
+    expect(parseSimulatorFlags(['--huge-plot-vertices', '2000000']).options.hugePlotVertices).toBe(2_000_000);
+    expect(() => parseSimulatorFlags(['--huge-plot-vertices', '5000001'])).toThrow(
+      /--huge-plot-vertices must be an integer from 3 to 5000000/,
+    );
     expect(() => parseSimulatorFlags(['--resolve', 'nohost'])).toThrow(/--resolve must be HOST=ADDRESS:PORT/);
     expect(() => parseSimulatorFlags(['--faults', 'chaos'])).toThrow(/--faults/);
     expect(() => parseSimulatorFlags(['--bogus'])).toThrow(/unknown flag --bogus/);

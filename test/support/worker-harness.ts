@@ -6,6 +6,7 @@ import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import type { RunSummary } from '../../warehouse/refresh/sweep.ts';
 import { createDdsyncWorker } from '../../infra/worker.ts';
+import type { ActivityDeps } from '../../activities/index.ts';
 import { createLogger } from '../../platform/logger.ts';
 import { refreshWarehouse, refreshWorkflowId, type RefreshInput } from '../../workflows/refresh-warehouse.ts';
 import { createTestDatabase } from './databases.ts';
@@ -55,6 +56,8 @@ export interface HarnessOptions {
   pdfArchiveDir?: string;
   /** Attempts of each upstream call by the client (its default 6). */
   upstreamMaxAttempts?: number;
+  /** Where the refresh splits a page and refuses a plot (default: the production limits). */
+  pageLimits?: ActivityDeps['pageLimits'];
 }
 
 export async function startWorkerHarness(
@@ -85,7 +88,7 @@ export async function startWorkerHarness(
       connection: temporal.workerConnection,
       namespace: temporal.namespace,
       taskQueue: temporal.taskQueue,
-      deps: { db, api, log, pdfArchiveDir: options.pdfArchiveDir },
+      deps: { db, api, log, pdfArchiveDir: options.pdfArchiveDir, pageLimits: options.pageLimits },
       workflowBundle: await workflowBundle(),
       maxConcurrentActivities: 8,
     });

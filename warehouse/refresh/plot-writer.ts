@@ -156,75 +156,142 @@ function stagerFor(db: Warehouse, client: pg.ClientBase): Stage {
 }
 
 export async function writePlotPage(db: Warehouse, page: PlotPageWrite): Promise<PageOutcome> {
-  const rows = uniqueSortedById(page.rows, (r) => r.plot.id);
-  const fresh = rows.filter((r) => !page.existing.has(r.plot.id));
   return withClientTransaction(
     db,
     (client) => learnStaging(db, client),
     async (trx, client) => {
-      const stage = stagerFor(db, client);
+      const before = await lockPageRecord(trx, page);
       const counts = emptyCounts();
-      const before = await sql<{ counts: TableCounts }>`
+      await writePlotRows(trx, client, stagerFor(db, client), page, counts);
+      return recordWrittenPage(trx, page, before, counts);
+    },
+  );
+}
+
+/** The plots of one part of a page split plot by plot (writeSplitPlotPage). */
+export interface PlotPart {
+  /** The part's valid plot ids not in an earlier part, once each. */
+  ids: readonly string[];
+  /** Rows of the part's plots that are new or changed. */
+  rows: readonly PlotRows[];
+  /** Of `rows`, the plots the warehouse already held. */
+  existing: ReadonlySet<string>;
+  /** Of `ids`, those to link to the supplier. */
+  links: readonly string[];
+}
+
+/** What is known of a split page once all its parts are written: its record and its issues. */
+export type SplitPageEnd = Pick<PlotPageWrite, 'received' | 'present' | 'issues'>;
+
+/**
+ * A page too large to hold as objects, written part by part in ONE transaction, as writePlotPage
+ * writes a whole page: `nextPart` reads what the warehouse holds of the next plots (through `trx`, in
+ * the transaction) and returns their rows, or undefined when no part is left; `end` then says what
+ * the page's record and issues are. One transaction, so a page is stored whole or not at all, and a
+ * replay finds every plot as it is and writes nothing twice, as for any page. Parts should come in
+ * ascending id order: every page's transaction then takes its row locks in one order.
+ */
+export async function writeSplitPlotPage(
+  db: Warehouse,
+  page: Omit<PlotPageWrite, 'ids' | 'rows' | 'existing' | 'links' | 'received' | 'present' | 'issues'>,
+  nextPart: (trx: Warehouse) => Promise<PlotPart | undefined>,
+  end: () => SplitPageEnd,
+): Promise<PageOutcome> {
+  return withClientTransaction(
+    db,
+    (client) => learnStaging(db, client),
+    async (trx, client) => {
+      const before = await lockPageRecord(trx, page);
+      const counts = emptyCounts();
+      const stage = stagerFor(db, client);
+      for (let part = await nextPart(trx); part; part = await nextPart(trx))
+        await writePlotRows(trx, client, stage, { ...page, ...part }, counts);
+      return recordWrittenPage(trx, { ...page, ...end() }, before, counts);
+    },
+  );
+}
+
+/** The page's record as a replay finds it (locked for the transaction), if any. */
+async function lockPageRecord(trx: Tx, page: Pick<PlotPageWrite, 'runId' | 'scope' | 'page'>) {
+  const before = await sql<{ counts: TableCounts }>`
       select counts from sync_pages
       where run_id = ${page.runId}::uuid and scope = ${page.scope} and entity = 'plots' and page = ${page.page} for update`.execute(
-        trx,
-      );
+    trx,
+  );
+  return before.rows[0];
+}
 
-      // New plots straight into their tables (fresh-plots.ts); the rest, and any another writer stored meanwhile, staged.
-      const { copied, held } =
-        fresh.length > 0
-          ? await copyFreshPlots(client, page.runId, fresh, counts, page.supplierId)
-          : { copied: EMPTY, held: EMPTY };
-      const staged = copied.size > 0 ? rows.filter((r) => !copied.has(r.plot.id)) : rows;
-      const existing = held.size > 0 ? new Set([...page.existing, ...held]) : page.existing;
-      const plots = staged.map((r) => r.plot);
-      const written = await upsertCounted(
-        trx,
-        PLOTS,
-        plots,
-        counts,
-        page.ids.length - copied.size,
-        plots.length > 0 ? await stage('plots', plots, PLOTS.columns) : undefined,
-      );
-      const writtenRows = staged.filter((r) => written.has(r.plot.id));
-      // Plots seen for the first time have no species, analyses or history to replace or close.
-      const replaced = writtenRows.filter((r) => existing.has(r.plot.id));
-      if (writtenRows.length > 0) {
-        await replaceSpecies(trx, stage, writtenRows, replaced, counts);
-        await upsertAnalyses(trx, stage, writtenRows, replaced, counts);
-        await advanceHistory(trx, stage, page.runId, writtenRows, replaced, counts);
-        await advanceFindings(trx, stage, page.runId, writtenRows, replaced, counts);
-      }
-      if (page.supplierId !== null) {
-        // The copied plots' links went in with them.
-        const links = copied.size > 0 ? page.links.filter((id) => !copied.has(id)) : page.links;
-        await linkSupplier(trx, links, page.supplierId, page.ids.length - copied.size, counts);
-      }
-      await recordIssues(trx, page.runId, page.scope, page.issues);
+/** The plots (new or changed), their species, analyses, history, findings and links. */
+async function writePlotRows(
+  trx: Tx,
+  client: pg.ClientBase,
+  stage: Stage,
+  page: Pick<PlotPageWrite, 'runId' | 'supplierId' | 'ids' | 'rows' | 'existing' | 'links'>,
+  counts: TableCounts,
+): Promise<void> {
+  const rows = uniqueSortedById(page.rows, (r) => r.plot.id);
+  const fresh = rows.filter((r) => !page.existing.has(r.plot.id));
+  // New plots straight into their tables (fresh-plots.ts); the rest, and any another writer stored meanwhile, staged.
+  const { copied, held } =
+    fresh.length > 0
+      ? await copyFreshPlots(client, page.runId, fresh, counts, page.supplierId)
+      : { copied: EMPTY, held: EMPTY };
+  const staged = copied.size > 0 ? rows.filter((r) => !copied.has(r.plot.id)) : rows;
+  const existing = held.size > 0 ? new Set([...page.existing, ...held]) : page.existing;
+  const plots = staged.map((r) => r.plot);
+  const written = await upsertCounted(
+    trx,
+    PLOTS,
+    plots,
+    counts,
+    page.ids.length - copied.size,
+    plots.length > 0 ? await stage('plots', plots, PLOTS.columns) : undefined,
+  );
+  const writtenRows = staged.filter((r) => written.has(r.plot.id));
+  // Plots seen for the first time have no species, analyses or history to replace or close.
+  const replaced = writtenRows.filter((r) => existing.has(r.plot.id));
+  if (writtenRows.length > 0) {
+    await replaceSpecies(trx, stage, writtenRows, replaced, counts);
+    await upsertAnalyses(trx, stage, writtenRows, replaced, counts);
+    await advanceHistory(trx, stage, page.runId, writtenRows, replaced, counts);
+    await advanceFindings(trx, stage, page.runId, writtenRows, replaced, counts);
+  }
+  if (page.supplierId !== null) {
+    // The copied plots' links went in with them.
+    const links = copied.size > 0 ? page.links.filter((id) => !copied.has(id)) : page.links;
+    await linkSupplier(trx, links, page.supplierId, page.ids.length - copied.size, counts);
+  }
+}
 
-      if (page.sourceHash !== undefined) {
-        await sql`
+/** The page's issues, its source text's hash, and its record (a replay's counts merged with the first's). */
+async function recordWrittenPage(
+  trx: Tx,
+  page: Pick<PlotPageWrite, 'runId' | 'scope' | 'page' | 'issues' | 'sourceHash' | 'present' | 'received' | 'requests'>,
+  before: { counts: TableCounts } | undefined,
+  counts: TableCounts,
+): Promise<PageOutcome> {
+  await recordIssues(trx, page.runId, page.scope, page.issues);
+  if (page.sourceHash !== undefined) {
+    await sql`
         insert into source_pages (scope, page, content_hash, ids, received, read_at)
         values (${page.scope}, ${page.page}, ${page.sourceHash}, ${page.present}::text[], ${page.received}, now())
         on conflict (scope, page) do update set content_hash = excluded.content_hash, ids = excluded.ids, received = excluded.received, read_at = now()`.execute(
-          trx,
-        );
-      }
-      const replayed = before.rows.length > 0;
-      await recordPage(trx, {
-        runId: page.runId,
-        scope: page.scope,
-        entity: 'plots',
-        page: page.page,
-        ids: page.present,
-        received: page.received,
-        counts: replayed ? mergeReplayCounts(before.rows[0]!.counts, counts) : counts,
-        requests: page.requests,
-        contentHash: page.sourceHash,
-      });
-      return { counts, replayed };
-    },
-  );
+      trx,
+    );
+  }
+  const replayed = before !== undefined;
+  await recordPage(trx, {
+    runId: page.runId,
+    scope: page.scope,
+    entity: 'plots',
+    page: page.page,
+    ids: page.present,
+    received: page.received,
+    counts: replayed ? mergeReplayCounts(before.counts, counts) : counts,
+    requests: page.requests,
+    contentHash: page.sourceHash,
+  });
+  return { counts, replayed };
 }
 
 async function replaceSpecies(

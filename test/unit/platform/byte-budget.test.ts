@@ -83,6 +83,24 @@ describe('ByteBudget', () => {
     await expect(budget.acquire(1, controller.signal)).rejects.toThrow('cancelled');
   });
 
+  it('counts bytes taken without waiting past the capacity, and admits no task until they are given back', async () => {
+    const budget = new ByteBudget(10);
+    const estimated = await budget.acquire(2);
+    // The page came larger than its estimate: its bytes are in memory already, so they are counted.
+    const beyond = budget.take(13);
+    expect(budget.inUse).toBe(15);
+    const next = budget.acquire(1);
+    expect(await settled(next)).toBe(false);
+    beyond();
+    beyond();
+    // Given back once: 2 of the estimate, and the 1 admitted at once.
+    expect(budget.inUse).toBe(3);
+    expect(await settled(next)).toBe(true);
+    estimated();
+    (await next)();
+    expect(budget.inUse).toBe(0);
+  });
+
   it('refuses a budget of no bytes', () => {
     expect(() => new ByteBudget(0)).toThrow(/positive capacity/);
   });

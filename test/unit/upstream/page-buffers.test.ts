@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamClient } from '../../../upstream/client.ts';
-import { MAX_PRESIZED_BYTES, PageBufferPool } from '../../../upstream/page-buffers.ts';
+import { MAX_KEPT_BYTES, MAX_PRESIZED_BYTES, PageBufferPool } from '../../../upstream/page-buffers.ts';
 import { fakeJwt, json, startServer, tokenRoute, type LocalServer } from './local-server.ts';
 import { samplePage } from './samples.ts';
 
@@ -58,6 +58,39 @@ describe('page buffers', () => {
     // The 200-byte buffer was let go (given back to a full pool); of 100 and 300, only 300 holds 150.
     expect(small.bytes().buffer.byteLength).toBe(300);
     expect(pool.freeCount).toBe(1);
+  });
+
+  it('grows a body announced larger than the presized bound straight to its length (and an eighth), at most sixteen times what came', () => {
+    const announced = 20 * 1024 * 1024;
+    const body = new PageBufferPool().body(announced);
+    body.append(new Uint8Array(MAX_PRESIZED_BYTES));
+    body.append(new Uint8Array(1024));
+    expect(body.bytes().buffer.byteLength).toBe(announced * 1.125);
+    const lying = new PageBufferPool().body(2 ** 40);
+    lying.append(new Uint8Array(MAX_PRESIZED_BYTES + 1));
+    expect(lying.bytes().buffer.byteLength).toBe(Math.ceil(16 * (MAX_PRESIZED_BYTES + 1) * 1.125));
+  });
+
+  it('keeps one large buffer, the largest, and lends it to the next large page instead of a new one', () => {
+    const pool = new PageBufferPool();
+    const first = pool.body(20 * 1024 * 1024);
+    first.append(new Uint8Array(20 * 1024 * 1024));
+    const memory = first.bytes().buffer;
+    first.release();
+    const smaller = pool.body(1024);
+    smaller.append(new Uint8Array(MAX_KEPT_BYTES + 1));
+    smaller.release();
+    // The 8 MB buffer the first page grew from, and the large one (lent to the second page and back).
+    expect(pool.freeCount).toBe(2);
+    const next = pool.body(12 * 1024 * 1024);
+    expect(next.bytes().buffer).toBe(memory);
+    next.append(new Uint8Array(12 * 1024 * 1024));
+    expect(next.bytes().buffer).toBe(memory);
+    // A page larger than it grows into a new buffer; the outgrown large one is kept.
+    const larger = pool.body(1024);
+    larger.append(new Uint8Array(MAX_KEPT_BYTES));
+    larger.append(new Uint8Array(24 * 1024 * 1024));
+    expect(larger.bytes().buffer.byteLength).toBeGreaterThan(24 * 1024 * 1024);
   });
 });
 

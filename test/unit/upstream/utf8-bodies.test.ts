@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamClient } from '../../../upstream/client.ts';
 import { Readable } from 'node:stream';
 import { decodeUtf8, utf8Guard } from '../../../upstream/utf8.ts';
+import { splitSupplierPlotsPage, type RawPlotPage } from '../../../upstream/paging.ts';
 import { fakeJwt, startServer, tokenRoute, type LocalServer } from './local-server.ts';
 import { samplePage } from './samples.ts';
 
@@ -43,6 +44,27 @@ describe('bodies that are not UTF-8', () => {
       /page 2: response body is not UTF-8/,
     );
     await expect(client.listSuppliers()).rejects.toThrow(/not UTF-8/);
+  });
+
+  it('refuses a page read plot by plot (too large to parse whole) whose plot or id is not UTF-8, naming the page', () => {
+    const raw = (bytes: Buffer): RawPlotPage => ({
+      page: 7,
+      limit: 500,
+      bytes,
+      get text(): string {
+        throw new Error('a split page is never decoded whole');
+      },
+      release() {},
+    });
+    const page = samplePage(3);
+    page[2]!.name = 'MARK';
+    const inName = splitSupplierPlotsPage(raw(brokenBytes(JSON.stringify(page), 'MARK', [0x41, 0xff, 0x42])));
+    expect(inName.received).toBe(3);
+    expect(() => inName.plotAt(2)).toThrow(/page 7: plot #2 is not UTF-8/);
+    expect(() => inName.plotAt(0)).not.toThrow();
+    const id = JSON.stringify(page[0]!.id);
+    const inId = brokenBytes(JSON.stringify(page).replace(id, '"MARK"'), 'MARK', [0xc3, 0x28]);
+    expect(() => splitSupplierPlotsPage(raw(inId))).toThrow(/page 7: response body is not UTF-8/);
   });
 
   it('guards a streamed body: bytes pass unchanged, a character cut across chunks is fine, a bad byte fails the stream', async () => {
