@@ -14,7 +14,7 @@ import { stopOnExit } from './exit-hooks.ts';
  * kernel before it is acknowledged (synchronous_commit on; with fsync off that is one write(), not a
  * flush). With synchronous_commit off, an immediate stop (`pg_ctl stop -m immediate`, a crash) lost
  * commits the server had acknowledged, so a refresh that outlived it was told its pages were stored
- * and ended `succeeded` with plots missing (test/integration/outages.test.ts found it).
+ * and ended `succeeded` with plots missing (test/postgis/outages.test.ts found it).
  */
 export const LOCAL_SERVER_SETTINGS = [
   'listen_addresses=127.0.0.1',
