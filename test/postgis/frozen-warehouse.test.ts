@@ -12,7 +12,15 @@ import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import type { RunSummary } from '../../warehouse/refresh/sweep.ts';
 import { startRefresh } from '../../cli/refresh-runner.ts';
-import { runDdsync, lastJsonLine, type RunningCommand, isRunning, logMessages } from '../support/processes.ts';
+import {
+  runDdsync,
+  lastJsonLine,
+  type RunningCommand,
+  isRunning,
+  logMessages,
+  ddsyncEnv,
+  fastSubmission,
+} from '../support/processes.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -38,15 +46,6 @@ const SIMULATOR = {
   transactionErrorRatio: 0,
   // Every request takes 0.6 s of real time: a refresh is still under way when a freeze begins.
   faults: { latency: 1, latencyMs: [600_000, 600_000] as [number, number] },
-};
-
-const FAST_SUBMISSION = {
-  DDSYNC_SUBMIT_CONCURRENCY: '20',
-  DDSYNC_TX_FIRST_POLL: '100ms',
-  DDSYNC_TX_MAX_POLL: '1s',
-  DDSYNC_TX_EU_WAIT: '1800ms',
-  DDSYNC_TX_DEADLINE: '5m',
-  DDSYNC_TX_CREATE_SETTLE: '300ms',
 };
 
 /** Longer than the worker's client bound of a page's statement (7 s at scale 0.05). */
@@ -151,23 +150,16 @@ describe('a worker that outlives a frozen warehouse', () => {
       connection: await Connection.connect({ address: stack.temporalAddress }),
       namespace: stack.temporalNamespace,
     });
-    env = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATABASE_URL: postgres.url,
-      TEMPORAL_ADDRESS: stack.temporalAddress,
-      TEMPORAL_NAMESPACE: stack.temporalNamespace,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      DDSYNC_UPSTREAM_URL: sim.url,
-      DDSYNC_CLIENT_ID: 'ddsync-demo',
-      DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
-      DDSYNC_LOG_FORMAT: 'json',
-      DDSYNC_PG_POOL_SIZE: '6',
-      DDSYNC_WORKER_ACTIVITIES: '6',
-      DDSYNC_PG_TIMEOUT_SCALE: '0.05',
-      DDSYNC_PDF_ARCHIVE_DIR: resolve(dir, 'archive'),
-      ...FAST_SUBMISSION,
-    };
+    env = ddsyncEnv(
+      { upstreamUrl: sim.url, databaseUrl: postgres.url, taskQueue },
+      {
+        DDSYNC_PG_POOL_SIZE: '6',
+        DDSYNC_WORKER_ACTIVITIES: '6',
+        DDSYNC_PG_TIMEOUT_SCALE: '0.05',
+        DDSYNC_PDF_ARCHIVE_DIR: resolve(dir, 'archive'),
+        ...fastSubmission(),
+      },
+    );
     const metricsPort = await freePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
     worker = runDdsync(['worker'], { ...env, DDSYNC_METRICS_ADDRESS: `127.0.0.1:${metricsPort}` });

@@ -12,7 +12,14 @@ import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { startRefresh } from '../../cli/refresh-runner.ts';
-import { runDdsync, lastJsonLine, type RunningCommand, isRunning, logMessages } from '../support/processes.ts';
+import {
+  runDdsync,
+  lastJsonLine,
+  type RunningCommand,
+  isRunning,
+  logMessages,
+  ddsyncEnv,
+} from '../support/processes.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { waitUntil } from '../support/wait.ts';
 import { sample } from '../support/exposition.ts';
@@ -153,21 +160,14 @@ describe('a refresh that outlives a full disk', () => {
     await migrateToLatest(db);
     const connection = await Connection.connect({ address: embeddedStack().temporalAddress });
     client = new Client({ connection, namespace: embeddedStack().temporalNamespace });
-    env = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATABASE_URL: postgres.url,
-      TEMPORAL_ADDRESS: embeddedStack().temporalAddress,
-      TEMPORAL_NAMESPACE: embeddedStack().temporalNamespace,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      DDSYNC_UPSTREAM_URL: sim.url,
-      DDSYNC_CLIENT_ID: 'ddsync-demo',
-      DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
-      DDSYNC_LOG_FORMAT: 'json',
-      DDSYNC_PG_POOL_SIZE: '6',
-      DDSYNC_WORKER_ACTIVITIES: '6',
-      DDSYNC_PDF_ARCHIVE_DIR: resolve(dir, 'archive'),
-    };
+    env = ddsyncEnv(
+      { upstreamUrl: sim.url, databaseUrl: postgres.url, taskQueue },
+      {
+        DDSYNC_PG_POOL_SIZE: '6',
+        DDSYNC_WORKER_ACTIVITIES: '6',
+        DDSYNC_PDF_ARCHIVE_DIR: resolve(dir, 'archive'),
+      },
+    );
     const metricsPort = await freePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
     worker = runDdsync(['worker'], { ...env, DDSYNC_METRICS_ADDRESS: `127.0.0.1:${metricsPort}` });

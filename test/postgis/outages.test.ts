@@ -14,7 +14,15 @@ import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import type { RunSummary } from '../../warehouse/refresh/sweep.ts';
 import { startRefresh } from '../../cli/refresh-runner.ts';
-import { runDdsync, lastJsonLine, type RunningCommand, isRunning, logMessages } from '../support/processes.ts';
+import {
+  runDdsync,
+  lastJsonLine,
+  type RunningCommand,
+  isRunning,
+  logMessages,
+  ddsyncEnv,
+  fastSubmission,
+} from '../support/processes.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { waitUntil } from '../support/wait.ts';
@@ -39,15 +47,6 @@ const SIMULATOR = {
   timeScale: 0.001,
   transactionErrorRatio: 0,
   faults: { latency: 1, latencyMs: [700_000, 700_000] as [number, number] },
-};
-
-const FAST_SUBMISSION = {
-  DDSYNC_SUBMIT_CONCURRENCY: '20',
-  DDSYNC_TX_FIRST_POLL: '100ms',
-  DDSYNC_TX_MAX_POLL: '1s',
-  DDSYNC_TX_EU_WAIT: '1800ms',
-  DDSYNC_TX_DEADLINE: '3m',
-  DDSYNC_TX_CREATE_SETTLE: '300ms',
 };
 
 describe('a worker that outlives the warehouse and Temporal going away', () => {
@@ -112,22 +111,20 @@ describe('a worker that outlives the warehouse and Temporal going away', () => {
     await migrateToLatest(db);
     admin = await adminSession();
     client = await connectClient();
-    env = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATABASE_URL: postgres.url,
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_NAMESPACE: temporal.namespace,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      DDSYNC_UPSTREAM_URL: sim.url,
-      DDSYNC_CLIENT_ID: 'ddsync-demo',
-      DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
-      DDSYNC_LOG_FORMAT: 'json',
-      DDSYNC_PG_POOL_SIZE: '6',
-      DDSYNC_WORKER_ACTIVITIES: '6',
-      DDSYNC_PDF_ARCHIVE_DIR: resolve(dir, 'archive'),
-      ...FAST_SUBMISSION,
-    };
+    env = ddsyncEnv(
+      {
+        upstreamUrl: sim.url,
+        databaseUrl: postgres.url,
+        taskQueue,
+        temporal: { address: temporal.address, namespace: temporal.namespace },
+      },
+      {
+        DDSYNC_PG_POOL_SIZE: '6',
+        DDSYNC_WORKER_ACTIVITIES: '6',
+        DDSYNC_PDF_ARCHIVE_DIR: resolve(dir, 'archive'),
+        ...fastSubmission('3m'),
+      },
+    );
     const metricsPort = await freePort();
     metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
     worker = runDdsync(['worker'], { ...env, DDSYNC_METRICS_ADDRESS: `127.0.0.1:${metricsPort}` });

@@ -10,7 +10,14 @@ import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse/database.ts';
 import { migrateToLatest } from '../../warehouse/migrate.ts';
 import { startRefresh } from '../../cli/refresh-runner.ts';
-import { runDdsync, processesMentioning, type RunningCommand, isRunning } from '../support/processes.ts';
+import {
+  runDdsync,
+  processesMentioning,
+  type RunningCommand,
+  isRunning,
+  ddsyncEnv,
+  fastSubmission,
+} from '../support/processes.ts';
 import { simulatorPlotFacts, warehousePlotFacts } from '../support/warehouse-facts.ts';
 import { shipmentRow, writeShipments } from '../support/shipments.ts';
 import { createTestDatabase } from '../support/databases.ts';
@@ -74,27 +81,20 @@ describe('a worker and two `--wait` commands that outlive Temporal killed', () =
       connection: await Connection.connect({ address: temporal.address }),
       namespace: temporal.namespace,
     });
-    env = {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      DATABASE_URL: url,
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_NAMESPACE: temporal.namespace,
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      DDSYNC_UPSTREAM_URL: sim.url,
-      DDSYNC_CLIENT_ID: 'ddsync-demo',
-      DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
-      DDSYNC_LOG_FORMAT: 'json',
-      DDSYNC_PG_POOL_SIZE: '6',
-      DDSYNC_WORKER_ACTIVITIES: '6',
-      DDSYNC_PDF_ARCHIVE_DIR: resolve(dir, 'archive'),
-      DDSYNC_SUBMIT_CONCURRENCY: '20',
-      DDSYNC_TX_FIRST_POLL: '100ms',
-      DDSYNC_TX_MAX_POLL: '1s',
-      DDSYNC_TX_EU_WAIT: '1800ms',
-      DDSYNC_TX_DEADLINE: '5m',
-      DDSYNC_TX_CREATE_SETTLE: '300ms',
-    };
+    env = ddsyncEnv(
+      {
+        upstreamUrl: sim.url,
+        databaseUrl: url,
+        taskQueue,
+        temporal: { address: temporal.address, namespace: temporal.namespace },
+      },
+      {
+        DDSYNC_PG_POOL_SIZE: '6',
+        DDSYNC_WORKER_ACTIVITIES: '6',
+        DDSYNC_PDF_ARCHIVE_DIR: resolve(dir, 'archive'),
+        ...fastSubmission(),
+      },
+    );
     worker = runDdsync(['worker'], env);
     await worker.waitFor(/worker ready/, 90_000);
     // The warehouse as a team has it before submitting: refreshed once (the readiness gate reads it).

@@ -67,25 +67,45 @@ export function runDdsync(args: string[], env: NodeJS.ProcessEnv = process.env):
 }
 
 /**
- * The environment of a `ddsync` child process on the run's stack: the run's Temporal dev server, the
- * simulator's demo credentials, JSON logs; `extra` adds or overrides settings.
+ * The environment of a `ddsync` child process on the run's stack: the run's Temporal dev server (or the
+ * one a test owns, `temporal`), the simulator's demo credentials, JSON logs; `extra` adds or overrides settings.
  */
 export function ddsyncEnv(
-  parts: { upstreamUrl: string; databaseUrl: string; taskQueue: string },
+  parts: {
+    upstreamUrl: string;
+    databaseUrl: string;
+    taskQueue: string;
+    temporal?: { address: string; namespace: string };
+  },
   extra: NodeJS.ProcessEnv = {},
 ): NodeJS.ProcessEnv {
   return {
     PATH: process.env.PATH,
     HOME: process.env.HOME,
     DATABASE_URL: parts.databaseUrl,
-    TEMPORAL_ADDRESS: embeddedStack().temporalAddress,
-    TEMPORAL_NAMESPACE: embeddedStack().temporalNamespace,
+    TEMPORAL_ADDRESS: parts.temporal?.address ?? embeddedStack().temporalAddress,
+    TEMPORAL_NAMESPACE: parts.temporal?.namespace ?? embeddedStack().temporalNamespace,
     TEMPORAL_TASK_QUEUE: parts.taskQueue,
     DDSYNC_UPSTREAM_URL: parts.upstreamUrl,
     DDSYNC_CLIENT_ID: 'ddsync-demo',
     DDSYNC_CLIENT_SECRET: 'ddsync-demo-secret',
     DDSYNC_LOG_FORMAT: 'json',
     ...extra,
+  };
+}
+
+/**
+ * A bulk submission's timing for tests: the EU system's wait and the polls shortened, and `deadline` to
+ * give up on a transaction, so a batch ends within a test's time.
+ */
+export function fastSubmission(deadline = '5m'): NodeJS.ProcessEnv {
+  return {
+    DDSYNC_SUBMIT_CONCURRENCY: '20',
+    DDSYNC_TX_FIRST_POLL: '100ms',
+    DDSYNC_TX_MAX_POLL: '1s',
+    DDSYNC_TX_EU_WAIT: '1800ms',
+    DDSYNC_TX_DEADLINE: deadline,
+    DDSYNC_TX_CREATE_SETTLE: '300ms',
   };
 }
 
