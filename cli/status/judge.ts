@@ -223,6 +223,16 @@ export function judgeTemporal(facts: TemporalFacts): CheckResult[] {
   return [schedules, workers];
 }
 
+/** The figures of a check that has none (what could not be seen, a refused write). */
+const NO_FIGURES = {
+  since: null,
+  ageSeconds: null,
+  items: null,
+  failing: null,
+  failuresInARow: null,
+  oldest: null,
+} as const;
+
 /**
  * A part that could not be seen: the warehouse unreadable is critical (freshness unknown is not
  * fresh); Temporal unreachable is a warning (the warehouse still says whether the data is fresh).
@@ -238,12 +248,7 @@ export function unseen(part: 'warehouse' | 'temporal', problem: string): CheckRe
     source: part,
     message: `${problem.replace(/\.$/, '')} (${missed})`,
     reason: `could not see ${part === 'warehouse' ? 'the warehouse' : 'Temporal'}`,
-    since: null,
-    ageSeconds: null,
-    items: null,
-    failing: null,
-    failuresInARow: null,
-    oldest: null,
+    ...NO_FIGURES,
   };
 }
 
@@ -266,12 +271,7 @@ export function judgeWrites(writes: WriteProbe): CheckResult | undefined {
     source: 'warehouse',
     message: `the warehouse cannot write: ${writes.reason}`,
     reason: WHILE_REFUSED[writes.kind],
-    since: null,
-    ageSeconds: null,
-    items: null,
-    failing: null,
-    failuresInARow: null,
-    oldest: null,
+    ...NO_FIGURES,
   };
 }
 

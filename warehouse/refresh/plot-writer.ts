@@ -156,15 +156,13 @@ function stagerFor(db: Warehouse, client: pg.ClientBase): Stage {
 }
 
 export async function writePlotPage(db: Warehouse, page: PlotPageWrite): Promise<PageOutcome> {
-  return withClientTransaction(
+  // A whole page is a split page of one part: the same transaction, locks, writes and record.
+  let written = false;
+  return writeSplitPlotPage(
     db,
-    (client) => learnStaging(db, client),
-    async (trx, client) => {
-      const before = await lockPageRecord(trx, page);
-      const counts = emptyCounts();
-      await writePlotRows(trx, client, stagerFor(db, client), page, counts);
-      return recordWrittenPage(trx, page, before, counts);
-    },
+    page,
+    async () => (written ? undefined : ((written = true), page)),
+    () => page,
   );
 }
 
