@@ -109,6 +109,9 @@ async function waitUntilServing(
   throw new Error(`Temporal dev server at ${address} did not become ready within ${timeoutMs} ms: ${lastError}`);
 }
 
+/** How much of a dev server's first output a failure quotes whole. */
+const OUTPUT_HEAD_CHARS = 2_000;
+
 /** Starts `temporal server start-dev` on free loopback ports and waits until it serves. */
 export async function startTemporalDevServer(options: DevServerOptions = {}): Promise<RunningDevServer> {
   const namespace = options.namespace ?? 'default';
@@ -155,11 +158,18 @@ async function launch(
     stdio: ['ignore', 'pipe', 'pipe'],
     env: options.env ?? process.env,
   });
+  // The first lines say why a server that dies at start died (a Go panic prints its reason, e.g. a port
+  // already in use, before a long stack), and retryTakenPorts reads them: kept, with the last lines.
+  let head = '';
   const tail: string[] = [];
+  let dropped = false;
   const collect = (chunk: Buffer) => {
     const text = chunk.toString('utf8');
-    tail.push(text);
-    if (tail.length > 40) tail.shift();
+    if (head.length < OUTPUT_HEAD_CHARS) head += text;
+    else {
+      tail.push(text);
+      if (tail.length > 40) dropped = tail.shift() !== undefined;
+    }
     options.onLog?.(text);
   };
   child.stdout?.on('data', collect);
@@ -168,7 +178,7 @@ async function launch(
   let spawnError: Error | undefined;
   const exited = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
-      exitInfo = `Temporal dev server (${cli.path}) exited early with ${signal ?? `code ${code}`}:\n${tail.join('').slice(-2000)}`;
+      exitInfo = `Temporal dev server (${cli.path}) exited early with ${signal ?? `code ${code}`}:\n${head.slice(0, OUTPUT_HEAD_CHARS)}${dropped || tail.join('').length > 2000 ? '\n…\n' : ''}${tail.join('').slice(-2000)}`;
       resolve();
     }),
   );
