@@ -6,10 +6,11 @@ import { decodeUtf8 } from './utf8.ts';
  * be whole in memory as objects. Scanning bytes is exact for UTF-8: every byte JSON's structure is
  * made of (`[]{}",:\` and whitespace) is ASCII, and no byte of a multi-byte character is below 0x80.
  *
- * The scan checks the structure only (strings closed, brackets paired, elements separated by
- * commas, nothing after the array): the values inside an element are checked by JSON.parse when the
- * element is read. Measured here on a 72 MB page of 500 plots of 5,000 vertices: the scan 0.36 s, its
- * 500 elements parsed one by one 0.54 s, the whole page parsed at once 0.86 s.
+ * The scan is fed the bytes chunk by chunk as they arrive (ArrayScanner), so a page kept on disk
+ * (spilled-page.ts) is split without ever being whole in memory; splitArrayElements scans bytes held
+ * whole. Both are the same scan. It checks the structure only (strings closed, brackets paired,
+ * elements separated by commas, nothing after the array): the values inside an element are checked by
+ * JSON.parse when the element is read.
  */
 
 /** Where the elements of an array are in its bytes, in order. */
@@ -20,7 +21,8 @@ export interface ArrayElements {
   readonly ends: readonly number[];
   /**
    * Per element, its top-level `id` when the element is an object whose last `id` key has a string
-   * value (JSON.parse keeps the last of repeated keys); otherwise null.
+   * value (JSON.parse keeps the last of repeated keys); otherwise null. An id of more than
+   * MAX_SCANNED_ID_BYTES is not kept (null): the scan holds no more than that of any string.
    */
   readonly ids: readonly (string | null)[];
 }
@@ -29,6 +31,11 @@ export interface ArrayElements {
 export class ArraySplitError extends Error {
   override name = 'ArraySplitError';
 }
+
+/** The longest id the scan keeps (a plot's id is a UUID: 36 bytes). */
+export const MAX_SCANNED_ID_BYTES = 64 * 1024;
+/** A key longer than this cannot be `id`, however escaped (`"\u0069\u0064"` is 14 bytes). */
+const MAX_ID_KEY_BYTES = 16;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -43,37 +50,337 @@ function isSpace(b: number): boolean {
   return b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
 }
 
-function describe(bytes: Uint8Array, at: number): string {
-  if (at >= bytes.length) return `the end after ${bytes.length} bytes`;
-  const b = bytes[at]!;
-  const shown = b >= 0x20 && b < 0x7f ? `'${String.fromCharCode(b)}'` : `byte 0x${b.toString(16).padStart(2, '0')}`;
-  return `${shown} at byte ${at}`;
+function shown(b: number, at: number): string {
+  const what = b >= 0x20 && b < 0x7f ? `'${String.fromCharCode(b)}'` : `byte 0x${b.toString(16).padStart(2, '0')}`;
+  return `${what} at byte ${at}`;
 }
 
-/** Offset just past the string whose opening quote is at `at`. */
-function skipString(bytes: Uint8Array, at: number): number {
-  let i = at + 1;
-  for (;;) {
-    const close = bytes.indexOf(QUOTE, i);
-    if (close < 0) throw new ArraySplitError(`a string opened at byte ${at} is not closed before the end`);
-    // The quote is escaped when an odd number of backslashes stands right before it.
-    let slashes = 0;
-    for (let j = close - 1; j > at && bytes[j] === BACKSLASH; j--) slashes++;
-    if (slashes % 2 === 0) return close + 1;
-    i = close + 1;
+/** Where the scan is, between two bytes. */
+enum Where {
+  /** Before the array's '[' (spaces, a byte-order mark). */
+  Before,
+  /** Inside the byte-order mark (its second or third byte next). */
+  Bom,
+  /** Just after '[': an element or ']'. */
+  First,
+  /** After a ',': an element. */
+  Next,
+  /** Inside an element that is an object or an array. */
+  Bracketed,
+  /** Inside an element that is a string. */
+  StringElement,
+  /** Inside an element that is a number, true, false or null. */
+  Scalar,
+  /** After an element: ',' or ']'. */
+  After,
+  /** After a top-level key of an object element: ':'. */
+  Colon,
+  /** After the array's ']': spaces only. */
+  Done,
+}
+
+/** What the string being read inside an element is, at the element's own top level. */
+enum Capture {
+  None,
+  Key,
+  Id,
+}
+
+/**
+ * The scan, fed chunk by chunk (`push`), ended by `end`. Holds the offsets and ids found and at most
+ * MAX_SCANNED_ID_BYTES of any string: a page of any size is scanned in the memory of its chunks.
+ */
+export class ArrayScanner {
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+  private readonly ids: (string | null)[] = [];
+  /** Offset of the next byte pushed. */
+  private offset = 0;
+  private where = Where.Before;
+  private bomAt = 0;
+  // Inside an element.
+  private start = 0;
+  /** The brackets open, innermost last. */
+  private readonly stack: number[] = [];
+  private inString = false;
+  private escaped = false;
+  private stringAt = 0;
+  private id: string | null = null;
+  /** At the element's own top level: a key comes next (after '{' or ','), or the value of `id` does. */
+  private keyNext = false;
+  private idNext = false;
+  private capture = Capture.None;
+  private captured: Uint8Array[] = [];
+  private capturedBytes = 0;
+  private capturedEscapes = false;
+  /** The key read last at the top level, whose ':' is awaited: whether it was `id`. */
+  private keyWasId = false;
+
+  /** Scans `chunk`, the bytes right after those pushed before. Throws ArraySplitError. */
+  push(chunk: Uint8Array): void {
+    const n = chunk.length;
+    let i = 0;
+    while (i < n) {
+      const b = chunk[i]!;
+      const at = this.offset + i;
+      switch (this.where) {
+        case Where.Before:
+          if (isSpace(b)) break;
+          if (b === 0xef && this.bomAt === 0) {
+            this.where = Where.Bom;
+            this.bomAt = 1;
+            break;
+          }
+          if (b !== OPEN_ARRAY) throw new ArraySplitError(`expected '[' to open the array, found ${shown(b, at)}`);
+          this.where = Where.First;
+          break;
+        case Where.Bom:
+          // A byte-order mark is dropped, as the page's decoding drops it.
+          if ((this.bomAt === 1 && b === 0xbb) || (this.bomAt === 2 && b === 0xbf)) {
+            this.bomAt++;
+            if (this.bomAt === 3) this.where = Where.Before;
+            break;
+          }
+          throw new ArraySplitError(`expected '[' to open the array, found ${shown(0xef, at - this.bomAt)}`);
+        case Where.First:
+        case Where.Next:
+          if (isSpace(b)) break;
+          if (b === CLOSE_ARRAY && this.where === Where.First) {
+            this.where = Where.Done;
+            break;
+          }
+          i = this.beginElement(chunk, i, at);
+          continue;
+        case Where.Bracketed:
+          i = this.bracketed(chunk, i);
+          continue;
+        case Where.StringElement:
+          i = this.stringElement(chunk, i);
+          continue;
+        case Where.Scalar:
+          // A number, true, false or null: JSON.parse checks it when the element is read.
+          if (isSpace(b) || b === COMMA || b === CLOSE_ARRAY) {
+            this.endElement(at);
+            continue;
+          }
+          break;
+        case Where.Colon:
+          if (isSpace(b)) break;
+          if (b !== COLON)
+            throw new ArraySplitError(
+              `expected ':' after a key in element ${this.starts.length}, found ${shown(b, at)}`,
+            );
+          this.idNext = this.keyWasId;
+          this.where = Where.Bracketed;
+          break;
+        case Where.After:
+          if (isSpace(b)) break;
+          if (b === COMMA) this.where = Where.Next;
+          else if (b === CLOSE_ARRAY) this.where = Where.Done;
+          else
+            throw new ArraySplitError(
+              `expected ',' or ']' after element ${this.starts.length - 1}, found ${shown(b, at)}`,
+            );
+          break;
+        case Where.Done:
+          if (!isSpace(b)) throw new ArraySplitError(`unexpected ${shown(b, at)} after the array`);
+          break;
+      }
+      i++;
+    }
+    this.offset += n;
   }
-}
 
-/** The text of a string token [from, to) as JSON reads it (escapes resolved). */
-function stringValue(bytes: Uint8Array, from: number, to: number): string {
-  const raw = decodeUtf8(bytes.subarray(from, to));
-  return raw.includes('\\') ? (JSON.parse(raw) as string) : raw.slice(1, -1);
-}
+  /** The elements, once every byte was pushed. Throws ArraySplitError when the array is not complete. */
+  end(): ArrayElements {
+    const end = `the end after ${this.offset} bytes`;
+    switch (this.where) {
+      case Where.Before:
+      case Where.Bom:
+        throw new ArraySplitError(`expected '[' to open the array, found ${end}`);
+      case Where.First:
+      case Where.Next:
+        throw new ArraySplitError(`the array is not closed: found ${end}`);
+      case Where.Scalar:
+      case Where.After:
+        throw new ArraySplitError(
+          `expected ',' or ']' after element ${this.starts.length - (this.where === Where.After ? 1 : 0)}, found ${end}`,
+        );
+      case Where.StringElement:
+      case Where.Bracketed:
+      case Where.Colon:
+        if (this.inString || this.where === Where.StringElement)
+          throw new ArraySplitError(`a string opened at byte ${this.stringAt} is not closed before the end`);
+        if (this.where === Where.Colon)
+          throw new ArraySplitError(`expected ':' after a key in element ${this.starts.length}, found ${end}`);
+        throw new ArraySplitError(`element ${this.starts.length} is not closed: found ${end}`);
+      case Where.Done:
+        return { starts: this.starts, ends: this.ends, ids: this.ids };
+    }
+  }
 
-function isIdKey(bytes: Uint8Array, from: number, to: number): boolean {
-  if (to - from === 4) return bytes[from + 1] === 0x69 && bytes[from + 2] === 0x64;
-  // `"\u0069d"` and the like: rare, resolved exactly.
-  return to - from > 4 && bytes.subarray(from, to).includes(BACKSLASH) && stringValue(bytes, from, to) === 'id';
+  private beginElement(chunk: Uint8Array, i: number, at: number): number {
+    const b = chunk[i]!;
+    if (b === COMMA || b === CLOSE_ARRAY || b === COLON || b === CLOSE_OBJECT)
+      throw new ArraySplitError(`expected element ${this.starts.length}, found ${shown(b, at)}`);
+    this.start = at;
+    this.id = null;
+    if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
+      this.where = Where.Bracketed;
+      return i;
+    }
+    if (b === QUOTE) {
+      this.where = Where.StringElement;
+      this.inString = true;
+      this.escaped = false;
+      this.stringAt = at;
+      return i + 1;
+    }
+    this.where = Where.Scalar;
+    return i + 1;
+  }
+
+  private endElement(end: number): void {
+    this.starts.push(this.start);
+    this.ends.push(end);
+    this.ids.push(this.id);
+    this.where = Where.After;
+  }
+
+  /** A string element's bytes from `i`: its closing quote ends the element. */
+  private stringElement(chunk: Uint8Array, from: number): number {
+    const close = this.skipInString(chunk, from);
+    if (close < 0) return chunk.length;
+    this.inString = false;
+    this.endElement(this.offset + close + 1);
+    return close + 1;
+  }
+
+  /**
+   * Inside a string from `from`: the index of its closing quote in `chunk`, or -1 when the chunk ends
+   * first (the escape state kept for the next chunk).
+   */
+  private skipInString(chunk: Uint8Array, from: number): number {
+    const n = chunk.length;
+    let escaped = this.escaped;
+    for (let i = from; i < n; i++) {
+      const b = chunk[i]!;
+      if (escaped) escaped = false;
+      else if (b === BACKSLASH) escaped = true;
+      else if (b === QUOTE) {
+        this.escaped = false;
+        return i;
+      }
+    }
+    this.escaped = escaped;
+    return -1;
+  }
+
+  /** Bytes of an object or array element from `from`, until it closes or the chunk ends. */
+  private bracketed(chunk: Uint8Array, from: number): number {
+    const stack = this.stack;
+    const n = chunk.length;
+    let i = from;
+    while (i < n) {
+      if (this.inString) {
+        const close = this.skipInString(chunk, i);
+        if (this.capture !== Capture.None) this.keep(chunk, i, close < 0 ? n : close);
+        if (close < 0) return n;
+        this.inString = false;
+        i = close + 1;
+        if (this.capture === Capture.Key) {
+          this.keyWasId = this.capturedIsId();
+          this.capture = Capture.None;
+          this.where = Where.Colon;
+          return i;
+        }
+        if (this.capture === Capture.Id) {
+          this.id = this.capturedString();
+          this.capture = Capture.None;
+        }
+        continue;
+      }
+      const b = chunk[i]!;
+      const top = stack.length === 1 && stack[0] === OPEN_OBJECT;
+      if (b === QUOTE) {
+        this.inString = true;
+        this.escaped = false;
+        this.stringAt = this.offset + i;
+        if (top && this.keyNext) {
+          this.keyNext = false;
+          this.startCapture(Capture.Key);
+        } else if (top && this.idNext) {
+          this.idNext = false;
+          this.startCapture(Capture.Id);
+        } else this.idNext = false;
+        i++;
+        continue;
+      }
+      if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
+        // A later `id` that is not a string wins over an earlier one that was (JSON.parse keeps the last).
+        if (top && this.idNext) this.id = null;
+        this.idNext = false;
+        stack.push(b);
+        this.keyNext = stack.length === 1 && b === OPEN_OBJECT;
+      } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
+        if (stack.pop() !== (b === CLOSE_OBJECT ? OPEN_OBJECT : OPEN_ARRAY))
+          throw new ArraySplitError(`unexpected ${shown(b, this.offset + i)} in element ${this.starts.length}`);
+        if (stack.length === 0) {
+          this.endElement(this.offset + i + 1);
+          return i + 1;
+        }
+      } else if (b === COMMA) {
+        this.keyNext = top;
+      } else if (top && this.idNext && !isSpace(b)) {
+        this.id = null;
+        this.idNext = false;
+      }
+      i++;
+    }
+    return n;
+  }
+
+  private startCapture(kind: Capture): void {
+    this.capture = kind;
+    this.captured = [];
+    this.capturedBytes = 0;
+    this.capturedEscapes = false;
+  }
+
+  /** Keeps a string's bytes [from, to) of `chunk` (its opening quote not included), up to the cap. */
+  private keep(chunk: Uint8Array, from: number, to: number): void {
+    const cap = this.capture === Capture.Key ? MAX_ID_KEY_BYTES : MAX_SCANNED_ID_BYTES;
+    if (this.capturedBytes > cap) return;
+    const part = chunk.slice(from, Math.min(to, from + cap + 1 - this.capturedBytes));
+    this.captured.push(part);
+    this.capturedBytes += part.length;
+    if (!this.capturedEscapes && part.includes(BACKSLASH)) this.capturedEscapes = true;
+  }
+
+  /** The string captured, as JSON reads it (escapes resolved), or null when longer than kept. */
+  private capturedString(): string | null {
+    const cap = this.capture === Capture.Key ? MAX_ID_KEY_BYTES : MAX_SCANNED_ID_BYTES;
+    if (this.capturedBytes > cap) return null;
+    const bytes = this.captured.length === 1 ? this.captured[0]! : Buffer.concat(this.captured);
+    const raw = decodeUtf8(bytes);
+    if (!this.capturedEscapes) return raw;
+    try {
+      return JSON.parse(`"${raw}"`) as string;
+    } catch {
+      // Not a JSON string (a control character, a bad escape): the element's own parse says so.
+      return null;
+    }
+  }
+
+  private capturedIsId(): boolean {
+    if (this.capturedBytes === 2 && !this.capturedEscapes) {
+      const [part] = this.captured;
+      const bytes = this.captured.length === 1 ? part! : Buffer.concat(this.captured);
+      return bytes[0] === 0x69 && bytes[1] === 0x64;
+    }
+    // `"\u0069d"` and the like: rare, resolved exactly.
+    return this.capturedEscapes && this.capturedString() === 'id';
+  }
 }
 
 /**
@@ -81,104 +388,9 @@ function isIdKey(bytes: Uint8Array, from: number, to: number): boolean {
  * one array (truncated, garbled, or not an array at all), naming what was found and where.
  */
 export function splitArrayElements(bytes: Uint8Array): ArrayElements {
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const ids: (string | null)[] = [];
-  const n = bytes.length;
-  let i = skipSpace(bytes, 0);
-  // A byte-order mark is dropped, as the page's decoding drops it.
-  if (bytes[i] === 0xef && bytes[i + 1] === 0xbb && bytes[i + 2] === 0xbf) i = skipSpace(bytes, i + 3);
-  if (bytes[i] !== OPEN_ARRAY) throw new ArraySplitError(`expected '[' to open the array, found ${describe(bytes, i)}`);
-  i = skipSpace(bytes, i + 1);
-  if (bytes[i] === CLOSE_ARRAY) i++;
-  else
-    for (;;) {
-      if (i >= n) throw new ArraySplitError(`the array is not closed: found ${describe(bytes, i)}`);
-      const start = i;
-      const b = bytes[i]!;
-      let id: string | null = null;
-      if (b === OPEN_OBJECT || b === OPEN_ARRAY) ({ end: i, id } = skipBracketed(bytes, i, starts.length));
-      else if (b === QUOTE) i = skipString(bytes, i);
-      else if (b === COMMA || b === CLOSE_ARRAY || b === COLON || b === CLOSE_OBJECT)
-        throw new ArraySplitError(`expected element ${starts.length}, found ${describe(bytes, i)}`);
-      // A number, true, false or null: JSON.parse checks it when the element is read.
-      else while (i < n && !isSpace(bytes[i]!) && bytes[i] !== COMMA && bytes[i] !== CLOSE_ARRAY) i++;
-      starts.push(start);
-      ends.push(i);
-      ids.push(id);
-      i = skipSpace(bytes, i);
-      if (bytes[i] === COMMA) {
-        i = skipSpace(bytes, i + 1);
-        continue;
-      }
-      if (bytes[i] === CLOSE_ARRAY) {
-        i++;
-        break;
-      }
-      throw new ArraySplitError(`expected ',' or ']' after element ${starts.length - 1}, found ${describe(bytes, i)}`);
-    }
-  i = skipSpace(bytes, i);
-  if (i < n) throw new ArraySplitError(`unexpected ${describe(bytes, i)} after the array`);
-  return { starts, ends, ids };
-}
-
-function skipSpace(bytes: Uint8Array, at: number): number {
-  let i = at;
-  while (i < bytes.length && isSpace(bytes[i]!)) i++;
-  return i;
-}
-
-/**
- * Offset just past the object or array opened at `at` (element `index`), and, for an object, the
- * string value of its last top-level `id` key.
- */
-function skipBracketed(bytes: Uint8Array, at: number, index: number): { end: number; id: string | null } {
-  const n = bytes.length;
-  // The brackets open, innermost last.
-  const stack: number[] = [];
-  let id: string | null = null;
-  // At the element's own top level: a key comes next (after '{' or ','), or the value of `id` does.
-  let keyNext = false;
-  let idNext = false;
-  let i = at;
-  while (i < n) {
-    const b = bytes[i]!;
-    const top = stack.length === 1 && stack[0] === OPEN_OBJECT;
-    if (b === QUOTE) {
-      const end = skipString(bytes, i);
-      if (top && keyNext) {
-        const colon = skipSpace(bytes, end);
-        if (bytes[colon] !== COLON)
-          throw new ArraySplitError(`expected ':' after a key in element ${index}, found ${describe(bytes, colon)}`);
-        idNext = isIdKey(bytes, i, end);
-        keyNext = false;
-        i = colon + 1;
-        continue;
-      }
-      if (top && idNext) id = stringValue(bytes, i, end);
-      idNext = false;
-      i = end;
-      continue;
-    }
-    if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
-      // A later `id` that is not a string wins over an earlier one that was (JSON.parse keeps the last).
-      if (top && idNext) id = null;
-      idNext = false;
-      stack.push(b);
-      keyNext = stack.length === 1 && b === OPEN_OBJECT;
-    } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
-      if (stack.pop() !== (b === CLOSE_OBJECT ? OPEN_OBJECT : OPEN_ARRAY))
-        throw new ArraySplitError(`unexpected ${describe(bytes, i)} in element ${index}`);
-      if (stack.length === 0) return { end: i + 1, id };
-    } else if (b === COMMA) {
-      keyNext = top;
-    } else if (top && idNext && !isSpace(b)) {
-      id = null;
-      idNext = false;
-    }
-    i++;
-  }
-  throw new ArraySplitError(`element ${index} is not closed: found ${describe(bytes, n)}`);
+  const scanner = new ArrayScanner();
+  scanner.push(bytes);
+  return scanner.end();
 }
 
 /** The text of element `index`, decoded as the whole page is: bytes that are not UTF-8 refused (NotUtf8Error). */

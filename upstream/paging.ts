@@ -11,9 +11,11 @@ import {
 } from './plot-validator.ts';
 import { buildPlotQuery, effectiveLimit, type PlotQuery } from './plot-query.ts';
 import { PATHS, PLOT_PAGE_DEFAULT_LIMIT } from '../schema/upstream/service-facts.ts';
-import { type BodyReader, decodedLength, pooledBody } from './transport.ts';
+import { createHash } from 'node:crypto';
+import { type BodyReader, decodedLength } from './transport.ts';
 import { type PageBody, PageBufferPool } from './page-buffers.ts';
-import { ArraySplitError, elementText, splitArrayElements } from './array-elements.ts';
+import { ArraySplitError, type ArrayElements, splitArrayElements } from './array-elements.ts';
+import { SpilledPage } from './spilled-page.ts';
 import { ByteBudget } from '../platform/byte-budget.ts';
 
 /**
@@ -27,6 +29,16 @@ export interface PlotPageOptions extends CallOptions, PlotQuery {
   limit?: number;
   /** Leave out plots that do not match (reported in `invalid`) instead of failing the page. */
   skipInvalid?: boolean;
+  /**
+   * Hash the body as it arrives (RawPlotPage.hash): SHA-1 of this text and then the body's bytes.
+   * Without it, no hash is taken.
+   */
+  hashPrefix?: string;
+  /**
+   * A body of more bytes than this is kept on disk as it arrives, not in memory (spilled-page.ts), and
+   * can only be split (splitSupplierPlotsPage). Default WHOLE_PAGE_MAX_BYTES.
+   */
+  spillAboveBytes?: number;
 }
 
 export interface PlotPage {
@@ -51,19 +63,27 @@ function callOptions(o: PlotPageOptions): CallOptions {
 }
 
 /**
- * A page as the service sent it, before parsing: callers may compare it with a page read before. Its
- * bytes are in a buffer lent by the process's page pool (page-buffers.ts): `release` once the page
- * has been hashed and parsed, or found unchanged. A page never released is only garbage; after its
- * release its bytes cannot be read (its text still can, if it was decoded before).
+ * A page as the service sent it, before parsing: callers may compare it with a page read before. A
+ * page up to the spill bound is in a buffer lent by the process's page pool (page-buffers.ts); a
+ * larger one is in a temporary file (spilled-page.ts), scanned into its plots on the way in. Either
+ * way, `release` once the page has been hashed and parsed, or found unchanged. A page never released
+ * is only garbage (its file's descriptor is not: release it); after its release its bytes cannot be
+ * read (its text still can, if it was decoded before).
  */
 export interface RawPlotPage {
   page: number;
   /** The limit the service applied: min(requested, 500). */
   limit: number;
-  /** The body as received: a page is compared by a hash of these bytes. */
+  /** Bytes of the body. */
+  readonly byteLength: number;
+  /** With `hashPrefix`: SHA-1 (base64url) of it and the body's bytes, taken as they arrived. */
+  readonly hash: string | undefined;
+  /** The body as received (a page kept on disk has none in memory: this throws; split it). */
   readonly bytes: Uint8Array;
   /** The body decoded as UTF-8, on first use (a page found unchanged is never decoded). */
   readonly text: string;
+  /** A page kept on disk: its plots are read from there, one by one (splitSupplierPlotsPage). */
+  readonly spilled: SpilledPage | undefined;
   release(): void;
 }
 
@@ -71,33 +91,32 @@ export interface RawPlotPage {
 const pagePool = new PageBufferPool();
 
 /**
- * The bytes of supplier page bodies this process holds at once, from before a page is asked for until
- * it is released: the read-ahead bounded by bytes as well as by pages. Ordinary pages (about 1.4 MB)
- * never wait: 32 MB holds more than the refresh reads at once (four suppliers, two pages each, and
- * their verification reads). Pages of 12 MB are held two at a time, and a page of more than 32 MB is
- * read alone, after every other page was released (a page of 5,000-vertex plots weighs 60 MB: four
- * suppliers' pages of it at once, each with a page read ahead, took the worker to 1,390 MB).
+ * The bytes of supplier page bodies this process holds in memory at once, from before a page is asked
+ * for until it is released: the read-ahead bounded by bytes as well as by pages. A page above the
+ * spill bound (4 MB) is kept on disk as it arrives and holds at most that bound in memory while it is
+ * read, nothing after: 32 MB holds eight pages being read at once, and ordinary pages (about 1.4 MB)
+ * never wait. (Held whole, four suppliers' pages of 5,000-vertex plots, 60 MB each, with a page read
+ * ahead, took the worker to 1,390 MB.)
  */
 export const PAGE_BODY_BYTES = 32 * 1024 * 1024;
 const bodyBytes = new ByteBudget(PAGE_BODY_BYTES);
 
 /**
- * What a page will weigh is not known before it is read (and waiting for room with its response
- * half read would run into the request's timeout), so room is asked for by an estimate: the size of
- * the same page when this process read it last (a refresh reads the pages a refresh before it read),
- * else of the supplier's page read last, else of any page read last, else the whole budget (the
- * process's first page is read alone). Once read, the page is counted at its real size: a page larger
- * than its estimate (one plot far larger than the others on a page not read before) is counted past
- * the budget, and no further page is asked for until enough were released.
+ * What a page will hold in memory is not known before it is read (and waiting for room with its
+ * response half read would run into the request's timeout), so room is asked for by an estimate: the
+ * size of the same page when this process read it last (a refresh reads the pages a refresh before it
+ * read), else of the supplier's page read last, else of any page read last, else the spill bound: no
+ * page holds more than that in memory, whatever it weighs. Once read, the page is counted at what it
+ * really holds (nothing when it was kept on disk).
  */
 const lastPageBytes = new Map<string, number>();
 let lastAnyPageBytes: number | undefined;
 /** Pages and suppliers whose size is remembered: more are forgotten at once (only estimates are lost). */
 const REMEMBERED_PAGES = 20_000;
 
-function estimatedPageBytes(businessId: string, page: number): number {
+function estimatedPageBytes(businessId: string, page: number, spillAbove: number): number {
   const known = lastPageBytes.get(`${businessId}#${page}`) ?? lastPageBytes.get(businessId) ?? lastAnyPageBytes;
-  return Math.min(known ?? PAGE_BODY_BYTES, PAGE_BODY_BYTES);
+  return Math.min(known ?? spillAbove, spillAbove, PAGE_BODY_BYTES);
 }
 
 function rememberPageBytes(businessId: string, page: number, bytes: number): void {
@@ -112,21 +131,41 @@ export function pageBodyBytes(): { inUse: number; queued: number } {
   return { inUse: bodyBytes.inUse, queued: bodyBytes.queued };
 }
 
-function rawPage(page: number, limit: number, body: PageBody, giveBack: () => void): RawPlotPage {
+/** A page body as read: in a lent buffer, or kept on disk; hashed on the way when asked. */
+interface ReadBody {
+  body: PageBody | undefined;
+  spilled: SpilledPage | undefined;
+  byteLength: number;
+  hash: string | undefined;
+}
+
+function rawPage(page: number, limit: number, read: ReadBody, giveBack: () => void): RawPlotPage {
+  const { body, spilled, byteLength, hash } = read;
   let text: string | undefined;
+  const inMemory = (): PageBody => {
+    if (!body)
+      throw new Error(
+        `page ${page} (${byteLength} bytes) is kept on disk, not in memory: read it plot by plot (splitSupplierPlotsPage)`,
+      );
+    return body;
+  };
   return {
     page,
     limit,
+    byteLength,
+    hash,
+    spilled,
     get bytes() {
-      return body.bytes();
+      return inMemory().bytes();
     },
     get text() {
       // Bytes that are not UTF-8 are refused, never replaced (utf8.ts): parseSupplierPlotsPage says so.
-      text ??= decodeUtf8(body.bytes());
+      text ??= decodeUtf8(inMemory().bytes());
       return text;
     },
     release: () => {
-      body.release();
+      body?.release();
+      spilled?.close();
       giveBack();
     },
   };
@@ -141,50 +180,78 @@ export async function getSupplierPlotsPageText(
   const requested = opts.limit ?? PLOT_PAGE_DEFAULT_LIMIT;
   // Validates page, limit, filter, select and includes before anything is sent.
   const query = buildPlotQuery(opts, page, requested);
-  const room = { bytes: estimatedPageBytes(businessId, page), giveBack: () => {} };
+  const spillAbove = opts.spillAboveBytes ?? WHOLE_PAGE_MAX_BYTES;
+  const room = { bytes: estimatedPageBytes(businessId, page, spillAbove), giveBack: () => {} };
   room.giveBack = await bodyBytes.acquire(room.bytes, opts.signal);
-  let body: PageBody;
+  let read: ReadBody;
   try {
-    ({ body } = await http.request(
+    read = await http.request(
       { method: 'GET', template: PATHS.supplierPlots, params: { businessId }, query },
-      roomForBody(room, opts.signal),
+      pageBody(room, spillAbove, opts),
       callOptions(opts),
-    ));
+    );
   } catch (e) {
     room.giveBack();
     throw e;
   }
-  const size = body.bytes().byteLength;
-  rememberPageBytes(businessId, page, size);
-  // Counted at its real size from now on, until released.
-  const held = bodyBytes.take(size);
+  const held = read.spilled ? 0 : read.byteLength;
+  rememberPageBytes(businessId, page, Math.min(read.byteLength, spillAbove));
+  // Counted at what it holds in memory from now on, until released.
+  const giveBack = bodyBytes.take(held);
   room.giveBack();
-  return rawPage(page, effectiveLimit(requested), body, held);
+  return rawPage(page, effectiveLimit(requested), read, giveBack);
 }
 
 /**
- * The page's body read into the pool, once there is room for the length its headers announce: a page
- * announced larger than its estimate gives the estimate back and waits for room for all of it before
- * its body is read (the sender held back by TCP meanwhile). A waiting page holds no room, so pages
- * waiting for each other cannot block the budget. The wait counts against the request's timeout: a
- * page that waits longer is asked for again (a retry), by then with room.
+ * The page's body read into the pool, once there is room for what its headers announce (at most the
+ * spill bound): a page announced larger than its estimate gives the estimate back and waits for room
+ * before its body is read (the sender held back by TCP meanwhile). A waiting page holds no room, so
+ * pages waiting for each other cannot block the budget. The wait counts against the request's timeout:
+ * a page that waits longer is asked for again (a retry), by then with room.
+ *
+ * A body announced above the spill bound goes to a temporary file from its first byte; one of unknown
+ * length, once it passes the bound (its bytes so far moved there). Each chunk is copied on and let go.
  */
-function roomForBody(
+function pageBody(
   room: { bytes: number; giveBack: () => void },
-  signal: AbortSignal | undefined,
-): BodyReader<{ body: PageBody; contentType: string | null }> {
-  const read = pooledBody(pagePool);
+  spillAbove: number,
+  opts: Pick<PlotPageOptions, 'signal' | 'hashPrefix'>,
+): BodyReader<ReadBody> {
   return {
     async read(res) {
       const announced = decodedLength(res.headers);
-      if (announced !== undefined && announced > room.bytes) {
+      const needed = announced === undefined ? undefined : Math.min(announced, spillAbove);
+      if (needed !== undefined && needed > room.bytes) {
         room.giveBack();
         room.bytes = 0;
         room.giveBack = () => {};
-        room.giveBack = await bodyBytes.acquire(announced, signal);
-        room.bytes = announced;
+        room.giveBack = await bodyBytes.acquire(needed, opts.signal);
+        room.bytes = needed;
       }
-      return read.read(res);
+      const hash = opts.hashPrefix === undefined ? undefined : createHash('sha1').update(opts.hashPrefix);
+      let spilled = announced !== undefined && announced > spillAbove ? SpilledPage.open() : undefined;
+      let body = spilled ? undefined : pagePool.body(announced);
+      let length = 0;
+      try {
+        if (res.body)
+          for await (const chunk of res.body) {
+            hash?.update(chunk);
+            length += chunk.byteLength;
+            if (body && length > spillAbove) {
+              spilled = SpilledPage.open();
+              spilled.append(body.bytes());
+              body.release();
+              body = undefined;
+            }
+            if (spilled) spilled.append(chunk);
+            else body!.append(chunk);
+          }
+      } catch (e) {
+        body?.release();
+        spilled?.close();
+        throw e;
+      }
+      return { body, spilled, byteLength: length, hash: hash?.digest('base64url') };
     },
   };
 }
@@ -255,10 +322,11 @@ export interface SplitPlotPage {
  * JSON array raises a retryable NetworkError naming the page and where the scan stopped.
  */
 export function splitSupplierPlotsPage(raw: RawPlotPage, plotMaxBytes = PLOT_MAX_BYTES): SplitPlotPage {
-  const bytes = raw.bytes;
-  let elements: ReturnType<typeof splitArrayElements>;
+  const spilled = raw.spilled;
+  const bytes = spilled ? undefined : raw.bytes;
+  let elements: ArrayElements;
   try {
-    elements = splitArrayElements(bytes);
+    elements = spilled ? spilled.scanned() : splitArrayElements(bytes!);
   } catch (e) {
     if (e instanceof NotUtf8Error)
       throw new NetworkError(ENDPOINT, `page ${raw.page}: response body is not UTF-8 (${e.message})`, {
@@ -273,6 +341,9 @@ export function splitSupplierPlotsPage(raw: RawPlotPage, plotMaxBytes = PLOT_MAX
   }
   const { starts, ends, ids } = elements;
   const sizeOf = (index: number) => ends[index]! - starts[index]!;
+  /** The bytes of plot `index`: a view of the page in memory, or read from its file. */
+  const plotBytes = (index: number): Uint8Array =>
+    spilled ? spilled.read(starts[index]!, ends[index]!) : bytes!.subarray(starts[index]!, ends[index]!);
   return {
     page: raw.page,
     limit: raw.limit,
@@ -295,7 +366,7 @@ export function splitSupplierPlotsPage(raw: RawPlotPage, plotMaxBytes = PLOT_MAX
       }
       let value: unknown;
       try {
-        value = JSON.parse(elementText(raw.bytes, elements, index)) as unknown;
+        value = JSON.parse(decodeUtf8(plotBytes(index))) as unknown;
       } catch (e) {
         const what = e instanceof NotUtf8Error ? 'UTF-8' : 'JSON';
         throw new NetworkError(ENDPOINT, `page ${raw.page}: plot #${index} is not ${what} (${(e as Error).message})`, {
@@ -317,7 +388,7 @@ export function supplierPlotsPageIds(
   raw: RawPlotPage,
   wholePageMaxBytes = WHOLE_PAGE_MAX_BYTES,
 ): { ids: string[]; invalid: InvalidRecord[]; more: boolean } {
-  if (raw.bytes.byteLength <= wholePageMaxBytes) {
+  if (!raw.spilled && raw.byteLength <= wholePageMaxBytes) {
     const parsed = parseSupplierPlotsPage(raw, { skipInvalid: true });
     return { ids: parsed.plots.map((p) => p.id), invalid: parsed.invalid, more: parsed.more };
   }

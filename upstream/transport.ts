@@ -7,7 +7,6 @@ import type { HttpMethod } from './retry-policy.ts';
 import type { Redactor } from './redact.ts';
 import { count, type ClientStats } from './stats.ts';
 import type { UpstreamObserver } from './observer.ts';
-import type { PageBody, PageBufferPool } from './page-buffers.ts';
 
 /**
  * One HTTP exchange: fetch with a timeout, status → typed error, body read inside the timeout.
@@ -213,26 +212,6 @@ export const textBody: BodyReader<{ text: string; contentType: string | null }> 
     return { text: await res.text(), contentType: res.headers.get('content-type') };
   },
 };
-
-/**
- * The body's bytes as received, copied chunk by chunk into a buffer lent by `pool` (page-buffers.ts),
- * not decoded (a page is hashed as bytes, and decoded only if it changed). The caller releases it; a
- * body that fails half-way is released here.
- */
-export function pooledBody(pool: PageBufferPool): BodyReader<{ body: PageBody; contentType: string | null }> {
-  return {
-    async read(res) {
-      const body = pool.body(decodedLength(res.headers));
-      try {
-        if (res.body) for await (const chunk of res.body) body.append(chunk);
-      } catch (e) {
-        body.release();
-        throw e;
-      }
-      return { body, contentType: res.headers.get('content-type') };
-    },
-  };
-}
 
 /**
  * The body's length as it will be read, when the headers tell it: fetch decompresses a gzip or

@@ -23,7 +23,7 @@ import {
 } from '../../warehouse/refresh/network-writer.ts';
 import type { RequestCounts } from '../../warehouse/refresh/page-ledger.ts';
 import { PART_BYTES, storeParsedPlots, storePlotBatch, storeSplitPlots } from '../../warehouse/refresh/plot-batch.ts';
-import { sourcePageHash } from '../../warehouse/refresh/plot-fingerprint.ts';
+import { SOURCE_HASH_PREFIX } from '../../warehouse/refresh/plot-fingerprint.ts';
 import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
 import type { RecordIssue } from '../../warehouse/refresh/issues.ts';
 import type { PlotRows } from '../../warehouse/refresh/rows.ts';
@@ -138,6 +138,8 @@ export function createRefreshActivities({ db, api, log, pageLimits }: RefreshDep
     partBytes: pageLimits?.partBytes ?? PART_BYTES,
   };
   const pageMemory = new ByteBudget(PAGE_MEMORY_BYTES);
+  /** Pages are hashed as they arrive, and a page too large to parse whole is kept on disk meanwhile. */
+  const pageReading = { hashPrefix: SOURCE_HASH_PREFIX, spillAboveBytes: limits.wholePageMaxBytes };
   /**
    * Parses a page and starts its write. Synchronous, so that no variable of a caller holds the parsed
    * page while it is written: storeParsedPlots lets it go once mapped (see there).
@@ -206,14 +208,14 @@ export function createRefreshActivities({ db, api, log, pageLimits }: RefreshDep
     if (page === 1) await markScopeRunning(db, runId, supplierId);
     const stats = emptyStats();
     const signal = cancellation();
-    const raw = await api.getSupplierPlotsPageText(supplierId, page, { stats, signal });
+    const raw = await api.getSupplierPlotsPageText(supplierId, page, { stats, signal, ...pageReading });
     let storing: Promise<PageOutcome>;
     let result: Omit<PlotPageResult, 'written'>;
     let admitted: (() => void) | undefined;
     let released = false;
     try {
       const limit = raw.limit;
-      const sourceHash = sourcePageHash(raw.bytes);
+      const sourceHash = raw.hash!;
       const reused = await reuseUnchangedPage(db, {
         runId,
         scope: supplierId,
@@ -229,8 +231,8 @@ export function createRefreshActivities({ db, api, log, pageLimits }: RefreshDep
           signature: reused.signature,
         };
       const header = { runId, supplierId, page, requests: requestCounts(stats), sourceHash };
-      if (raw.bytes.byteLength > limits.wholePageMaxBytes) return await storeSplitPage(raw, header, signal);
-      admitted = await pageMemory.acquire(raw.bytes.byteLength, signal);
+      if (raw.spilled || raw.byteLength > limits.wholePageMaxBytes) return await storeSplitPage(raw, header, signal);
+      admitted = await pageMemory.acquire(raw.byteLength, signal);
       ({ storing, ...result } = storePage(raw, header));
       // Parsed: its buffer serves the next page while this one is written.
       raw.release();
@@ -395,7 +397,7 @@ export function createRefreshActivities({ db, api, log, pageLimits }: RefreshDep
       const outcome = await verifySupplierScan(
         {
           db,
-          readPage: (page) => api.getSupplierPlotsPageText(supplierId, page, { stats, signal }),
+          readPage: (page) => api.getSupplierPlotsPageText(supplierId, page, { stats, signal, ...pageReading }),
           onPage: (pages) => Context.current().heartbeat({ pages }),
         },
         runId,

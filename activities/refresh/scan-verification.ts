@@ -1,6 +1,5 @@
 import type { Warehouse } from '../../warehouse/database.ts';
 import { hasMorePages, supplierPlotsPageIds, type RawPlotPage } from '../../upstream/index.ts';
-import { sourcePageHash } from '../../warehouse/refresh/plot-fingerprint.ts';
 import { presentIds } from '../../warehouse/refresh/plot-page.ts';
 import {
   markedMissingLinks,
@@ -39,7 +38,7 @@ const EXTRA_PAGES = 2;
 
 export interface VerificationDeps {
   db: Warehouse;
-  /** Reads page `page` of the supplier's plots as text (the same request as the scan's). */
+  /** Reads page `page` of the supplier's plots (the same request as the scan's), hashed as the scan hashed it (raw.hash). */
   readPage(page: number): Promise<RawPlotPage>;
   /** Called after each page read (heartbeat). */
   onPage?(pages: number): void;
@@ -86,7 +85,7 @@ export async function verifySupplierScan(
     try {
       deps.onPage?.(page);
       const first = scanned.get(page);
-      if (first && first.hash !== null && first.hash === sourcePageHash(raw.bytes)) {
+      if (first && first.hash !== null && first.hash === raw.hash) {
         // The same text as the scan's: the same plots, none of them missing.
         more = hasMorePages(first.received, raw.limit);
       } else {

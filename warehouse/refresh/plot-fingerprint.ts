@@ -35,11 +35,14 @@ export function mayHoldUnstorablePlot(plot: Plot): boolean {
   return checkedText.get(plot) ?? true;
 }
 
+/** What a page's hash is taken over before its bytes: the client hashes a page so as it arrives. */
+export const SOURCE_HASH_PREFIX = `${PLOT_MAPPING_VERSION}|`;
+
 /**
  * The hash of a page as the service sent it (with the mapping version): equal means unchanged. Taken
  * over the body's bytes (the UTF-8 of its text): the same digest as over the text, without decoding a
  * page that turns out unchanged.
  */
 export function sourcePageHash(body: Uint8Array | string): string {
-  return createHash('sha1').update(`${PLOT_MAPPING_VERSION}|`).update(body).digest('base64url');
+  return createHash('sha1').update(SOURCE_HASH_PREFIX).update(body).digest('base64url');
 }

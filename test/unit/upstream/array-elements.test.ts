@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ArraySplitError, elementText, splitArrayElements } from '../../../upstream/array-elements.ts';
+import {
+  ArrayScanner,
+  ArraySplitError,
+  elementText,
+  MAX_SCANNED_ID_BYTES,
+  splitArrayElements,
+} from '../../../upstream/array-elements.ts';
 import { NetworkError } from '../../../upstream/errors.ts';
 import { splitSupplierPlotsPage, supplierPlotsPageIds, type RawPlotPage } from '../../../upstream/paging.ts';
 import { normalisePlotsSkippingInvalid } from '../../../upstream/plot-validator.ts';
@@ -17,7 +23,16 @@ function split(text: string): { texts: string[]; ids: (string | null)[] } {
 /** A page as the client holds it before parsing. */
 function rawPage(text: string, page = 3): RawPlotPage {
   const bytes = utf8.encode(text);
-  return { page, limit: 500, bytes, text, release: () => undefined };
+  return {
+    page,
+    limit: 500,
+    byteLength: bytes.length,
+    hash: undefined,
+    spilled: undefined,
+    bytes,
+    text,
+    release: () => undefined,
+  };
 }
 
 describe('a JSON array split into its elements by a scan of its bytes', () => {
@@ -81,6 +96,75 @@ describe('a JSON array split into its elements by a scan of its bytes', () => {
     ];
     for (const [text, message] of cases) expect(() => splitArrayElements(utf8.encode(text)), text).toThrow(message);
     expect(() => splitArrayElements(utf8.encode('['))).toThrow(ArraySplitError);
+  });
+});
+
+/** The scan of `bytes` fed in chunks cut at `cuts` (offsets), or the message it threw. */
+function scanInChunks(bytes: Uint8Array, cuts: readonly number[]): unknown {
+  const scanner = new ArrayScanner();
+  try {
+    let from = 0;
+    for (const cut of [...cuts, bytes.length]) {
+      scanner.push(bytes.subarray(from, cut));
+      from = cut;
+    }
+    return scanner.end();
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+describe('the scan fed chunk by chunk, as a page arrives', () => {
+  const texts = [
+    JSON.stringify([
+      { id: 'a', name: 'a ], [ { } , : name', note: 'quote " and backslash \\ and \\" both' },
+      { id: 'b\\"]', nested: [[1, [2, { id: 'not the top' }]], { deep: { id: 'no' } }], tail: '\\' },
+      [1, 2, [3]],
+      'a string ] , [ \\" x',
+      12.5e-3,
+      true,
+      null,
+    ]).replace('"tail":', '"\\u0069\\u0064":'),
+    '[{"id":"x","id":"y"},{"id":"x","id":3},{"id":{"id":"z"}},{"id":null}]',
+    JSON.stringify([{ id: 'é😀中', name: '\u0000\t\n\u2028 "\\' }, { id: 'lone \ud800 surrogate' }]),
+    '\ufeff \n[\r\n\t{ "id" :\n"a" } ,\n  [ ]\t,"s" , -1 \n]\n ',
+    ' [ ] ',
+    '',
+    '[{"id":"a"},',
+    '[{"id":"a"}',
+    '[{"id":"a"',
+    '[{"id":"a]',
+    '[{"a":1]]',
+    '[1 2]',
+    '[,1]',
+    '[{"a" 1}]',
+    '[1] x',
+    '[1',
+    '["ab\\"',
+  ];
+
+  it('finds what the scan of the whole bytes finds, cut anywhere, byte by byte included, and throws the same', () => {
+    for (const text of texts) {
+      const bytes = utf8.encode(text);
+      const whole = scanInChunks(bytes, []);
+      for (let cut = 0; cut <= bytes.length; cut++)
+        expect(scanInChunks(bytes, [cut]), `${text} cut at ${cut}`).toEqual(whole);
+      expect(
+        scanInChunks(
+          bytes,
+          Array.from({ length: bytes.length }, (_, i) => i),
+        ),
+        text,
+      ).toEqual(whole);
+    }
+  });
+
+  it('keeps no id longer than it holds of any string', () => {
+    const long = 'x'.repeat(MAX_SCANNED_ID_BYTES + 1);
+    const text = JSON.stringify([{ id: long }, { id: 'x'.repeat(MAX_SCANNED_ID_BYTES) }, { id: 'short' }]);
+    const bytes = utf8.encode(text);
+    const cuts = Array.from({ length: Math.floor(bytes.length / 1000) }, (_, i) => (i + 1) * 1000);
+    expect(scanInChunks(bytes, cuts)).toMatchObject({ ids: [null, 'x'.repeat(MAX_SCANNED_ID_BYTES), 'short'] });
   });
 });
 

@@ -1,22 +1,23 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamClient } from '../../../upstream/client.ts';
-import { PAGE_BODY_BYTES, pageBodyBytes, type RawPlotPage } from '../../../upstream/paging.ts';
+import { PAGE_BODY_BYTES, WHOLE_PAGE_MAX_BYTES, pageBodyBytes, type RawPlotPage } from '../../../upstream/paging.ts';
 import { waitUntil } from '../../support/wait.ts';
 import { fakeJwt, startServer, tokenRoute, type LocalServer } from './local-server.ts';
 
 /**
  * The read-ahead bounded by bytes (upstream/paging.ts PAGE_BODY_BYTES): the bytes of page bodies the
- * process holds, from before a page is asked for until its release. Its own file: the budget and its
- * estimates are the process's (one module instance per test file).
+ * process holds in memory, from before a page is asked for until its release. A page above the spill
+ * bound (WHOLE_PAGE_MAX_BYTES) is kept on disk and holds nothing once read. Its own file: the budget
+ * and its estimates are the process's (one module instance per test file).
  */
 const MB = 1024 * 1024;
 
-describe('page bodies held at once', () => {
+describe('page bodies held in memory at once', () => {
   let server: LocalServer | undefined;
   afterEach(async () => server?.close());
 
-  it('asks for no page while pages of 20 MB already fill the budget, and for ordinary pages many at once', async () => {
-    const sizes: Record<string, number> = { large: 20 * MB, small: 2 * 1024 };
+  it('asks for no page while pages held in memory fill the budget, for ordinary pages many at once, and for pages kept on disk without bound', async () => {
+    const sizes: Record<string, number> = { full: WHOLE_PAGE_MAX_BYTES, small: 2 * 1024, huge: 20 * MB };
     server = await startServer((req, res) => {
       if (tokenRoute(req, res, () => fakeJwt(1))) return;
       const size = sizes[req.path.split('/')[2]!]!;
@@ -27,21 +28,26 @@ describe('page bodies held at once', () => {
     const asked = (supplier: string) =>
       server!.requests.filter((r) => r.path === `/businesses/${supplier}/plots`).length;
     const read = (supplier: string, page: number) => client.getSupplierPlotsPageText(supplier, page);
+    const fits = PAGE_BODY_BYTES / WHOLE_PAGE_MAX_BYTES;
+    expect(fits).toBe(8);
 
-    // Nothing read yet: the first page is asked for alone (its size is not known).
-    const first = await read('large', 1);
-    const second = read('large', 2);
-    await waitUntil('the second page waits for room', () => pageBodyBytes().queued === 1);
-    expect(asked('large')).toBe(1);
-    expect(pageBodyBytes().inUse).toBe(20 * MB);
-    first.release();
-    const pages: RawPlotPage[] = [await second];
-    // Known to weigh 20 MB now: two of them never held at once (40 MB > 32 MB).
-    const third = read('large', 3);
-    await waitUntil('the third page waits for room', () => pageBodyBytes().queued === 1);
-    expect(asked('large')).toBe(2);
-    pages.shift()!.release();
-    (await third).release();
+    // Pages as large as may be held in memory: eight fill the budget, the ninth waits for a release.
+    const held: RawPlotPage[] = await Promise.all(Array.from({ length: fits }, (_, i) => read('full', i + 1)));
+    expect(held.every((p) => p.spilled === undefined)).toBe(true);
+    expect(pageBodyBytes().inUse).toBe(PAGE_BODY_BYTES);
+    const ninth = read('full', 9);
+    await waitUntil('the ninth page waits for room', () => pageBodyBytes().queued === 1);
+    expect(asked('full')).toBe(fits);
+    held.shift()!.release();
+    held.push(await ninth);
+    expect(asked('full')).toBe(fits + 1);
+
+    // A page kept on disk holds no room once read, even while the budget is full.
+    for (const page of held.splice(0, 1)) page.release();
+    const huge = await Promise.all(Array.from({ length: 4 }, (_, i) => read('huge', i + 1)));
+    expect(huge.every((p) => p.spilled !== undefined && p.byteLength === 20 * MB)).toBe(true);
+    expect(pageBodyBytes().inUse).toBe((fits - 1) * WHOLE_PAGE_MAX_BYTES);
+    for (const page of [...held.splice(0), ...huge]) page.release();
     expect(pageBodyBytes()).toEqual({ inUse: 0, queued: 0 });
 
     // A supplier of ordinary pages: estimated by the last page of any supplier first, then by its own.
@@ -53,15 +59,15 @@ describe('page bodies held at once', () => {
     expect(pageBodyBytes().inUse).toBe(0);
 
     // A page announced (Content-Length) larger than its estimate gives the estimate back and waits for
-    // room for all of it before its body is read: never two pages of 20 MB at once, even unforeseen.
-    const held = await read('large', 4);
-    sizes['small'] = 20 * MB;
+    // room for what it will hold before its body is read: the budget is never passed, even unforeseen.
+    const full = await Promise.all(Array.from({ length: fits }, (_, i) => read('full', i + 20)));
+    sizes['small'] = 2 * MB;
     const grown = read('small', 30);
-    await waitUntil('the unforeseen large page waits for room', () => pageBodyBytes().queued === 1);
-    expect(pageBodyBytes().inUse).toBe(20 * MB);
-    held.release();
+    await waitUntil('the unforeseen larger page waits for room', () => pageBodyBytes().queued === 1);
+    expect(pageBodyBytes().inUse).toBe(PAGE_BODY_BYTES);
+    full.shift()!.release();
     (await grown).release();
+    for (const page of full) page.release();
     expect(pageBodyBytes()).toEqual({ inUse: 0, queued: 0 });
-    expect(PAGE_BODY_BYTES).toBe(32 * MB);
   });
 });

@@ -50,6 +50,9 @@ describe('bodies that are not UTF-8', () => {
     const raw = (bytes: Buffer): RawPlotPage => ({
       page: 7,
       limit: 500,
+      byteLength: bytes.length,
+      hash: undefined,
+      spilled: undefined,
       bytes,
       get text(): string {
         throw new Error('a split page is never decoded whole');
