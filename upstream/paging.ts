@@ -258,6 +258,9 @@ function pageBody(
 
 /** Parses and validates a page read as text (see getSupplierPlotsPage for `skipInvalid`). */
 export function parseSupplierPlotsPage(raw: RawPlotPage, opts: Pick<PlotPageOptions, 'skipInvalid'> = {}): PlotPage {
+  // A page kept on disk is too large to parse whole: a caller's mistake, not the service's.
+  if (raw.spilled)
+    throw new Error(`page ${raw.page} (${raw.byteLength} bytes) was kept on disk: split it (splitSupplierPlotsPage)`);
   let body: unknown;
   try {
     body = JSON.parse(raw.text) as unknown;
@@ -409,7 +412,11 @@ export async function getSupplierPlotsPage(
   page: number,
   opts: PlotPageOptions = {},
 ): Promise<PlotPage> {
-  const raw = await getSupplierPlotsPageText(http, businessId, page, opts);
+  // Parsed whole, as asked: held in memory whatever it weighs (the refresh reads large pages plot by plot).
+  const raw = await getSupplierPlotsPageText(http, businessId, page, {
+    ...opts,
+    spillAboveBytes: opts.spillAboveBytes ?? Number.POSITIVE_INFINITY,
+  });
   try {
     return parseSupplierPlotsPage(raw, opts);
   } finally {
