@@ -82,6 +82,30 @@ describe('contract: business connections, invitations and survey-response PDFs',
       }
     });
 
+    it('leaves out the plots the listing embeds in its businesses, unread, and keeps the rest', async () => {
+      interface SentBusiness {
+        id: string;
+        plots: unknown[];
+        members: Array<{ email: string }>;
+        connectionsAsSource: unknown[];
+      }
+      let sent: Array<{ id: string; business: SentBusiness; sentByUser: { business: SentBusiness } }> = [];
+      const capturing: typeof fetch = async (input, init) => {
+        const res = await globalThis.fetch(input, init);
+        if (String(input).endsWith('/business-invitations')) sent = JSON.parse(await res.clone().text());
+        return res;
+      };
+      const received = await h.client({ fetch: capturing }).listBusinessInvitations();
+      expect(sent.some((inv) => inv.business.plots.length > 0)).toBe(true);
+      expect(received.map((inv) => inv.id)).toEqual(sent.map((inv) => inv.id));
+      for (const [i, inv] of received.entries()) {
+        expect(inv.business).not.toHaveProperty('plots');
+        expect(inv.business?.members?.map((m) => m.email)).toEqual(sent[i]!.business.members.map((m) => m.email));
+        expect(inv.business?.connectionsAsSource?.length).toBe(sent[i]!.business.connectionsAsSource.length);
+        expect(inv.sentByUser?.business?.id).toBe(sent[i]!.sentByUser.business.id);
+      }
+    });
+
     it('creates an invitation (201, PENDING) carrying its customData', async () => {
       const before = h.sim.control.invitations().length;
       const rec = recordingFetch();

@@ -12,8 +12,12 @@ import { prepareCustomData } from '../custom-data.ts';
 import { type INVITATION_STATUSES, PATHS } from '../../schema/upstream/service-facts.ts';
 import { jsonBody } from '../transport.ts';
 import { parseResponse } from '../validate.ts';
+import { jsonArrayItems } from '../json-array-stream.ts';
 
 /** Business connections (suppliers, buyers) and business invitations. */
+
+/** The plots of an invitation's business and of its sender's business, by their path in the listing. */
+const EMBEDDED_PLOTS = /^\d+\.(?:sentByUser\.)?business\.plots(?:\.|$)/;
 
 export interface UpdateInvitationInput {
   status?: (typeof INVITATION_STATUSES)[number];
@@ -58,10 +62,17 @@ export function networkEndpoints(http: UpstreamHttp) {
       return parseResponse(BusinessConnectionSchema, res, E.patchConnection);
     },
 
-    /** Invitations received by the business. */
+    /**
+     * Invitations received by the business, without the plots embedded in their businesses (the
+     * contract embeds the sender's plots; ddsync keeps none of them, and one drawn in detail weighs
+     * tens of megabytes): the listing is parsed as a stream and those members are dropped unread.
+     */
     async listBusinessInvitations(opts: CallOptions = {}): Promise<BusinessInvitation[]> {
-      const res = await http.request({ method: 'GET', template: PATHS.invitations }, jsonBody, opts);
-      return parseResponse(z.array(BusinessInvitationSchema), res, E.listInvitations);
+      const request = { method: 'GET' as const, template: PATHS.invitations, endpoint: E.listInvitations };
+      const items: unknown[] = [];
+      for await (const { value } of jsonArrayItems(http, request, { ...opts, leaveOut: EMBEDDED_PLOTS }))
+        items.push(value);
+      return parseResponse(z.array(BusinessInvitationSchema), items, E.listInvitations);
     },
 
     async createBusinessInvitation(

@@ -69,7 +69,7 @@ describe('GET /plots streamed', () => {
   it('a complete body that is not valid JSON, or not an array, raises NetworkError', async () => {
     const a = await collect(chunked(`[${JSON.stringify(samplePlot(0))},`));
     expect(a.error).toBeInstanceOf(NetworkError);
-    expect(a.error!.message).toMatch(/^GET \/plots: network error: plot stream truncated or not a JSON array/);
+    expect(a.error!.message).toMatch(/^GET \/plots: network error: response body truncated or not a JSON array/);
     const b = await collect(chunked('{"data": []}'));
     expect(b.error).toBeInstanceOf(NetworkError);
   });
