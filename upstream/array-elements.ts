@@ -94,6 +94,8 @@ export class ArrayScanner {
   private readonly starts: number[] = [];
   private readonly ends: number[] = [];
   private readonly ids: (string | null)[] = [];
+  /** Elements found so far. */
+  private count = 0;
   /** Offset of the next byte pushed. */
   private offset = 0;
   private where = Where.Before;
@@ -115,6 +117,20 @@ export class ArrayScanner {
   private capturedEscapes = false;
   /** The key read last at the top level, whose ':' is awaited: whether it was `id`. */
   private keyWasId = false;
+
+  /**
+   * `onElement`: told of each element as the scan finds its end, which the scan then forgets (an array of
+   * any length scanned in constant memory; `end` then returns no elements). Without it, they are kept.
+   */
+  constructor(private readonly onElement?: (start: number, end: number, id: string | null) => void) {}
+
+  /** Where the element being scanned began, while one is (its bytes so far: up to the last pushed). */
+  get openElementStart(): number | undefined {
+    const w = this.where;
+    return w === Where.Bracketed || w === Where.StringElement || w === Where.Scalar || w === Where.Colon
+      ? this.start
+      : undefined;
+  }
 
   /** Scans `chunk`, the bytes right after those pushed before. Throws ArraySplitError. */
   push(chunk: Uint8Array): void {
@@ -167,9 +183,7 @@ export class ArrayScanner {
         case Where.Colon:
           if (isSpace(b)) break;
           if (b !== COLON)
-            throw new ArraySplitError(
-              `expected ':' after a key in element ${this.starts.length}, found ${shown(b, at)}`,
-            );
+            throw new ArraySplitError(`expected ':' after a key in element ${this.count}, found ${shown(b, at)}`);
           this.idNext = this.keyWasId;
           this.where = Where.Bracketed;
           break;
@@ -177,10 +191,7 @@ export class ArrayScanner {
           if (isSpace(b)) break;
           if (b === COMMA) this.where = Where.Next;
           else if (b === CLOSE_ARRAY) this.where = Where.Done;
-          else
-            throw new ArraySplitError(
-              `expected ',' or ']' after element ${this.starts.length - 1}, found ${shown(b, at)}`,
-            );
+          else throw new ArraySplitError(`expected ',' or ']' after element ${this.count - 1}, found ${shown(b, at)}`);
           break;
         case Where.Done:
           if (!isSpace(b)) throw new ArraySplitError(`unexpected ${shown(b, at)} after the array`);
@@ -204,7 +215,7 @@ export class ArrayScanner {
       case Where.Scalar:
       case Where.After:
         throw new ArraySplitError(
-          `expected ',' or ']' after element ${this.starts.length - (this.where === Where.After ? 1 : 0)}, found ${end}`,
+          `expected ',' or ']' after element ${this.count - (this.where === Where.After ? 1 : 0)}, found ${end}`,
         );
       case Where.StringElement:
       case Where.Bracketed:
@@ -212,8 +223,8 @@ export class ArrayScanner {
         if (this.inString || this.where === Where.StringElement)
           throw new ArraySplitError(`a string opened at byte ${this.stringAt} is not closed before the end`);
         if (this.where === Where.Colon)
-          throw new ArraySplitError(`expected ':' after a key in element ${this.starts.length}, found ${end}`);
-        throw new ArraySplitError(`element ${this.starts.length} is not closed: found ${end}`);
+          throw new ArraySplitError(`expected ':' after a key in element ${this.count}, found ${end}`);
+        throw new ArraySplitError(`element ${this.count} is not closed: found ${end}`);
       case Where.Done:
         return { starts: this.starts, ends: this.ends, ids: this.ids };
     }
@@ -222,7 +233,7 @@ export class ArrayScanner {
   private beginElement(chunk: Uint8Array, i: number, at: number): number {
     const b = chunk[i]!;
     if (b === COMMA || b === CLOSE_ARRAY || b === COLON || b === CLOSE_OBJECT)
-      throw new ArraySplitError(`expected element ${this.starts.length}, found ${shown(b, at)}`);
+      throw new ArraySplitError(`expected element ${this.count}, found ${shown(b, at)}`);
     this.start = at;
     this.id = null;
     if (b === OPEN_OBJECT || b === OPEN_ARRAY) {
@@ -241,10 +252,14 @@ export class ArrayScanner {
   }
 
   private endElement(end: number): void {
-    this.starts.push(this.start);
-    this.ends.push(end);
-    this.ids.push(this.id);
+    this.count++;
     this.where = Where.After;
+    if (this.onElement) this.onElement(this.start, end, this.id);
+    else {
+      this.starts.push(this.start);
+      this.ends.push(end);
+      this.ids.push(this.id);
+    }
   }
 
   /** A string element's bytes from `i`: its closing quote ends the element. */
@@ -324,7 +339,7 @@ export class ArrayScanner {
         this.keyNext = stack.length === 1 && b === OPEN_OBJECT;
       } else if (b === CLOSE_OBJECT || b === CLOSE_ARRAY) {
         if (stack.pop() !== (b === CLOSE_OBJECT ? OPEN_OBJECT : OPEN_ARRAY))
-          throw new ArraySplitError(`unexpected ${shown(b, this.offset + i)} in element ${this.starts.length}`);
+          throw new ArraySplitError(`unexpected ${shown(b, this.offset + i)} in element ${this.count}`);
         if (stack.length === 0) {
           this.endElement(this.offset + i + 1);
           return i + 1;

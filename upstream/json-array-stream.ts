@@ -6,6 +6,7 @@ import type { CallOptions, UpstreamHttp } from './client-core.ts';
 import { NetworkError, UpstreamError } from './errors.ts';
 import { streamBody } from './transport.ts';
 import { utf8Guard } from './utf8.ts';
+import { ArrayScanner } from './array-elements.ts';
 import type { HttpMethod } from './retry-policy.ts';
 
 /**
@@ -42,4 +43,106 @@ export async function* jsonArrayItems(
       { cause: e, status: 200 },
     );
   }
+}
+
+/** One element of an array read by arrayElementsOf: its bytes, or only its size when it is too large. */
+export type ArrayElement =
+  | { index: number; bytes: Uint8Array; id: string | null }
+  | { index: number; tooLarge: number; id: string | null };
+
+/**
+ * A response that is one JSON array, split into its elements by a scan of its bytes as they arrive
+ * (array-elements.ts), each element's bytes yielded whole, to be parsed alone: the body is never whole
+ * in memory, and no element larger than `maxElementBytes` is held either (its bytes are let go as they
+ * come; it is yielded with its size and its scanned id only). Faster than a token stream (the element
+ * is parsed by JSON.parse). A body that ends early or is not one array raises a retryable NetworkError
+ * naming the endpoint, after the elements before the fault were yielded.
+ */
+export async function* arrayElementsOf(
+  http: UpstreamHttp,
+  request: { method: HttpMethod; template: string; endpoint: string },
+  opts: CallOptions & { maxElementBytes: number },
+): AsyncGenerator<ArrayElement> {
+  const { body } = await http.request({ method: request.method, template: request.template }, streamBody, opts);
+  const found: Array<{ start: number; end: number; id: string | null }> = [];
+  const scanner = new ArrayScanner((start, end, id) => found.push({ start, end, id }));
+  /** The bytes received from `heldFrom` on, in the chunks they came in. */
+  let held: Uint8Array[] = [];
+  let heldFrom = 0;
+  let received = 0;
+  /** Where the element too large to hold began: its bytes are not held. */
+  let dropping: number | undefined;
+  let index = 0;
+  const fail = (e: unknown): never => {
+    if (e instanceof UpstreamError) throw e;
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    throw new NetworkError(
+      request.endpoint,
+      `response body truncated or not a JSON array (${http.scrub(String((e as Error)?.message ?? e))})`,
+      { cause: e, status: 200 },
+    );
+  };
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const next = await reader.read().catch(fail);
+      if (next.done) break;
+      const chunk = next.value;
+      try {
+        scanner.push(chunk);
+      } catch (e) {
+        return fail(e);
+      }
+      received += chunk.byteLength;
+      held.push(chunk);
+      for (const element of found.splice(0)) {
+        if (element.start === dropping) {
+          dropping = undefined;
+          yield { index: index++, tooLarge: element.end - element.start, id: element.id };
+        } else {
+          yield { index: index++, bytes: bytesOf(held, heldFrom, element.start, element.end), id: element.id };
+        }
+        ({ held, heldFrom } = dropBefore(held, heldFrom, element.end));
+      }
+      const open = scanner.openElementStart;
+      // Between elements, or inside one too large to hold: nothing of what came is kept.
+      if (open !== undefined && dropping === undefined && received - open > opts.maxElementBytes) dropping = open;
+      if (open === undefined || dropping !== undefined) ({ held, heldFrom } = dropBefore(held, heldFrom, received));
+    }
+    try {
+      scanner.end();
+    } catch (e) {
+      return fail(e);
+    }
+  } finally {
+    reader.releaseLock();
+    await body.cancel().catch(() => undefined);
+  }
+}
+
+/** Bytes [start, end) of the body, from the chunks held since `heldFrom` (a view when in one chunk). */
+function bytesOf(held: readonly Uint8Array[], heldFrom: number, start: number, end: number): Uint8Array {
+  let at = heldFrom;
+  const parts: Uint8Array[] = [];
+  for (const chunk of held) {
+    const from = Math.max(start, at);
+    const to = Math.min(end, at + chunk.byteLength);
+    if (from < to) parts.push(chunk.subarray(from - at, to - at));
+    at += chunk.byteLength;
+    if (at >= end) break;
+  }
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+}
+
+/** The chunks held without the bytes before `position`. */
+function dropBefore(held: Uint8Array[], heldFrom: number, position: number): { held: Uint8Array[]; heldFrom: number } {
+  let from = heldFrom;
+  let i = 0;
+  while (i < held.length && from + held[i]!.byteLength <= position) from += held[i++]!.byteLength;
+  const rest = held.slice(i);
+  if (rest.length > 0 && position > from) {
+    rest[0] = rest[0]!.subarray(position - from);
+    from = position;
+  }
+  return { held: rest, heldFrom: from };
 }

@@ -298,6 +298,17 @@ export const WHOLE_PAGE_MAX_BYTES = 4 * 1024 * 1024;
  */
 export const PLOT_MAX_BYTES = 16 * 1024 * 1024;
 
+/** A plot refused unparsed for its size: its place, its id as scanned, and the rule. */
+export function plotTooLarge(index: number, id: string | null, size: number, plotMaxBytes: number): InvalidRecord {
+  const mb = (n: number) => `${Math.round((n / 1024 / 1024) * 10) / 10} MB`;
+  return {
+    index,
+    id,
+    path: `[${index}]`,
+    message: `a plot of ${mb(size)} of JSON is larger than the ${mb(plotMaxBytes)} one plot may have`,
+  };
+}
+
 /** A page split into its plots, each parsed and checked only when asked for. */
 export interface SplitPlotPage {
   page: number;
@@ -356,17 +367,7 @@ export function splitSupplierPlotsPage(raw: RawPlotPage, plotMaxBytes = PLOT_MAX
     sizeOf,
     plotAt(index) {
       const size = sizeOf(index);
-      if (size > plotMaxBytes) {
-        const mb = (n: number) => `${Math.round((n / 1024 / 1024) * 10) / 10} MB`;
-        return {
-          invalid: {
-            index,
-            id: ids[index] ?? null,
-            path: `[${index}]`,
-            message: `a plot of ${mb(size)} of JSON is larger than the ${mb(plotMaxBytes)} one plot may have`,
-          },
-        };
-      }
+      if (size > plotMaxBytes) return { invalid: plotTooLarge(index, ids[index] ?? null, size, plotMaxBytes) };
       let value: unknown;
       try {
         value = JSON.parse(decodeUtf8(plotBytes(index))) as unknown;

@@ -28,12 +28,13 @@ async function collect(answer: Handler) {
 }
 
 /** Writes the array in many small chunks, as a slow network would. */
-function chunked(text: string, opts: { cutAt?: number } = {}): Handler {
+function chunked(text: string, opts: { cutAt?: number; size?: number } = {}): Handler {
+  const size = opts.size ?? 4096;
   return async (_q, res) => {
     res.writeHead(200, { 'content-type': 'application/json' });
     const end = opts.cutAt ?? text.length;
-    for (let i = 0; i < end; i += 4096) {
-      res.write(text.slice(i, Math.min(i + 4096, end)));
+    for (let i = 0; i < end; i += size) {
+      res.write(text.slice(i, Math.min(i + size, end)));
       await new Promise((r) => setImmediate(r));
     }
     if (opts.cutAt === undefined) res.end();
@@ -80,5 +81,41 @@ describe('GET /plots streamed', () => {
     );
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect(error!.message).toBe('GET /plots: [1].geometry.coordinates: expected array');
+  });
+
+  it('refuses a plot above the limit unread, with its id and the rule, and yields the others in order, however the body is cut', async () => {
+    const plots = Array.from({ length: 12 }, (_, i) => samplePlot(i));
+    plots[4]!['description'] = 'x'.repeat(20_000);
+    plots[9]!['description'] = 'y'.repeat(5_000);
+    const text = JSON.stringify(plots);
+    for (const size of [7, 1000, 4096, text.length]) {
+      server = await startServer((req, res) => {
+        if (tokenRoute(req, res, () => fakeJwt(1))) return;
+        return chunked(text, { size })(req, res);
+      });
+      const client = createUpstreamClient({ baseUrl: server.url, clientId: 'c', clientSecret: 'secret-xyz' });
+      const invalid: unknown[] = [];
+      const ids: string[] = [];
+      for await (const plot of client.ownPlots({ plotMaxBytes: 8_000, onInvalid: (r) => invalid.push(r) }))
+        ids.push(plot.id);
+      expect(ids, `chunks of ${size}`).toEqual(plots.filter((_, i) => i !== 4).map((p) => p['id']));
+      const bytes = Buffer.byteLength(JSON.stringify(plots[4]));
+      expect(invalid).toEqual([
+        {
+          index: 4,
+          id: plots[4]!['id'],
+          path: '[4]',
+          message: `a plot of ${Math.round((bytes / 1024 / 1024) * 10) / 10} MB of JSON is larger than the 0 MB one plot may have`,
+        },
+      ]);
+      const strict = client.ownPlots({ plotMaxBytes: 8_000 });
+      await expect(
+        (async () => {
+          for await (const _ of strict);
+        })(),
+      ).rejects.toThrow(/^GET \/plots: \[4\]: a plot of .* MB of JSON is larger than/);
+      await server.close();
+      server = undefined;
+    }
   });
 });
