@@ -22,12 +22,7 @@ export function hashString(text: string): number {
 
 /** 32-bit hash of a tuple of integers (and strings, hashed first). */
 export function hash(...parts: Array<number | string>): number {
-  return fold(0x9e3779b9, parts);
-}
-
-/** The parts folded into 32 bits from `start`: folds from different starts are independent hashes. */
-function fold(start: number, parts: ReadonlyArray<number | string>): number {
-  let h = start;
+  let h = 0x9e3779b9;
   for (const part of parts) {
     const p = typeof part === 'string' ? hashString(part) : part;
     // Split numbers above 2^32 so large indices still hash distinctly.
@@ -71,14 +66,12 @@ function hex8(n: number): string {
   return (n >>> 0).toString(16).padStart(8, '0');
 }
 
-const UUID_STARTS = [0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344] as const;
-
-/** A version-4-shaped UUID derived from the parts (about 122 bits of them). */
+/** A version-4-shaped UUID derived from the parts. */
 export function uuidFor(...parts: Array<number | string>): string {
-  // Four independent folds of the parts, not one 32-bit hash under four suffixes: that held 32 bits, and
-  // a million plots' two million analyses had 224 ids given twice (the birthday bound), which the service
-  // never does (issue 36: the keyed ceiling's duplicate key).
-  const [a, b, c, d] = UUID_STARTS.map((start) => hex8(fold(start, parts))) as [string, string, string, string];
+  const a = hex8(hash(...parts, 1));
+  const b = hex8(hash(...parts, 2));
+  const c = hex8(hash(...parts, 3));
+  const d = hex8(hash(...parts, 4));
   const variant = ((parseInt(c[0] ?? '0', 16) & 0x3) | 0x8).toString(16);
   return `${a}-${b.slice(0, 4)}-4${b.slice(5, 8)}-${variant}${c.slice(1, 4)}-${c.slice(4)}${d}`;
 }

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import area from '@turf/area';
 import { startSimulator, type Simulator } from '../../simulator/index.ts';
 import { PRODUCING_COUNTRIES } from '../../simulator/catalog.ts';
-import { uuidFor } from '../../simulator/rng.ts';
+import { analysisIdFor } from '../../simulator/plot-factory.ts';
 
 type Ring = number[][];
 interface Plot {
@@ -232,10 +232,10 @@ describe('seeded dataset', () => {
 });
 
 describe('generated ids', () => {
-  it('never gives two records one id: 600,000 analyses, 600,000 ids (32 bits of id would repeat about 40)', () => {
+  it('never gives two analyses one id: 600,000 analyses, 600,000 ids (a 32-bit hash repeated 16)', () => {
     const ids = new Set<string>();
     for (let g = 0; g < 300_000; g++)
-      for (const type of ['STANDARD', 'PRECISION']) ids.add(uuidFor(3434, 'analysis', g, type));
+      for (const type of ['EUFOROBS', 'PRECISION']) ids.add(analysisIdFor(3434, g, type));
     expect(ids.size).toBe(600_000);
     expect(
       [...ids].every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/.test(id)),
