@@ -11,11 +11,11 @@ import {
 import { writePlotPage } from '../../warehouse/refresh/plot-writer.ts';
 import { mapPlots } from '../../warehouse/refresh/plot-page.ts';
 import { beginRun } from '../../warehouse/refresh/run-ledger.ts';
-import { normalisePlotsSkippingInvalid, splitSupplierPlotsPage, type RawPlotPage } from '../../upstream/index.ts';
+import { normalisePlotsSkippingInvalid, splitSupplierPlotsPage } from '../../upstream/index.ts';
 import { createTestDatabase } from '../support/databases.ts';
 import { warehouseWithoutTemporaryTables } from '../support/no-temporary-role.ts';
 import { rowVersions } from '../support/warehouse-facts.ts';
-import { samplePage, samplePlot } from '../unit/upstream/samples.ts';
+import { inMemoryPage, samplePage, samplePlot } from '../unit/upstream/samples.ts';
 
 const RUN = '00000000-0000-4000-8000-0000000000aa';
 
@@ -66,7 +66,7 @@ describe('plot page writer', () => {
 
   it('writes a page split plot by plot once: its parts in one transaction, a replay changes no row', async () => {
     const text = JSON.stringify([...samplePage(12, 300), { name: 'no id' }, samplePlot(305)]);
-    const split = () => splitSupplierPlotsPage(inMemoryPage(1, text));
+    const split = () => splitSupplierPlotsPage(inMemoryPage(text, 1));
     const batch = {
       runId: RUN,
       scope: 'supplier-split',
@@ -96,7 +96,7 @@ describe('plot page writer', () => {
     // A part that fails rolls back the parts before it: nothing of a page is stored unless all of it is.
     const fresh = JSON.stringify(samplePage(3, 900));
     const broken = `${fresh.slice(0, -1)},{"id":"late","name":tru}]`;
-    const failing = splitSupplierPlotsPage(inMemoryPage(2, broken));
+    const failing = splitSupplierPlotsPage(inMemoryPage(broken, 2));
     await expect(storeSplitPlots(db, { ...batch, page: 2 }, failing, 1)).rejects.toThrow(/page 2: plot #3 is not JSON/);
     const ids = samplePage(3, 900).map((p) => p.id as string);
     const stored = await sql<{
@@ -387,20 +387,5 @@ function pageOf(raw: unknown[], scope: string): PlotBatch {
     ...mapPlots(plots, 1, false),
     invalid,
     requests: { requests: 1, retries: 0, rateLimited: 0 },
-  };
-}
-
-/** A page as the client holds it in memory before parsing. */
-function inMemoryPage(page: number, text: string): RawPlotPage {
-  const bytes = new TextEncoder().encode(text);
-  return {
-    page,
-    limit: 500,
-    byteLength: bytes.length,
-    hash: undefined,
-    spilled: undefined,
-    bytes,
-    text,
-    release: () => {},
   };
 }

@@ -7,9 +7,9 @@ import {
   splitArrayElements,
 } from '../../../upstream/array-elements.ts';
 import { NetworkError } from '../../../upstream/errors.ts';
-import { splitSupplierPlotsPage, supplierPlotsPageIds, type RawPlotPage } from '../../../upstream/paging.ts';
+import { splitSupplierPlotsPage, supplierPlotsPageIds } from '../../../upstream/paging.ts';
 import { normalisePlotsSkippingInvalid } from '../../../upstream/plot-validator.ts';
-import { samplePage } from './samples.ts';
+import { inMemoryPage, samplePage } from './samples.ts';
 
 const utf8 = new TextEncoder();
 
@@ -21,19 +21,7 @@ function split(text: string): { texts: string[]; ids: (string | null)[] } {
 }
 
 /** A page as the client holds it before parsing. */
-function rawPage(text: string, page = 3): RawPlotPage {
-  const bytes = utf8.encode(text);
-  return {
-    page,
-    limit: 500,
-    byteLength: bytes.length,
-    hash: undefined,
-    spilled: undefined,
-    bytes,
-    text,
-    release: () => undefined,
-  };
-}
+const rawPage = (text: string, page = 3) => inMemoryPage(text, page);
 
 describe('a JSON array split into its elements by a scan of its bytes', () => {
   it('finds every element, whatever brackets, commas, quotes and escapes its strings hold', () => {

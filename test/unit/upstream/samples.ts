@@ -1,3 +1,4 @@
+import type { RawPlotPage } from '../../../upstream/paging.ts';
 /** Plots as the service sends them (contract quirks included): ~2 KB each, 40-vertex polygon. */
 
 export function samplePlot(i: number, overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -52,4 +53,19 @@ export function samplePlot(i: number, overrides: Record<string, unknown> = {}): 
 
 export function samplePage(n: number, from = 0): Record<string, unknown>[] {
   return Array.from({ length: n }, (_, i) => samplePlot(from + i));
+}
+
+/** A page as the client holds it in memory before parsing (never kept on disk, no hash). */
+export function inMemoryPage(text: string, page = 1): RawPlotPage {
+  const bytes = new TextEncoder().encode(text);
+  return {
+    page,
+    limit: 500,
+    byteLength: bytes.length,
+    hash: undefined,
+    spilled: undefined,
+    bytes,
+    text,
+    release: () => {},
+  };
 }

@@ -4,10 +4,10 @@ import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createUpstreamClient } from '../../../upstream/client.ts';
 import { NetworkError } from '../../../upstream/errors.ts';
-import { splitSupplierPlotsPage, supplierPlotsPageIds, type RawPlotPage } from '../../../upstream/paging.ts';
+import { splitSupplierPlotsPage, supplierPlotsPageIds } from '../../../upstream/paging.ts';
 import { SpilledPage } from '../../../upstream/spilled-page.ts';
 import { fakeJwt, startServer, tokenRoute, type LocalServer } from './local-server.ts';
-import { samplePage } from './samples.ts';
+import { inMemoryPage, samplePage } from './samples.ts';
 
 /**
  * A page above the spill bound is kept in a temporary file as it arrives (upstream/spilled-page.ts),
@@ -16,19 +16,7 @@ import { samplePage } from './samples.ts';
  */
 const SPILL = 2048;
 
-function inMemory(text: string): RawPlotPage {
-  const bytes = new TextEncoder().encode(text);
-  return {
-    page: 1,
-    limit: 500,
-    byteLength: bytes.length,
-    hash: undefined,
-    spilled: undefined,
-    bytes,
-    text,
-    release: () => {},
-  };
-}
+const inMemory = (text: string) => inMemoryPage(text);
 
 /** This process's page files still named in the temporary directory. */
 function namedFiles(): string[] {
