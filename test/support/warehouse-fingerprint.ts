@@ -51,7 +51,10 @@ export async function refreshFingerprint(db: Warehouse, runId: string): Promise<
         ),
       )
       .sort();
-    tables[table] = `${rows.length}:${createHash('sha256').update(lines.join('\n')).digest('hex')}`;
+    // Hashed line by line, as their join would be: a million plots' lines are longer than a string may be.
+    const digest = createHash('sha256');
+    lines.forEach((line, i) => digest.update(i === 0 ? line : `\n${line}`));
+    tables[table] = `${rows.length}:${digest.digest('hex')}`;
   }
   const runCounts = (
     await sql`select table_name, inserted::int, updated::int, unchanged::int, deleted::int from sync_run_counts
