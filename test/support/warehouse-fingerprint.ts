@@ -53,7 +53,7 @@ export async function refreshFingerprint(db: Warehouse, runId: string): Promise<
       .sort();
     // Hashed line by line, as their join would be: a million plots' lines are longer than a string may be.
     const digest = createHash('sha256');
-    lines.forEach((line, i) => digest.update(i === 0 ? line : `\n${line}`));
+    for (const [i, line] of lines.entries()) digest.update(i === 0 ? line : `\n${line}`);
     tables[table] = `${rows.length}:${digest.digest('hex')}`;
   }
   const runCounts = (
