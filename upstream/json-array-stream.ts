@@ -35,14 +35,19 @@ export async function* jsonArrayItems(
   try {
     yield* items as AsyncIterable<{ key: number; value: unknown }>;
   } catch (e) {
-    if (e instanceof UpstreamError) throw e;
-    if (opts.signal?.aborted) throw opts.signal.reason;
-    throw new NetworkError(
-      request.endpoint,
-      `response body truncated or not a JSON array (${http.scrub(String((e as Error)?.message ?? e))})`,
-      { cause: e, status: 200 },
-    );
+    streamFailure(http, request.endpoint, opts.signal, e);
   }
+}
+
+/** A stream's failure as the caller sees it: the service's or the caller's own error, else a retryable NetworkError. */
+function streamFailure(http: UpstreamHttp, endpoint: string, signal: AbortSignal | undefined, e: unknown): never {
+  if (e instanceof UpstreamError) throw e;
+  if (signal?.aborted) throw signal.reason;
+  throw new NetworkError(
+    endpoint,
+    `response body truncated or not a JSON array (${http.scrub(String((e as Error)?.message ?? e))})`,
+    { cause: e, status: 200 },
+  );
 }
 
 /** One element of an array read by arrayElementsOf: its bytes, or only its size when it is too large. */
@@ -73,15 +78,7 @@ export async function* arrayElementsOf(
   /** Where the element too large to hold began: its bytes are not held. */
   let dropping: number | undefined;
   let index = 0;
-  const fail = (e: unknown): never => {
-    if (e instanceof UpstreamError) throw e;
-    if (opts.signal?.aborted) throw opts.signal.reason;
-    throw new NetworkError(
-      request.endpoint,
-      `response body truncated or not a JSON array (${http.scrub(String((e as Error)?.message ?? e))})`,
-      { cause: e, status: 200 },
-    );
-  };
+  const fail = (e: unknown): never => streamFailure(http, request.endpoint, opts.signal, e);
   const reader = body.getReader();
   try {
     for (;;) {
