@@ -2,7 +2,7 @@ import { emptyCounts, type TableCounts } from './counts.ts';
 import { writeChanged, type HashedTable } from './hashed-upsert.ts';
 import { recordIssues } from './issues.ts';
 import type { Network } from './network-rows.ts';
-import { recordPage, type RequestCounts } from './page-ledger.ts';
+import { lockPageRecord, type PageKey, recordedCounts, recordPage, type RequestCounts } from './page-ledger.ts';
 import type { BusinessRow, ConnectionRow, InvitationRow } from './rows.ts';
 import type { RecordIssue } from './issues.ts';
 import type { Warehouse } from '../database.ts';
@@ -78,30 +78,28 @@ export async function writeNetwork(
   requests: RequestCounts,
 ): Promise<TableCounts> {
   return db.transaction().execute(async (trx) => {
+    const businessesKey: PageKey = { runId, scope: NETWORK_SCOPE, entity: 'businesses', page: 1 };
+    const connectionsKey: PageKey = { runId, scope: NETWORK_SCOPE, entity: 'business_connections', page: 1 };
+    // A replay (the first attempt committed, its completion lost) keeps the first attempt's counts.
+    const businessesBefore = await lockPageRecord(trx, businessesKey);
+    const connectionsBefore = await lockPageRecord(trx, connectionsKey);
     const counts = emptyCounts();
     await writeChanged(trx, BUSINESSES, network.businesses, counts);
     await writeChanged(trx, CONNECTIONS, network.connections, counts);
     await recordIssues(trx, runId, NETWORK_SCOPE, network.issues);
-    const none = { requests: 0, retries: 0, rateLimited: 0 };
     await recordPage(trx, {
-      runId,
-      scope: NETWORK_SCOPE,
-      entity: 'businesses',
-      page: 1,
+      ...businessesKey,
       ids: network.businesses.map((b) => b.id),
       received: network.businesses.length,
-      counts: pick(counts, 'businesses'),
+      counts: recordedCounts(businessesBefore, pick(counts, 'businesses')),
       requests,
     });
     await recordPage(trx, {
-      runId,
-      scope: NETWORK_SCOPE,
-      entity: 'business_connections',
-      page: 1,
+      ...connectionsKey,
       ids: network.connections.map((c) => c.id),
       received: network.connections.length,
-      counts: pick(counts, 'business_connections'),
-      requests: none,
+      counts: recordedCounts(connectionsBefore, pick(counts, 'business_connections')),
+      requests: { requests: 0, retries: 0, rateLimited: 0 },
     });
     return counts;
   });
@@ -115,17 +113,16 @@ export async function writeInvitations(
   requests: RequestCounts,
 ): Promise<TableCounts> {
   return db.transaction().execute(async (trx) => {
+    const key: PageKey = { runId, scope: INVITATIONS_SCOPE, entity: 'business_invitations', page: 1 };
+    const before = await lockPageRecord(trx, key);
     const counts = emptyCounts();
     await writeChanged(trx, INVITATIONS, rows, counts);
     await recordIssues(trx, runId, INVITATIONS_SCOPE, issues);
     await recordPage(trx, {
-      runId,
-      scope: INVITATIONS_SCOPE,
-      entity: 'business_invitations',
-      page: 1,
+      ...key,
       ids: rows.map((r) => r.id),
       received: rows.length,
-      counts,
+      counts: recordedCounts(before, counts),
       requests,
     });
     return counts;

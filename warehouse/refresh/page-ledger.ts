@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { TableCounts } from './counts.ts';
+import { mergeReplayCounts, type TableCounts } from './counts.ts';
 import type { Warehouse } from '../database.ts';
 
 /**
@@ -35,4 +35,28 @@ export async function recordPage(db: Warehouse, r: PageRecord): Promise<void> {
       content_hash = excluded.content_hash,
       requests = sync_pages.requests + excluded.requests, retries = sync_pages.retries + excluded.retries,
       rate_limited = sync_pages.rate_limited + excluded.rate_limited, written_at = now()`.execute(db);
+}
+
+/** Which page record: (run, scope, entity, page). */
+export type PageKey = Pick<PageRecord, 'runId' | 'scope' | 'entity' | 'page'>;
+
+/**
+ * The page's record as a replay finds it, locked for the transaction (so two attempts of one page
+ * take turns), if an earlier attempt committed one. Call it before the page's writes.
+ */
+export async function lockPageRecord(trx: Warehouse, key: PageKey): Promise<{ counts: TableCounts } | undefined> {
+  const before = await sql<{ counts: TableCounts }>`
+      select counts from sync_pages
+      where run_id = ${key.runId}::uuid and scope = ${key.scope} and entity = ${key.entity} and page = ${key.page}
+      for update`.execute(trx);
+  return before.rows[0];
+}
+
+/**
+ * What a page's record says it wrote: this attempt's counts, or, when an earlier attempt committed
+ * (its completion lost: a killed worker, a timed-out activity), the first attempt's counts plus what
+ * this one changed. A run's summary then reads the same whoever ran its pages, and however often.
+ */
+export function recordedCounts(before: { counts: TableCounts } | undefined, counts: TableCounts): TableCounts {
+  return before === undefined ? counts : mergeReplayCounts(before.counts, counts);
 }

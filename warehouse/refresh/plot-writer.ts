@@ -4,14 +4,14 @@ import { type Row, withClientTransaction, type Warehouse } from '../database.ts'
 import type { HistoryRow, PlotRows } from './rows.ts';
 import { jsonRecordset, type RecordsetColumns } from './json-recordset.ts';
 import { copyRows } from './copy-text.ts';
-import { addCounts, emptyCounts, mergeReplayCounts, type TableCounts } from './counts.ts';
+import { addCounts, emptyCounts, type TableCounts } from './counts.ts';
 import { jsonRows, uniqueSortedById, upsertCounted } from './hashed-upsert.ts';
 import { ANALYSES, FINDINGS, HISTORY, PLOTS, REPLACED_HISTORY, SPECIES, STAGED } from './plot-tables.ts';
 import { copyFreshPlots } from './fresh-plots.ts';
 import { recordIssues, type RecordIssue } from './issues.ts';
 import { OVERLAP_CODE_PREFIX } from '../../domain/eudr/finding.ts';
 import { GEOMETRY_DUPLICATE_CODE } from '../../domain/eudr/geometry-duplicates.ts';
-import { recordPage, type RequestCounts } from './page-ledger.ts';
+import { lockPageRecord, recordedCounts, recordPage, type RequestCounts } from './page-ledger.ts';
 
 /**
  * The SQL side of a page of plots. First two indexed reads (what the warehouse holds of the page's
@@ -199,7 +199,7 @@ export async function writeSplitPlotPage(
     db,
     (client) => learnStaging(db, client),
     async (trx, client) => {
-      const before = await lockPageRecord(trx, page);
+      const before = await lockPageRecord(trx, { ...page, entity: 'plots' });
       const counts = emptyCounts();
       const stage = stagerFor(db, client);
       for (let part = await nextPart(trx); part; part = await nextPart(trx))
@@ -207,16 +207,6 @@ export async function writeSplitPlotPage(
       return recordWrittenPage(trx, { ...page, ...end() }, before, counts);
     },
   );
-}
-
-/** The page's record as a replay finds it (locked for the transaction), if any. */
-async function lockPageRecord(trx: Tx, page: Pick<PlotPageWrite, 'runId' | 'scope' | 'page'>) {
-  const before = await sql<{ counts: TableCounts }>`
-      select counts from sync_pages
-      where run_id = ${page.runId}::uuid and scope = ${page.scope} and entity = 'plots' and page = ${page.page} for update`.execute(
-    trx,
-  );
-  return before.rows[0];
 }
 
 /** The plots (new or changed), their species, analyses, history, findings and links. */
@@ -285,7 +275,7 @@ async function recordWrittenPage(
     page: page.page,
     ids: page.present,
     received: page.received,
-    counts: replayed ? mergeReplayCounts(before.counts, counts) : counts,
+    counts: recordedCounts(before, counts),
     requests: page.requests,
     contentHash: page.sourceHash,
   });
