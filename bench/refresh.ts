@@ -12,7 +12,7 @@ import { loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
 import { rowVersions } from '../test/support/warehouse-facts.ts';
 import { warehouseDigest } from './support/warehouse-digest.ts';
-import { postmasterPid, procStatusMb, resetPeakRss, sampleRss, treeCpuSeconds } from './support/children.ts';
+import { cpuMeter, type CpuSeconds, postmasterPid, procStatusMb, resetPeakRss, sampleRss } from './support/children.ts';
 import { measureCeiling } from './support/ceiling.ts';
 import { costliestStatements, resetStatements, type StatementCost } from './support/pg-stats.ts';
 import { measureCopyOnly, type CopyResult } from './support/copy-baseline.ts';
@@ -154,19 +154,6 @@ interface RefreshPhases {
   noChangeCpu: CpuSeconds;
   /** Stops the workers (idempotent; teardown stops them too). */
   stopWorkers: () => Promise<void>;
-}
-
-/** CPU seconds each process (with its children) used during a phase: robust where wall time is noisy. */
-type CpuSeconds = Record<string, number>;
-
-function cpuMeter(pids: Record<string, number | undefined>): () => CpuSeconds {
-  const read = () =>
-    Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, pid === undefined ? 0 : treeCpuSeconds(pid)]));
-  const before = read();
-  return () => {
-    const after = read();
-    return Object.fromEntries(Object.entries(after).map(([name, v]) => [name, v - (before[name] ?? 0)]));
-  };
 }
 
 /** Both refreshes on the same workers and a new database; the no-change one is checked row by row. */

@@ -19,8 +19,14 @@ export interface Child {
 
 const TAIL_LINES = 40;
 
-export function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv): Child {
-  const proc: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
+/** Starts `command` (by default this Node) with `args`; its output is drained and its tail kept. */
+export function spawnChild(
+  name: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  command: string = process.execPath,
+): Child {
+  const proc: ChildProcess = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env });
   if (proc.pid === undefined) throw new Error(`${name} did not start`);
   const lines: string[] = [];
   const listeners = new Set<(line: string) => void>();
@@ -36,7 +42,8 @@ export function spawnChild(name: string, args: string[], env: NodeJS.ProcessEnv)
   proc.stderr?.on('data', collect);
   const tail = () => lines.join('\n');
   const exited = new Promise<string>((resolve) => {
-    proc.once('exit', (code, signal) => resolve(`${name} exited with ${signal ?? `code ${code}`}`));
+    // 'close', not 'exit': its last lines are read by then (waitForLine must not miss a final line).
+    proc.once('close', (code, signal) => resolve(`${name} exited with ${signal ?? `code ${code}`}`));
     proc.once('error', (e) => resolve(`${name} could not run: ${e.message}`));
   });
   const running = () => proc.exitCode === null && proc.signalCode === null;
@@ -183,4 +190,28 @@ export function postmasterPid(dataDir: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** CPU seconds each process (with its children) used during a phase: robust where wall time is noisy. */
+export type CpuSeconds = Record<string, number>;
+
+/** Starts measuring the named process trees; the function returned says what each used since. */
+export function cpuMeter(pids: Record<string, number | undefined>): () => CpuSeconds {
+  const read = () =>
+    Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, pid === undefined ? 0 : treeCpuSeconds(pid)]));
+  const before = read();
+  return () => {
+    const after = read();
+    return Object.fromEntries(Object.entries(after).map(([name, v]) => [name, v - (before[name] ?? 0)]));
+  };
+}
+
+/**
+ * CPU seconds this process's children have used once they ended and were reaped (cutime + cstime of
+ * /proc/self/stat): how a child that exits before it can be read in /proc is measured.
+ */
+export function reapedChildrenCpuSeconds(): number {
+  const text = readFileSync('/proc/self/stat', 'utf8');
+  const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / 100;
 }
