@@ -52,7 +52,7 @@ interface PeerResult {
   plots: number;
   suppliers: number;
   dltVersion: string;
-  dlt: Side & { fullRunSeconds: number; noChangeRunSeconds: number; fullRows: Record<string, number> };
+  dlt: Side & { fullRunSeconds: number; noChangeRunSeconds: number; rows: Record<string, number> };
   ddsync: Side & { fullRowsWritten: number; noChangeRowsWritten: number; workerNodeFlags: string[] };
   /** dlt's seconds ÷ ddsync's: how many times faster ddsync is. */
   fullLead: number;
@@ -95,7 +95,7 @@ async function measureDlt(stack: Stack, python: string, seconds: Record<string, 
     noChangeRunSeconds: noChange.runSeconds,
     fullCpu: full.cpu,
     noChangeCpu: noChange.cpu,
-    fullRows: full.rows,
+    rows: await dltRows(stack.postgres.urlFor(database)),
     supplierPlots: await countOne(
       stack.postgres.urlFor(database),
       'select count(distinct id)::int as n from dlt.plots',
@@ -137,6 +137,23 @@ async function measureDdsync(
     workerNodeFlags: [...WORKER_NODE_FLAGS],
     supplierPlots: await countOne(url, 'select count(distinct plot_id)::int as n from plot_suppliers'),
   };
+}
+
+/** Rows in each of dlt's tables (its own bookkeeping tables left out). */
+async function dltRows(url: string): Promise<Record<string, number>> {
+  const db = openWarehouse(url, 1, 'ddsync-bench');
+  try {
+    const tables = await sql<{ name: string }>`
+      select table_name as name from information_schema.tables
+      where table_schema = 'dlt' and table_name not like '\_dlt\_%' order by table_name`.execute(db);
+    const rows: Record<string, number> = {};
+    for (const { name } of tables.rows)
+      rows[name] = (await sql<{ n: number }>`select count(*)::int as n from ${sql.table(`dlt.${name}`)}`.execute(db))
+        .rows[0]!.n;
+    return rows;
+  } finally {
+    await db.destroy();
+  }
 }
 
 async function countOne(url: string, query: string): Promise<number> {
@@ -190,9 +207,9 @@ function report(r: PeerResult): string {
     '',
     `CPU seconds, full:      ddsync: ${cpu(r.ddsync.fullCpu)} | dlt: ${cpu(r.dlt.fullCpu)}`,
     `CPU seconds, no change: ddsync: ${cpu(r.ddsync.noChangeCpu)} | dlt: ${cpu(r.dlt.noChangeCpu)}`,
-    `dlt rows by table (full): ${Object.entries(r.dlt.fullRows)
+    `dlt's tables after both: ${Object.entries(r.dlt.rows)
       .map(([t, n]) => `${t} ${n}`)
-      .join(', ')}; ddsync rows written (full): ${r.ddsync.fullRowsWritten}`,
+      .join(', ')} rows; ddsync wrote ${r.ddsync.fullRowsWritten} rows in its full refresh`,
   ].join('\n');
 }
 

@@ -8,7 +8,9 @@ than stopping at an empty page), normalize and load use both cores, and load fil
 
 Settings come from the environment (never the command line, which `ps` shows):
   PEER_BASE_URL, PEER_CLIENT_ID, PEER_CLIENT_SECRET, PEER_DATABASE_URL, PEER_DATASET,
-  PEER_PIPELINES_DIR. Prints one JSON line: the seconds pipeline.run took and the rows loaded.
+  PEER_PIPELINES_DIR. Prints one JSON line: the seconds pipeline.run took. (The rows loaded are
+  counted in the warehouse by bench:peer: the normalize info's row_counts over-counted here, 5.4 M
+  plot rows for 122,000 sent, with files rotated and two normalize workers.)
 """
 
 import json
@@ -124,8 +126,7 @@ def main() -> None:
     info = pipeline.run(source, loader_file_format="csv")
     seconds = time.perf_counter() - started
     info.raise_on_failed_jobs()
-    rows = pipeline.last_trace.last_normalize_info.row_counts
-    print(json.dumps({"seconds": seconds, "rows": rows}))
+    print(json.dumps({"seconds": seconds}))
 
 
 if __name__ == "__main__":

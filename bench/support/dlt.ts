@@ -47,8 +47,6 @@ export interface DltRun {
   seconds: number;
   /** pipeline.run alone, as dlt timed it (without Python's start and imports). */
   runSeconds: number;
-  /** Rows dlt's normalize stage produced, by table. */
-  rows: Record<string, number>;
   /** CPU seconds of the python process and its normalize and load workers. */
   cpuSeconds: number;
 }
@@ -79,18 +77,17 @@ export async function runDlt(python: string, target: DltTarget): Promise<DltRun>
   const cpuBefore = reapedChildrenCpuSeconds();
   const started = performance.now();
   const child = spawnChild('dlt', [PIPELINE], env, python);
-  const line = child.waitForLine(/^\{"seconds": .*\}$/, 3_600_000);
+  const line = child.waitForLine(/^\{"seconds": [\d.]+\}$/, 3_600_000);
   const how = await child.exited;
   const seconds = (performance.now() - started) / 1000;
   const match = await line.catch((error: Error) => {
     throw new Error(`dlt did not finish (${how}): ${error.message}`);
   });
   if (!how.endsWith('code 0')) throw new Error(`${how}:\n${child.tail()}`);
-  const printed = JSON.parse(match[0]) as { seconds: number; rows: Record<string, number> };
+  const printed = JSON.parse(match[0]) as { seconds: number };
   return {
     seconds,
     runSeconds: printed.seconds,
-    rows: printed.rows,
     cpuSeconds: reapedChildrenCpuSeconds() - cpuBefore,
   };
 }
