@@ -16,6 +16,7 @@ export const CHECKS = {
   polygon_ring_not_closed: 'blocking',
   polygon_too_few_positions: 'blocking',
   polygon_self_intersection: 'blocking',
+  polygon_too_complex_to_check: 'blocking',
   polygon_hole_outside: 'blocking',
   polygon_crosses_antimeridian: 'info',
   coordinate_precision_low: 'warning',

@@ -55,8 +55,17 @@ export function polygonValidityFindings(facts: GeometryFacts): Finding[] {
       found.push(
         finding(
           'polygon_self_intersection',
-          `The polygon's sides cross at [${p.at[0]}, ${p.at[1]}]${p.count > 1 ? ` and ${p.count - 1} more point(s)` : ''}.`,
-          { at: p.at, crossings: p.count },
+          `The polygon's sides cross at [${p.at[0]}, ${p.at[1]}]${p.count > 1 || !p.complete ? ` and ${p.complete ? '' : 'at least '}${p.count - 1} more point(s)` : ''}.`,
+          { at: p.at, crossings: p.count, ...(p.complete ? {} : { crossingsAtLeast: true }) },
+        ),
+      );
+      break;
+    case 'too_complex':
+      found.push(
+        finding(
+          'polygon_too_complex_to_check',
+          `More than ${p.pairs} pairs of the polygon's sides overlap one another: whether they cross was not checked. Redraw or simplify the boundary.`,
+          { overlappingPairsChecked: p.pairs },
         ),
       );
       break;

@@ -9,10 +9,15 @@ import type { Position } from '../../schema/upstream.ts';
  * @turf/area measures a ring, and a point counts once when the ring winds around it at all (the
  * nonzero rule, as SVG and canvas fill a path): the lobes of a bow-tie add up, a region drawn twice
  * counts once, a loop drawn backwards inside another is left out. A ring that does not cross itself
- * gets exactly @turf/area's value. Pure; quadratic in the ring's positions (only flagged rings get here).
+ * gets exactly @turf/area's value. Pure; quadratic in the ring's positions and in its loops (only
+ * flagged rings get here), so bounded: null, not measured, for a ring of more than
+ * DRAWN_AREA_MAX_POSITIONS positions or more than DRAWN_AREA_MAX_CROSSINGS crossings. Unbounded, one
+ * flagged plot of 600,000 positions held its page for hours.
  */
-export function drawnRingAreaM2(ring: readonly Position[]): number {
-  const loops = simpleLoops(ring)
+export function drawnRingAreaM2(ring: readonly Position[]): number | null {
+  const split = simpleLoops(ring);
+  if (split === null) return null;
+  const loops = split
     .map((points) => ({ points, signed: planarSignedArea(points) }))
     .filter((l) => l.signed !== 0)
     // Larger first: a loop's parent (the smallest loop around it) is placed before it.
@@ -43,8 +48,16 @@ export function drawnRingAreaM2(ring: readonly Position[]): number {
 
 type Point = [number, number];
 
-/** The ring as simple closed loops (implicitly closed, no repeated point), split where it crosses or touches itself. */
-function simpleLoops(ring: readonly Position[]): Point[][] {
+/** Positions of a ring measured as drawn, at most: 50 million pairs of segments, under a second here. */
+export const DRAWN_AREA_MAX_POSITIONS = 10_000;
+/** Crossings of a ring measured as drawn, at most: each loop they cut is placed among the others. */
+export const DRAWN_AREA_MAX_CROSSINGS = 1_000;
+
+/**
+ * The ring as simple closed loops (implicitly closed, no repeated point), split where it crosses or
+ * touches itself; null past the bounds above.
+ */
+function simpleLoops(ring: readonly Position[]): Point[][] | null {
   const points: Point[] = [];
   for (const [lon, lat] of ring) {
     const p: Point = [lon!, lat!];
@@ -53,6 +66,8 @@ function simpleLoops(ring: readonly Position[]): Point[][] {
   if (points.length > 1 && same(points[0]!, points[points.length - 1]!)) points.pop();
   const n = points.length;
   if (n < 3) return [];
+  if (n > DRAWN_AREA_MAX_POSITIONS) return null;
+  let crossings = 0;
 
   // Every crossing becomes a point of both segments, so the walk below meets it twice.
   const inserted: Array<Array<{ t: number; p: Point }>> = points.map(() => []);
@@ -61,6 +76,7 @@ function simpleLoops(ring: readonly Position[]): Point[][] {
       if (j === i + 1 || (i === 0 && j === n - 1)) continue;
       const hit = crossing(points[i]!, points[(i + 1) % n]!, points[j]!, points[(j + 1) % n]!);
       if (!hit) continue;
+      if (++crossings > DRAWN_AREA_MAX_CROSSINGS) return null;
       const { t, u } = hit;
       // A crossing at a segment's end is that vertex itself (same key in the walk).
       const p: Point =

@@ -7,8 +7,8 @@ import {
   type Position,
   type UncheckedGeometry,
 } from '../../schema/upstream.ts';
-import { drawnRingAreaM2 } from './drawn-area.ts';
-import { selfIntersections } from './self-intersections.ts';
+import { DRAWN_AREA_MAX_CROSSINGS, DRAWN_AREA_MAX_POSITIONS, drawnRingAreaM2 } from './drawn-area.ts';
+import { firstSelfIntersection, MAX_PAIR_TESTS } from './self-intersections.ts';
 
 /**
  * What the warehouse records about a plot's polygon: its area (hectares, @turf/area), bounding box,
@@ -42,11 +42,16 @@ export type GeometryProblem =
   | ({ kind: 'out_of_range'; position: [number, number] } & Partial<RingAt>)
   | ({ kind: 'too_few_positions'; positions: number; distinct?: number } & RingAt)
   | ({ kind: 'not_closed' } & RingAt)
-  | { kind: 'self_intersection'; at: [number, number]; count: number }
+  /** `complete` false: the shape's edges overlap too much to count every crossing; `count` is a lower bound. */
+  | { kind: 'self_intersection'; at: [number, number]; count: number; complete: boolean }
+  /** Too many of its edges overlap to finish the crossing check (MAX_PAIR_TESTS): neither valid nor known to cross. */
+  | { kind: 'too_complex'; pairs: number }
   | ({ kind: 'hole_outside' } & RingAt)
   | { kind: 'not_a_plot_shape'; type: UncheckedGeometry['type'] };
 
 const M2_PER_HECTARE = 10_000;
+/** Why a flagged shape has no area (drawn-area.ts's bounds). */
+export const AREA_NOT_MEASURED = `area not measured: a ring of more than ${DRAWN_AREA_MAX_POSITIONS} positions or ${DRAWN_AREA_MAX_CROSSINGS} crossings is not measured as drawn`;
 
 export function assessGeometry(geometry: PlotGeometry | null | undefined): GeometryFacts {
   if (!geometry) return flaggedWithout({ kind: 'missing' }, 'no geometry');
@@ -60,22 +65,31 @@ export function assessGeometry(geometry: PlotGeometry | null | undefined): Geome
   const crossing = problem === null && crossesAntimeridian(polygons);
   // Across the antimeridian, longitudes are unwrapped (west of it +360°) so each edge is the short way.
   const measured = crossing ? unwrapped(polygons) : polygons;
-  const flagged = (why: GeometryProblem): GeometryFacts => ({
-    areaHa: flaggedAreaM2(measured) / M2_PER_HECTARE,
-    bbox,
-    valid: false,
-    issue: describe(why, multi),
-    problem: why,
-    crossesAntimeridian: crossing,
-  });
+  const flagged = (why: GeometryProblem): GeometryFacts => {
+    const areaM2 = flaggedAreaM2(measured);
+    return {
+      areaHa: areaM2 === null ? null : areaM2 / M2_PER_HECTARE,
+      bbox,
+      valid: false,
+      issue: areaM2 === null ? `${describe(why, multi)}; ${AREA_NOT_MEASURED}` : describe(why, multi),
+      problem: why,
+      crossesAntimeridian: crossing,
+    };
+  };
   if (problem) return flagged(problem);
   const shape: PlotGeometry = { type: 'MultiPolygon', coordinates: measured };
   // Every ring of every polygon against every other, as @turf/kinks tests a MultiPolygon.
-  const kinks = selfIntersections(measured.flat());
-  if (kinks.length > 0) {
-    const [lon, lat] = kinks[0]!;
-    return flagged({ kind: 'self_intersection', at: [round(wrap(lon)), round(lat)], count: kinks.length });
+  const kinks = firstSelfIntersection(measured.flat());
+  if (kinks !== null && 'at' in kinks) {
+    const [lon, lat] = kinks.at;
+    return flagged({
+      kind: 'self_intersection',
+      at: [round(wrap(lon)), round(lat)],
+      count: kinks.count,
+      complete: kinks.complete,
+    });
   }
+  if (kinks !== null) return flagged({ kind: 'too_complex', pairs: MAX_PAIR_TESTS });
   const hole = holeOutside(measured);
   if (hole) return flagged(hole);
   return {
@@ -145,7 +159,9 @@ function describe(problem: GeometryProblem, multi: boolean): string {
     case 'not_closed':
       return `${where(problem)} is not closed (first and last positions differ)`;
     case 'self_intersection':
-      return `self-intersection at [${problem.at[0]}, ${problem.at[1]}]${problem.count > 1 ? ` and ${problem.count - 1} more` : ''}`;
+      return `self-intersection at [${problem.at[0]}, ${problem.at[1]}]${problem.count > 1 || !problem.complete ? ` and ${problem.complete ? '' : 'at least '}${problem.count - 1} more` : ''}`;
+    case 'too_complex':
+      return `more than ${problem.pairs} pairs of its edges overlap: not checked for crossings`;
     case 'hole_outside':
       return `${where(problem)} is a hole outside its outer ring`;
     case 'not_a_plot_shape':
@@ -157,16 +173,20 @@ function describe(problem: GeometryProblem, multi: boolean): string {
  * The area of a flagged shape: as @turf/area (outer ring minus holes, polygons added), but each ring
  * measured as drawn (drawnRingAreaM2), so a ring that crosses itself keeps the area it encloses
  * instead of the 0 its cancelling lobes give; never negative. Rings are measured one by one: rings
- * that cross one another are not merged.
+ * that cross one another are not merged. Null when a ring is too large or crosses itself too often to
+ * measure so (drawn-area.ts): no area rather than a wrong one, and the issue says why.
  */
-function flaggedAreaM2(polygons: Position[][][]): number {
+function flaggedAreaM2(polygons: Position[][][]): number | null {
   let total = 0;
   for (const [outer, ...holes] of polygons) {
     if (!outer) continue;
-    total += Math.max(
-      0,
-      holes.reduce((area, hole) => area - drawnRingAreaM2(hole), drawnRingAreaM2(outer)),
-    );
+    let area = drawnRingAreaM2(outer);
+    for (const hole of holes) {
+      const cut = area === null ? null : drawnRingAreaM2(hole);
+      area = area === null || cut === null ? null : area - cut;
+    }
+    if (area === null) return null;
+    total += Math.max(0, area);
   }
   return total;
 }

@@ -22,35 +22,104 @@ import type { Position } from '../../schema/upstream.ts';
  * one through a rounding error on nearly parallel edges, a crossing that is not there.
  */
 export function selfIntersections(rings: ReadonlyArray<ReadonlyArray<Position>>): Array<[number, number]> {
+  // (Up to MAX_PAIR_TESTS pairs: for tests and benchmarks against @turf/kinks; plots use firstSelfIntersection.)
+  const found: Array<{ test: Visit; point: [number, number] }> = [];
+  forEachCrossing(rings, MAX_PAIR_TESTS, (test, point) => found.push({ test: { ...test }, point }));
+  found.sort((x, y) => visitOrder(x.test, y.test));
+  return found.map((f) => f.point);
+}
+
+/**
+ * The first point selfIntersections would list and how many it would list, holding only those two:
+ * what a plot's finding needs. A degenerate ring (600,000 vertices a few millimetres apart, rounded to
+ * 7 decimals so that it zigzags) crosses itself hundreds of thousands of times among hundreds of
+ * millions of overlapping pairs: listing every test first and sorting them took 4.5 GB and 88 s here,
+ * more than a worker's heap, so the page could never be written. Here memory stays that of the
+ * edges' tree, whatever the shape. Time is bounded too: `complete` is false when the pairs whose
+ * boxes overlap passed MAX_PAIR_TESTS, and then `count` is a lower bound and `at` the first of the
+ * crossings found; null means none was found (in all pairs, or in the first MAX_PAIR_TESTS).
+ */
+export function firstSelfIntersection(
+  rings: ReadonlyArray<ReadonlyArray<Position>>,
+  maxPairs = MAX_PAIR_TESTS,
+): { at: [number, number]; count: number; complete: boolean } | { complete: false } | null {
+  let first: { test: Visit; point: [number, number] } | null = null;
+  let count = 0;
+  const complete = forEachCrossing(rings, maxPairs, (test, point) => {
+    count += 1;
+    if (first === null || visitOrder(test, first.test) < 0) first = { test: { ...test }, point };
+  });
+  const found = first as { test: Visit; point: [number, number] } | null;
+  if (found === null) return complete ? null : { complete: false };
+  return { at: found.point, count, complete };
+}
+
+/**
+ * Pairs of edges whose boxes overlap, at most, tested in one shape: a few seconds of one core here
+ * (50 million took 14 s on a loaded machine). A drawn boundary has a handful per edge (a 16 MB ring of
+ * 640,000 vertices a few million); only a ring whose edges' boxes overlap by the hundred (a zigzag,
+ * criss-crossing spikes, a line walked back and forth) comes near it. Past it the shape is not
+ * counted further (firstSelfIntersection says so), so no plot holds a page for minutes.
+ */
+export const MAX_PAIR_TESTS = 20_000_000;
+
+/** @turf/kinks's order of its tests: rings in order, then edges. */
+function visitOrder(x: Visit, y: Visit): number {
+  return x.ring1 - y.ring1 || x.ring2 - y.ring2 || x.edge1 - y.edge1 || x.edge2 - y.edge2;
+}
+
+/**
+ * Calls `found` for every test @turf/kinks makes that finds a crossing, in no particular order (`test`
+ * is reused: copy it to keep it). Returns false when it stopped after `maxPairs` overlapping pairs.
+ */
+function forEachCrossing(
+  rings: ReadonlyArray<ReadonlyArray<Position>>,
+  maxPairs: number,
+  found: (test: Readonly<Visit>, point: [number, number]) => void,
+): boolean {
   const edges = edgesOf(rings);
-  const visits: Visit[] = [];
-  forEachOverlappingPair(edges, (p, q) => visitsOf(rings, edges, p, q, visits));
-  visits.sort((x, y) => x.ring1 - y.ring1 || x.ring2 - y.ring2 || x.edge1 - y.edge1 || x.edge2 - y.edge2);
-  const points: Array<[number, number]> = [];
-  for (const v of visits) {
-    const point = crossing(rings[v.ring1]!, v.edge1, rings[v.ring2]!, v.edge2);
-    if (point) points.push(point);
-  }
-  return points;
+  const test: Visit = { ring1: 0, edge1: 0, ring2: 0, edge2: 0 };
+  const check = (ring1: number, edge1: number, ring2: number, edge2: number) => {
+    const point = crossing(rings[ring1]!, edge1, rings[ring2]!, edge2);
+    if (!point) return;
+    test.ring1 = ring1;
+    test.edge1 = edge1;
+    test.ring2 = ring2;
+    test.edge2 = edge2;
+    found(test, point);
+  };
+  return forEachOverlappingPair(edges, maxPairs, (p, q) => testsOf(rings, edges, p, q, check));
 }
 
 /** Up to this many edges, every pair's boxes are compared directly: cheaper than building a tree (22 against 124 µs at 100 edges; about even near 250). */
 const DIRECT_PAIRS_UP_TO = 200;
 
-/** Calls `visit(p, q)` once for each pair of edges p < q whose boxes overlap or touch. */
-function forEachOverlappingPair(edges: Edges, visit: (p: number, q: number) => void): void {
+/**
+ * Calls `visit(p, q)` once for each pair of edges p < q whose boxes overlap or touch, up to
+ * `maxPairs` of them; returns false when it stopped there.
+ */
+function forEachOverlappingPair(edges: Edges, maxPairs: number, visit: (p: number, q: number) => void): boolean {
   const { count, minX, minY, maxX, maxY } = edges;
+  let pairs = 0;
   if (count <= DIRECT_PAIRS_UP_TO) {
     for (let p = 0; p < count; p++)
       for (let q = p + 1; q < count; q++)
-        if (minX[q]! <= maxX[p]! && minX[p]! <= maxX[q]! && minY[q]! <= maxY[p]! && minY[p]! <= maxY[q]!) visit(p, q);
-    return;
+        if (minX[q]! <= maxX[p]! && minX[p]! <= maxX[q]! && minY[q]! <= maxY[p]! && minY[p]! <= maxY[q]!) {
+          if (++pairs > maxPairs) return false;
+          visit(p, q);
+        }
+    return true;
   }
   const tree = new Flatbush(count);
   for (let e = 0; e < count; e++) tree.add(minX[e]!, minY[e]!, maxX[e]!, maxY[e]!);
   tree.finish();
   for (let p = 0; p < count; p++)
-    for (const q of tree.search(minX[p]!, minY[p]!, maxX[p]!, maxY[p]!)) if (q > p) visit(p, q);
+    for (const q of tree.search(minX[p]!, minY[p]!, maxX[p]!, maxY[p]!))
+      if (q > p) {
+        if (++pairs > maxPairs) return false;
+        visit(p, q);
+      }
+  return true;
 }
 
 /** One test @turf/kinks makes: edge `edge1` of ring `ring1` against edge `edge2` of ring `ring2`. */
@@ -100,13 +169,13 @@ function edgesOf(rings: ReadonlyArray<ReadonlyArray<Position>>): Edges {
   return edges;
 }
 
-/** The tests @turf/kinks makes of edges `p` and `q` (none, one or two). */
-function visitsOf(
+/** The tests @turf/kinks makes of edges `p` and `q` (none, one or two), each passed to `check`. */
+function testsOf(
   rings: ReadonlyArray<ReadonlyArray<Position>>,
   edges: Edges,
   p: number,
   q: number,
-  out: Visit[],
+  check: (ring1: number, edge1: number, ring2: number, edge2: number) => void,
 ): void {
   const rp = edges.ring[p]!;
   const rq = edges.ring[q]!;
@@ -118,11 +187,11 @@ function visitsOf(
     // Neighbours share a vertex, as do the first and last edge of a closed ring: not a crossing.
     if (second - first === 1) return;
     if (first === 0 && second === rings[rp]!.length - 2 && closed(rings[rp]!)) return;
-    out.push({ ring1: rp, edge1: first, ring2: rp, edge2: second });
+    check(rp, first, rp, second);
     return;
   }
-  if (iq >= ip) out.push({ ring1: rp, edge1: ip, ring2: rq, edge2: iq });
-  if (ip >= iq) out.push({ ring1: rq, edge1: iq, ring2: rp, edge2: ip });
+  if (iq >= ip) check(rp, ip, rq, iq);
+  if (ip >= iq) check(rq, iq, rp, ip);
 }
 
 function closed(ring: ReadonlyArray<Position>): boolean {

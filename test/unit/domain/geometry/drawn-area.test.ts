@@ -149,6 +149,23 @@ describe('the area a ring encloses as drawn', () => {
     ).toBe(0);
     expect(drawnRingAreaM2([])).toBe(0);
   });
+
+  it('measures no ring past its bounds (null), so one flagged plot cannot hold a page for hours', () => {
+    // A zigzag of 200 positions crosses itself thousands of times; a ring of 10,001 positions is too long.
+    const zigzag = Array.from({ length: 200 }, (_, i) => [-47 + (i % 2) * 0.01, -15 + ((i * 7919) % 200) * 1e-5]);
+    expect(drawnRingAreaM2([...zigzag, zigzag[0]!])).toBeNull();
+    // The plot is flagged with no area rather than a wrong one, and says why.
+    const flagged = assessGeometry({ type: 'Polygon', coordinates: [[...zigzag, zigzag[0]!]] } as never);
+    expect(flagged).toMatchObject({ valid: false, areaHa: null });
+    expect(flagged.issue).toContain('area not measured');
+    const long = Array.from({ length: 10_001 }, (_, i) => {
+      const t = (i / 10_001) * 2 * Math.PI;
+      return [-47 + 0.01 * Math.cos(t), -15 + 0.01 * Math.sin(t)];
+    });
+    expect(drawnRingAreaM2([...long, long[0]!])).toBeNull();
+    // Just inside both bounds it is still measured.
+    expect(drawnRingAreaM2([...long.slice(0, 10_000), long[0]!])).toBeGreaterThan(0);
+  });
 });
 
 describe('a flagged shape keeps its area', () => {
@@ -203,7 +220,7 @@ describe('a flagged shape keeps its area', () => {
     ]);
     const facts = assessGeometry({ type: 'MultiPolygon', coordinates: [[bowtie], [square, hole]] });
     expect(facts.valid).toBe(false);
-    expect(facts.areaHa! * 10_000).toBeCloseTo(drawnRingAreaM2(bowtie) + turf(square, hole), 3);
+    expect(facts.areaHa! * 10_000).toBeCloseTo(drawnRingAreaM2(bowtie)! + turf(square, hole), 3);
   });
 
   it('a ring that is not closed is measured as drawn, closed by its last edge', () => {

@@ -1,6 +1,8 @@
 import turfKinks from '@turf/kinks';
 import { describe, expect, it } from 'vitest';
-import { selfIntersections } from '../../../../domain/geometry/self-intersections.ts';
+import { firstSelfIntersection, selfIntersections } from '../../../../domain/geometry/self-intersections.ts';
+import { assessGeometry, type GeometryProblem } from '../../../../domain/geometry/geometry-quality.ts';
+import { polygonValidityFindings } from '../../../../domain/eudr/polygon-validity.ts';
 import type { Position } from '../../../../schema/upstream.ts';
 
 /** What @turf/kinks reports for the same rings, taken as one MultiPolygon's (the refresh's shape). */
@@ -120,5 +122,51 @@ describe('self-intersections: what @turf/kinks reports, without testing every pa
     const found = selfIntersections([broken]);
     expect(found.length).toBeGreaterThan(0);
     expect(found).toEqual(turf([broken]));
+  });
+
+  it('keeps only the first crossing and the count for a plot: the same as the full list, in memory of its own size', () => {
+    for (let seed = 1; seed <= 30; seed++) {
+      const next = random(500 + seed);
+      const rings = [scribble(next, seed % 2 === 0 ? 250 + seed * 10 : 5 + seed)];
+      const all = selfIntersections(rings);
+      const first = firstSelfIntersection(rings);
+      expect(first, `seed ${seed}`).toEqual(
+        all.length === 0 ? null : { at: all[0], count: all.length, complete: true },
+      );
+    }
+    expect(firstSelfIntersection([star(random(7), 400)])).toBeNull();
+  });
+
+  it('stops after its bound of overlapping pairs: a lower bound when it found crossings, "not checked" when none', () => {
+    // A zigzag of 2,000 vertices whose edges all overlap: about two million pairs, crossing everywhere.
+    const zigzag = close(Array.from({ length: 2_000 }, (_, i) => [i % 2 === 0 ? 0 : 1, (i * 7919) % 2_000]));
+    const full = firstSelfIntersection([zigzag]);
+    const bounded = firstSelfIntersection([zigzag], 10_000);
+    expect(full).toMatchObject({ complete: true });
+    expect(bounded).toMatchObject({ complete: false });
+    expect((bounded as { count: number }).count).toBeGreaterThan(0);
+    expect((bounded as { count: number }).count).toBeLessThan((full as { count: number }).count);
+    // A line walked back and forth: every pair overlaps and none crosses (parallel edges never meet here).
+    const walked = close(Array.from({ length: 3_000 }, (_, i) => [i % 2 === 0 ? 0 : 1 + i * 1e-9, 0]));
+    expect(firstSelfIntersection([walked], 10_000)).toEqual({ complete: false });
+  });
+
+  it('says a plot whose crossings were not all counted, or not checked at all, is not valid, and why', () => {
+    const zigzag = close(
+      Array.from({ length: 60 }, (_, i) => [i % 2 === 0 ? -47 : -46.99, -15 + ((i * 7919) % 60) * 1e-5]),
+    );
+    const facts = assessGeometry({ type: 'Polygon', coordinates: [zigzag] });
+    expect(facts.valid).toBe(false);
+    expect(facts.problem).toMatchObject({ kind: 'self_intersection', complete: true });
+    // What the refresh stores when the check stopped at its bound (MAX_PAIR_TESTS), with and without crossings found.
+    const counted = facts.problem as Extract<GeometryProblem, { kind: 'self_intersection' }>;
+    const partly = polygonValidityFindings({ ...facts, problem: { ...counted, complete: false } });
+    expect(partly.find((f) => f.code === 'polygon_self_intersection')).toMatchObject({
+      severity: 'blocking',
+      message: expect.stringContaining(`and at least ${counted.count - 1} more point(s)`),
+      details: { crossings: counted.count, crossingsAtLeast: true },
+    });
+    const unchecked = polygonValidityFindings({ ...facts, problem: { kind: 'too_complex', pairs: 20_000_000 } });
+    expect(unchecked.map((f) => [f.code, f.severity])).toEqual([['polygon_too_complex_to_check', 'blocking']]);
   });
 });
