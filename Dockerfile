@@ -32,5 +32,5 @@ USER node
 # Memory settings of a production worker: see infra/production.ts.
 ENV MALLOC_ARENA_MAX=2
 ENV MALLOC_MMAP_THRESHOLD_=131072
-ENTRYPOINT ["tini", "--", "node", "--max-old-space-size=1024", "--heap-growing-percent=75", "--max-semi-space-size=8", "bin/ddsync.js"]
+ENTRYPOINT ["tini", "--", "node", "--max-old-space-size=192", "--heap-growing-percent=75", "--max-semi-space-size=4", "bin/ddsync.js"]
 CMD ["worker"]

@@ -15,16 +15,19 @@
  * "Plots drawn in detail").
  * Since pages above 4 MB are split and written plot by plot and page bodies are bounded by bytes
  * (docs/refresh.md, "A page of any size"), no page needs a large heap any more: the worker's heap holds
- * at most a part of 2 MB of plots, or one plot of at most 16 MB, beside what it always holds. The
- * limit has not been lowered yet: a lower one changes how often V8 collects for ordinary refreshes too,
- * and one set of flags (issue 36) must be measured at a million ordinary plots as well as at 5,000
- * vertices (docs/benchmarks.md, "A page of any size in bounded memory", has the first figures).
+ * at most a part of 2 MB of plots, or one plot of at most 16 MB, beside what it always holds. So the
+ * limit is 192 MB, with the growing factor of 1.75 and semi-spaces of 4 MB (issue 36, measured
+ * 2026-11-28, docs/benchmarks.md "One set of flags"): ordinary refreshes peak at 242 MB (20,000 plots)
+ * and 248 MB (100,000), against 252-260 MB at 1024 MB and 268-269 MB at 256 MB with factor 2 (V8 grows
+ * to a limit it is given, so a higher one costs RSS); pages of 5,000-vertex plots at 239 MB; a plot of
+ * 15 MB (600,000 positions) parses and is written, peaking at 306 MB (375 MB at 1024). Semi-spaces of
+ * 4 MB rather than 8 took 2-10 MB off the peaks for no worker CPU measurable on this machine.
  * The Dockerfile repeats these settings (test/unit/infra/production.test.ts keeps them equal).
  */
 export const WORKER_NODE_FLAGS = [
-  '--max-old-space-size=1024',
+  '--max-old-space-size=192',
   '--heap-growing-percent=75',
-  '--max-semi-space-size=8',
+  '--max-semi-space-size=4',
 ] as const;
 /**
  * glibc malloc: fewer arenas (the worker's many native threads otherwise each grow their own, ~30 MB),

@@ -298,6 +298,32 @@ export const WHOLE_PAGE_MAX_BYTES = 4 * 1024 * 1024;
  */
 export const PLOT_MAX_BYTES = 16 * 1024 * 1024;
 
+/**
+ * One plot of more `[` than this is not parsed either: a plot's JSON costs the worker's heap by its
+ * arrays (a position parsed is an array of two numbers, about 64 bytes), not its bytes, and a plot of
+ * 16 MB written as short positions (`[0,0],`) holds 2.8 million of them, about 180 MB parsed: more
+ * than the worker's heap (infra/production.ts), which would end the process on every retry of the
+ * page. A million arrays is about 64 MB parsed; an ordinary 16 MB boundary has about 600,000. A `[`
+ * inside a string counts too (an upper bound, counted in one pass over the bytes).
+ */
+export const PLOT_MAX_ARRAYS = 1_000_000;
+
+const OPEN_BRACKET = 0x5b;
+
+/** The plot refused for its arrays, or null: counts `[` in its bytes, stopping past the limit. */
+export function plotTooDense(index: number, id: string | null, bytes: Uint8Array): InvalidRecord | null {
+  let arrays = 0;
+  for (let at = bytes.indexOf(OPEN_BRACKET); at !== -1; at = bytes.indexOf(OPEN_BRACKET, at + 1))
+    if (++arrays > PLOT_MAX_ARRAYS)
+      return {
+        index,
+        id,
+        path: `[${index}]`,
+        message: `a plot of more than ${PLOT_MAX_ARRAYS} arrays (positions) is more than one plot may have`,
+      };
+  return null;
+}
+
 /** A plot refused unparsed for its size: its place, its id as scanned, and the rule. */
 export function plotTooLarge(index: number, id: string | null, size: number, plotMaxBytes: number): InvalidRecord {
   const mb = (n: number) => `${Math.round((n / 1024 / 1024) * 10) / 10} MB`;
@@ -368,9 +394,12 @@ export function splitSupplierPlotsPage(raw: RawPlotPage, plotMaxBytes = PLOT_MAX
     plotAt(index) {
       const size = sizeOf(index);
       if (size > plotMaxBytes) return { invalid: plotTooLarge(index, ids[index] ?? null, size, plotMaxBytes) };
+      const json = plotBytes(index);
+      const dense = plotTooDense(index, ids[index] ?? null, json);
+      if (dense) return { invalid: dense };
       let value: unknown;
       try {
-        value = JSON.parse(decodeUtf8(plotBytes(index))) as unknown;
+        value = JSON.parse(decodeUtf8(json)) as unknown;
       } catch (e) {
         const what = e instanceof NotUtf8Error ? 'UTF-8' : 'JSON';
         throw new NetworkError(ENDPOINT, `page ${raw.page}: plot #${index} is not ${what} (${(e as Error).message})`, {

@@ -5,7 +5,7 @@ import { PATHS } from '../schema/upstream/service-facts.ts';
 import { arrayElementsOf } from './json-array-stream.ts';
 import { NetworkError, ResponseValidationError } from './errors.ts';
 import { decodeUtf8, NotUtf8Error } from './utf8.ts';
-import { PLOT_MAX_BYTES, plotTooLarge } from './paging.ts';
+import { PLOT_MAX_BYTES, plotTooDense, plotTooLarge } from './paging.ts';
 
 /**
  * GET /plots (the business's own plots) may be unbounded, so it is split into its plots by a scan of
@@ -31,8 +31,10 @@ export async function* ownPlots(http: UpstreamHttp, opts: OwnPlotsOptions = {}):
   for await (const element of arrayElementsOf(http, request, { ...opts, maxElementBytes: plotMaxBytes })) {
     const { index, id } = element;
     const size = 'tooLarge' in element ? element.tooLarge : element.bytes.byteLength;
-    if (!('bytes' in element) || size > plotMaxBytes) {
-      const invalid = plotTooLarge(index, id, size, plotMaxBytes);
+    const bytes = 'bytes' in element && size <= plotMaxBytes ? element.bytes : undefined;
+    const invalid = bytes ? plotTooDense(index, id, bytes) : plotTooLarge(index, id, size, plotMaxBytes);
+    // Refused unread: too many bytes, or too many arrays to parse within the heap (paging.ts).
+    if (invalid) {
       if (!opts.onInvalid)
         throw new ResponseValidationError(ENDPOINT, [{ path: invalid.path, message: invalid.message }], 200);
       opts.onInvalid(invalid);
@@ -40,7 +42,7 @@ export async function* ownPlots(http: UpstreamHttp, opts: OwnPlotsOptions = {}):
     }
     let value: unknown;
     try {
-      value = JSON.parse(decodeUtf8(element.bytes)) as unknown;
+      value = JSON.parse(decodeUtf8(bytes!)) as unknown; // bytes: not refused, so not too large
     } catch (e) {
       const what = e instanceof NotUtf8Error ? 'UTF-8' : 'JSON';
       throw new NetworkError(ENDPOINT, `plot #${index} is not ${what} (${(e as Error).message})`, {

@@ -7,7 +7,7 @@ import {
   splitArrayElements,
 } from '../../../upstream/array-elements.ts';
 import { NetworkError } from '../../../upstream/errors.ts';
-import { splitSupplierPlotsPage, supplierPlotsPageIds } from '../../../upstream/paging.ts';
+import { PLOT_MAX_ARRAYS, splitSupplierPlotsPage, supplierPlotsPageIds } from '../../../upstream/paging.ts';
 import { normalisePlotsSkippingInvalid } from '../../../upstream/plot-validator.ts';
 import { inMemoryPage, samplePage } from './samples.ts';
 
@@ -181,6 +181,25 @@ describe('a page split into its plots', () => {
         id: plots[1]!['id'],
         path: '[1]',
         message: 'a plot of 3 MB of JSON is larger than the 2 MB one plot may have',
+      },
+    });
+    expect(page.plotAt(2)).toEqual({
+      plot: normalisePlotsSkippingInvalid([JSON.parse(JSON.stringify(plots[2]))], 'GET /plots').plots[0],
+    });
+  });
+
+  it('refuses a plot of more arrays than the heap can parse unread, however few bytes they take', () => {
+    const plots = samplePage(3) as Array<Record<string, unknown>>;
+    // 1,000,001 positions of 6 bytes each: 6 MB, under the 16 MB limit, but about 64 MB once parsed.
+    const dense = `{"id":"${String(plots[1]!['id'])}","geometry":{"type":"Polygon","coordinates":[[${'[0,0],'.repeat(PLOT_MAX_ARRAYS)}[0,0]]]}}`;
+    const text = `[${JSON.stringify(plots[0])},${dense},${JSON.stringify(plots[2])}]`;
+    const page = splitSupplierPlotsPage(rawPage(text));
+    expect(page.plotAt(1)).toEqual({
+      invalid: {
+        index: 1,
+        id: plots[1]!['id'],
+        path: '[1]',
+        message: `a plot of more than ${PLOT_MAX_ARRAYS} arrays (positions) is more than one plot may have`,
       },
     });
     expect(page.plotAt(2)).toEqual({

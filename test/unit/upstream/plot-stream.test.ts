@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstreamClient } from '../../../upstream/client.ts';
 import { NetworkError, ResponseValidationError } from '../../../upstream/errors.ts';
+import { PLOT_MAX_ARRAYS } from '../../../upstream/paging.ts';
 import { fakeJwt, startServer, tokenRoute, type Handler, type LocalServer } from './local-server.ts';
 import { samplePlot } from './samples.ts';
 
@@ -117,5 +118,28 @@ describe('GET /plots streamed', () => {
       await server.close();
       server = undefined;
     }
+  });
+
+  it('refuses a plot of more arrays than the heap can parse unread, and yields the others', async () => {
+    const plots = Array.from({ length: 3 }, (_, i) => samplePlot(i));
+    const dense = `{"id":"${String(plots[1]!['id'])}","geometry":{"type":"Polygon","coordinates":[[${'[0,0],'.repeat(PLOT_MAX_ARRAYS)}[0,0]]]}}`;
+    const text = `[${JSON.stringify(plots[0])},${dense},${JSON.stringify(plots[2])}]`;
+    server = await startServer((req, res) => {
+      if (tokenRoute(req, res, () => fakeJwt(1))) return;
+      return chunked(text, { size: 65_536 })(req, res);
+    });
+    const client = createUpstreamClient({ baseUrl: server.url, clientId: 'c', clientSecret: 'secret-xyz' });
+    const invalid: unknown[] = [];
+    const ids: string[] = [];
+    for await (const plot of client.ownPlots({ onInvalid: (r) => invalid.push(r) })) ids.push(plot.id);
+    expect(ids).toEqual([plots[0]!['id'], plots[2]!['id']]);
+    expect(invalid).toEqual([
+      {
+        index: 1,
+        id: plots[1]!['id'],
+        path: '[1]',
+        message: `a plot of more than ${PLOT_MAX_ARRAYS} arrays (positions) is more than one plot may have`,
+      },
+    ]);
   });
 });
