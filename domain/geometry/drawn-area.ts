@@ -51,7 +51,7 @@ type Point = [number, number];
 /** Positions of a ring measured as drawn, at most: 50 million pairs of segments, under a second here. */
 export const DRAWN_AREA_MAX_POSITIONS = 10_000;
 /** Crossings of a ring measured as drawn, at most: each loop they cut is placed among the others. */
-export const DRAWN_AREA_MAX_CROSSINGS = 1_000;
+export const DRAWN_AREA_MAX_CROSSINGS = 5_000;
 
 /**
  * The ring as simple closed loops (implicitly closed, no repeated point), split where it crosses or
