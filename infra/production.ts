@@ -17,8 +17,8 @@
  * (docs/refresh.md, "A page of any size"), no page needs a large heap any more: the worker's heap holds
  * at most a part of 2 MB of plots, or one plot of at most 16 MB, beside what it always holds. So the
  * limit is 192 MB, with the growing factor of 1.75 and semi-spaces of 4 MB (issue 36, measured
- * 2026-11-28, docs/benchmarks.md "One set of flags"): ordinary refreshes peak at 242 MB (20,000 plots)
- * and 248 MB (100,000), against 252-260 MB at 1024 MB and 268-269 MB at 256 MB with factor 2 (V8 grows
+ * 2026-11-28, docs/benchmarks.md "One set of flags"): ordinary refreshes peak at 242 MB (20,000 plots),
+ * 248 MB (100,000) and 250 MB (1,000,000), against 252-260 MB at 1024 MB and 268-269 MB at 256 MB with factor 2 (V8 grows
  * to a limit it is given, so a higher one costs RSS); pages of 5,000-vertex plots at 239 MB; a plot of
  * 15 MB (600,000 positions) parses and is written, peaking at 306 MB (375 MB at 1024). Semi-spaces of
  * 4 MB rather than 8 took 2-10 MB off the peaks for no worker CPU measurable on this machine.
