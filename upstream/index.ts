@@ -3,6 +3,7 @@ export { createUpstreamClient, type UpstreamClient } from './client.ts';
 export type { UpstreamClientOptions, CallOptions } from './client-core.ts';
 export type { PlotPage, PlotPageOptions, RawPlotPage, SplitPlotPage } from './paging.ts';
 export {
+  parsedHeapEstimate,
   parseSupplierPlotsPage,
   PLOT_MAX_BYTES,
   splitSupplierPlotsPage,

@@ -1,6 +1,7 @@
 import {
   emptyStats,
   hasMorePages,
+  parsedHeapEstimate,
   parseSupplierPlotsPage,
   PLOT_MAX_BYTES,
   splitSupplierPlotsPage,
@@ -34,13 +35,16 @@ export interface PageLimits {
 }
 
 /**
- * The bytes of supplier pages parsed, mapped and being written at once, in this worker. A page's plots
- * take several times its bytes in the heap while it is parsed and mapped (a geometry's numbers as
- * arrays, its JSON text again in the rows, the COPY text): four suppliers' pages of boundaries with a
- * thousand vertices (12 MB each) at once took the worker past its heap limit, which V8 ends with a
- * fatal error (docs/benchmarks.md). Ordinary pages (about 1.4 MB) hardly ever wait: 16 MB holds eleven
- * of them. A page above WHOLE_PAGE_MAX_BYTES (4 MB) is split and written part by part (storeSplitPage)
- * and takes the whole budget: it runs alone, whatever it weighs.
+ * The heap that supplier pages parsed, mapped and being written at once may take in this worker, as
+ * estimated from their bytes and arrays (upstream parsedHeapEstimate): four suppliers' pages of
+ * boundaries with a thousand vertices (12 MB each) at once took the worker past its heap limit, which
+ * V8 ends with a fatal error (docs/benchmarks.md), and a page of 4 MB written as short positions
+ * (`[0,0],`) parses to 48 MB, so weighing a page by its bytes alone would let four of them past the
+ * worker's 192 MB (infra/production.ts). Ordinary pages (about 1.2 MB, estimated 1.7) hardly ever
+ * wait: 16 MB holds nine of them, more than a refresh reads at once by default (four suppliers, two
+ * pages each). A page estimated above the budget runs alone, whatever it weighs. A page above
+ * WHOLE_PAGE_MAX_BYTES (4 MB) is split and written part by part (storeSplitPage) and takes the whole
+ * budget: it runs alone too.
  */
 export const PAGE_MEMORY_BYTES = 16 * 1024 * 1024;
 
@@ -48,18 +52,20 @@ export function createPageLoader({
   db,
   api,
   pageLimits,
+  pageMemory = new ByteBudget(PAGE_MEMORY_BYTES),
 }: {
   db: Warehouse;
   api: Pick<RefreshApi, 'getSupplierPlotsPageText'>;
   /** Where a page is split and a plot refused (default: upstream's); tests read one dataset both ways. */
   pageLimits?: Partial<PageLimits> | undefined;
+  /** The heap pages parsed at once may take (default: PAGE_MEMORY_BYTES, one per worker); tests watch it. */
+  pageMemory?: ByteBudget;
 }) {
   const limits: PageLimits = {
     wholePageMaxBytes: pageLimits?.wholePageMaxBytes ?? WHOLE_PAGE_MAX_BYTES,
     plotMaxBytes: pageLimits?.plotMaxBytes ?? PLOT_MAX_BYTES,
     partBytes: pageLimits?.partBytes ?? PART_BYTES,
   };
-  const pageMemory = new ByteBudget(PAGE_MEMORY_BYTES);
   /** Pages are hashed as they arrive, and a page too large to parse whole is kept on disk meanwhile. */
   const pageReading = { hashPrefix: SOURCE_HASH_PREFIX, spillAboveBytes: limits.wholePageMaxBytes };
   /**
@@ -103,7 +109,7 @@ export function createPageLoader({
     signal: AbortSignal,
   ): Promise<PlotPageResult> {
     const split = splitSupplierPlotsPage(raw, limits.plotMaxBytes);
-    const admitted = await pageMemory.acquire(PAGE_MEMORY_BYTES, signal);
+    const admitted = await pageMemory.acquire(pageMemory.capacity, signal);
     try {
       const { outcome, signature } = await storeSplitPlots(
         db,
@@ -154,7 +160,7 @@ export function createPageLoader({
         };
       const header = { runId, supplierId, page, requests: requestCounts(stats), sourceHash };
       if (raw.spilled || raw.byteLength > limits.wholePageMaxBytes) return await storeSplitPage(raw, header, signal);
-      admitted = await pageMemory.acquire(raw.byteLength, signal);
+      admitted = await pageMemory.acquire(parsedHeapEstimate(raw.bytes), signal);
       ({ storing, ...result } = storePage(raw, header));
       // Parsed: its buffer serves the next page while this one is written.
       raw.release();
