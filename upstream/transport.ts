@@ -82,6 +82,8 @@ export async function sendOnce<T>(
     if (signal?.aborted) return signal.reason;
     if (e instanceof UpstreamError) return e;
     count(deps.stats, 'networkErrors');
+    if (e instanceof BodyTooLarge)
+      return new NetworkError(req.endpoint, e.message, { cause: e, outcomeUnknown: true, status });
     const timedOut = controller.signal.reason instanceof RequestTimeout;
     const code = failureCode(e);
     const reason = timedOut
@@ -133,7 +135,8 @@ export async function sendOnce<T>(
   if (!res.ok) {
     let text = '';
     try {
-      text = await res.text();
+      // An error's body serves only for the service's message: its first bytes, however long it is.
+      text = new TextDecoder().decode(await bodyBytes(res, ERROR_BODY_KEPT_BYTES, 'keep'));
     } catch {
       // The status is what matters; a lost error body only loses the service's message.
     }
@@ -189,27 +192,73 @@ function withIdleTimeout(res: Response, ms: number, onIdle: () => void): Respons
   });
 }
 
-/** JSON body read fully (bounded responses); a truncated or unparseable body is a NetworkError. */
+/**
+ * The most of a body read whole (JSON answers, text): the longest the contract has is the list of
+ * suppliers, 1.5 KB each (15 MB for 10,000 suppliers), and 32 MB of JSON parses to about 70 MB, which
+ * the production worker's heap holds beside its pages (infra/production.ts). A longer body (a service
+ * or a proxy gone wrong, an endless stream) is cut there and its request fails, retryable like any
+ * body that could not be read, rather than filling the heap until V8 ends the worker. Pages of plots
+ * and the lists that embed plots are streamed and bounded otherwise (paging.ts, json-array-stream.ts).
+ */
+export const WHOLE_BODY_MAX_BYTES = 32 * 1024 * 1024;
+/** Of an error's body, only this much is read (its message); the rest is discarded unread. */
+export const ERROR_BODY_KEPT_BYTES = 64 * 1024;
+
+/** A body cut at its bound. */
+class BodyTooLarge extends Error {
+  override name = 'BodyTooLarge';
+}
+
+/**
+ * A body's bytes, at most `max`: past them the body is cancelled (its connection closed) and either
+ * what came is kept (`keep`) or the read fails with BodyTooLarge, naming the bound.
+ */
+async function bodyBytes(res: Response, max: number, past: 'keep' | 'fail'): Promise<Uint8Array> {
+  if (!res.body) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (length + value.byteLength > max) {
+      await reader.cancel().catch(() => undefined);
+      if (past === 'fail')
+        throw new BodyTooLarge(
+          `response body larger than ${max / 1024 / 1024} MB, more than ddsync reads whole (WHOLE_BODY_MAX_BYTES)`,
+        );
+      chunks.push(value.subarray(0, max - length));
+      length = max;
+      break;
+    }
+    chunks.push(value);
+    length += value.byteLength;
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+}
+
+/** JSON body read whole, up to WHOLE_BODY_MAX_BYTES; a truncated, unparseable or longer body is a NetworkError. */
 export const jsonBody: BodyReader<unknown> = {
   async read(res) {
     // Bytes that are not UTF-8 are refused (a NetworkError, asked again), never replaced: see utf8.ts.
-    const text = decodeUtf8(new Uint8Array(await res.arrayBuffer()));
+    const text = decodeUtf8(await bodyBytes(res, WHOLE_BODY_MAX_BYTES, 'fail'));
     if (res.status === 204 || text.trim() === '') return undefined;
     return JSON.parse(text) as unknown;
   },
 };
 
-/** Body discarded (204 and acknowledgements). */
+/** Body discarded (204 and acknowledgements): read to its end, a chunk at a time, none of it kept. */
 export const noBody: BodyReader<void> = {
   async read(res) {
-    await res.arrayBuffer();
+    if (res.body) for await (const _ of res.body);
   },
 };
 
-/** Plain text body (webhook secret may arrive as text). */
+/** Plain text body (webhook secret may arrive as text), up to WHOLE_BODY_MAX_BYTES. */
 export const textBody: BodyReader<{ text: string; contentType: string | null }> = {
   async read(res) {
-    return { text: await res.text(), contentType: res.headers.get('content-type') };
+    const text = new TextDecoder().decode(await bodyBytes(res, WHOLE_BODY_MAX_BYTES, 'fail'));
+    return { text, contentType: res.headers.get('content-type') };
   },
 };
 

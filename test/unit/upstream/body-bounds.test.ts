@@ -1,0 +1,103 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createUpstreamClient } from '../../../upstream/client.ts';
+import { NetworkError, ServerError } from '../../../upstream/errors.ts';
+import { ERROR_BODY_KEPT_BYTES, WHOLE_BODY_MAX_BYTES } from '../../../upstream/transport.ts';
+import { fakeJwt, recordingSleep, startServer, tokenRoute, type LocalServer } from './local-server.ts';
+
+// A body read whole is bounded (upstream/transport.ts, WHOLE_BODY_MAX_BYTES): a service or proxy that
+// answers without end must fail the request, not fill the worker's heap until V8 ends it.
+
+const CHUNK = Buffer.alloc(1024 * 1024, ' ');
+
+/** Writes `[` and then spaces, a megabyte at a time, until the client goes away; counts what it wrote. */
+function endlessJson(res: import('node:http').ServerResponse, sent: { bytes: number; closed: number }) {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.write('[');
+  const more = () => {
+    while (!res.destroyed) {
+      sent.bytes += CHUNK.byteLength;
+      if (!res.write(CHUNK)) return void res.once('drain', more);
+    }
+  };
+  res.once('close', () => sent.closed++);
+  more();
+}
+
+describe('bodies read whole are bounded', () => {
+  let server: LocalServer | undefined;
+  afterEach(async () => server?.close());
+
+  it('cuts an endless JSON answer at the bound, closes the connection and fails retryably, naming the rule', async () => {
+    const sent = { bytes: 0, closed: 0 };
+    server = await startServer((req, res) => {
+      if (tokenRoute(req, res, () => fakeJwt(1))) return;
+      endlessJson(res, sent);
+    });
+    const { sleep } = recordingSleep();
+    const client = createUpstreamClient({
+      baseUrl: server.url,
+      clientId: 'c',
+      clientSecret: 'secret-xyz',
+      maxAttempts: 2,
+      sleep,
+    });
+    const error = await client.listSuppliers().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as NetworkError).retryable).toBe(true);
+    expect((error as NetworkError).message).toBe(
+      'GET /business-connections/suppliers: network error: response body larger than 32 MB, more than ddsync reads whole (WHOLE_BODY_MAX_BYTES)',
+    );
+    expect((error as NetworkError).endpoint).toBe('GET /business-connections/suppliers');
+    // Asked twice, each answer left once its bound was passed (what TCP had in flight aside).
+    const asked = server.requests.filter((r) => r.path === '/business-connections/suppliers');
+    expect(asked).toHaveLength(2);
+    await expect.poll(() => sent.closed).toBe(2);
+    expect(sent.bytes).toBeLessThan(2 * (WHOLE_BODY_MAX_BYTES + 16 * 1024 * 1024));
+  });
+
+  it('reads an answer of any length up to the bound', async () => {
+    const many = Array.from({ length: 3000 }, (_, i) => ({ id: `c${i}`, padding: 'x'.repeat(8000) }));
+    const text = JSON.stringify(many);
+    expect(text.length).toBeGreaterThan(20 * 1024 * 1024);
+    expect(text.length).toBeLessThan(WHOLE_BODY_MAX_BYTES);
+    server = await startServer((req, res) => {
+      if (tokenRoute(req, res, () => fakeJwt(1))) return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(text);
+    });
+    const client = createUpstreamClient({
+      baseUrl: server.url,
+      clientId: 'c',
+      clientSecret: 'secret-xyz',
+      maxAttempts: 1,
+    });
+    expect(await client.listSuppliers()).toHaveLength(3000);
+  });
+
+  it("keeps the first bytes of a long error answer for the service's message and reads no further", async () => {
+    const sent = { bytes: 0, closed: 0 };
+    server = await startServer((req, res) => {
+      if (tokenRoute(req, res, () => fakeJwt(1))) return;
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.write(`{"statusCode":503,"message":"down for maintenance","padding":"`);
+      res.once('close', () => sent.closed++);
+      const more = () => {
+        while (!res.destroyed) {
+          sent.bytes += CHUNK.byteLength;
+          if (!res.write(CHUNK)) return void res.once('drain', more);
+        }
+      };
+      more();
+    });
+    const client = createUpstreamClient({
+      baseUrl: server.url,
+      clientId: 'c',
+      clientSecret: 'secret-xyz',
+      maxAttempts: 1,
+    });
+    const error = await client.listSuppliers().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    await expect.poll(() => sent.closed).toBe(1);
+    expect(sent.bytes).toBeLessThan(ERROR_BODY_KEPT_BYTES + 16 * 1024 * 1024);
+  });
+});
