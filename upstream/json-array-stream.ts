@@ -1,10 +1,11 @@
 import { Readable, pipeline, type Duplex } from 'node:stream';
 import { parser } from 'stream-json';
+import Assembler from 'stream-json/assembler.js';
 import { ignore } from 'stream-json/filters/ignore.js';
 import { streamArray } from 'stream-json/streamers/stream-array.js';
 import type { CallOptions, UpstreamHttp } from './client-core.ts';
 import { NetworkError, UpstreamError } from './errors.ts';
-import { streamBody } from './transport.ts';
+import { streamBody, type BodyReader } from './transport.ts';
 import { utf8Guard } from './utf8.ts';
 import { ArrayScanner } from './array-elements.ts';
 import type { HttpMethod } from './retry-policy.ts';
@@ -37,6 +38,40 @@ export async function* jsonArrayItems(
   } catch (e) {
     streamFailure(http, request.endpoint, opts.signal, e);
   }
+}
+
+/**
+ * A reader of a response that is one JSON value, parsed as a stream without the members whose path
+ * (`business.plots`) `leaveOut` matches: they are dropped unread, so an answer that embeds what
+ * ddsync does not keep (an invitation's business with its plots, tens of megabytes when drawn in
+ * detail) costs only what is kept, and is not refused for its length as a body read whole would be
+ * (transport.ts, WHOLE_BODY_MAX_BYTES). An empty body reads as undefined; one cut short or not JSON
+ * fails the read (a retryable NetworkError, from the transport).
+ */
+export function jsonValueLeavingOut(leaveOut: RegExp): BodyReader<unknown> {
+  return {
+    // Long answers are read at a token stream's pace (about 6 MB/s): bounded by an idle timeout, not an overall one.
+    streaming: true,
+    async read(res) {
+      if (!res.body) return undefined;
+      const source = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
+      const stages: Duplex[] = [
+        utf8Guard(),
+        parser.asStream({ streamValues: false }),
+        ignore.asStream({ filter: leaveOut }),
+      ];
+      const tokens = (pipeline as (...streams: unknown[]) => Duplex)(source, ...stages, () => undefined);
+      const value = new Assembler();
+      let any = false;
+      for await (const token of tokens as AsyncIterable<Parameters<Assembler['consume']>[0]>) {
+        value.consume(token);
+        any = true;
+      }
+      if (!any) return undefined;
+      if (!value.done) throw new Error('the JSON value ended early');
+      return value.current;
+    },
+  };
 }
 
 /** A stream's failure as the caller sees it: the service's or the caller's own error, else a retryable NetworkError. */

@@ -12,12 +12,14 @@ import { prepareCustomData } from '../custom-data.ts';
 import { type INVITATION_STATUSES, PATHS } from '../../schema/upstream/service-facts.ts';
 import { jsonBody } from '../transport.ts';
 import { parseResponse } from '../validate.ts';
-import { jsonArrayItems } from '../json-array-stream.ts';
+import { jsonArrayItems, jsonValueLeavingOut } from '../json-array-stream.ts';
 
 /** Business connections (suppliers, buyers) and business invitations. */
 
 /** The plots of an invitation's business and of its sender's business, by their path in the listing. */
 const EMBEDDED_PLOTS = /^\d+\.(?:sentByUser\.)?business\.plots(?:\.|$)/;
+/** The same in one invitation (the answer to a create or an update). */
+const ONE_INVITATION = jsonValueLeavingOut(/^(?:sentByUser\.)?business\.plots(?:\.|$)/);
 
 export interface UpdateInvitationInput {
   status?: (typeof INVITATION_STATUSES)[number];
@@ -80,7 +82,7 @@ export function networkEndpoints(http: UpstreamHttp) {
       opts: CallOptions = {},
     ): Promise<BusinessInvitation> {
       const body = checkRequest(CreateInvitationSchema, input, E.createInvitation);
-      const res = await http.request({ method: 'POST', template: PATHS.invitations, body }, jsonBody, opts);
+      const res = await http.request({ method: 'POST', template: PATHS.invitations, body }, ONE_INVITATION, opts);
       return parseResponse(BusinessInvitationSchema, res, E.createInvitation);
     },
 
@@ -98,7 +100,7 @@ export function networkEndpoints(http: UpstreamHttp) {
       const body = checkRequest(UpdateInvitationSchema, patch, E.patchInvitation);
       const res = await http.request(
         { method: 'PATCH', template: PATHS.invitation, params: { id }, body },
-        jsonBody,
+        ONE_INVITATION,
         opts,
       );
       return parseResponse(BusinessInvitationSchema, res, E.patchInvitation);

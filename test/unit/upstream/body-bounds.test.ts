@@ -74,6 +74,47 @@ describe('bodies read whole are bounded', () => {
     expect(await client.listSuppliers()).toHaveLength(3000);
   });
 
+  it("reads an invitation's answer without the plots its businesses embed, however many they weigh", async () => {
+    // 33 MB of embedded plots: past the bound of a body read whole, read anyway since they are dropped unread.
+    const plot = JSON.stringify({
+      id: 'p',
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [1, 2],
+            [3, 4],
+            [5, 6],
+            [1, 2],
+          ],
+        ],
+      },
+    });
+    const plots = (n: number) => `[${Array.from({ length: n }, () => plot).join(',')}]`;
+    const answer = (n: number) =>
+      `{"id":"i1","status":"ACCEPTED","sourceIsInvitee":"true","business":{"id":"b1","plots":${plots(n)}},"sentByUser":{"id":"u1","business":{"id":"b2","plots":${plots(2)}}}}`;
+    const large = answer(420_000);
+    expect(large.length).toBeGreaterThan(WHOLE_BODY_MAX_BYTES);
+    server = await startServer((req, res) => {
+      if (tokenRoute(req, res, () => fakeJwt(1))) return;
+      res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
+      res.end(req.method === 'POST' ? answer(3) : large);
+    });
+    const client = createUpstreamClient({
+      baseUrl: server.url,
+      clientId: 'c',
+      clientSecret: 'secret-xyz',
+      maxAttempts: 1,
+    });
+    const updated = await client.updateBusinessInvitation('i1', { status: 'ACCEPTED' });
+    expect(updated).toMatchObject({ id: 'i1', status: 'ACCEPTED', sourceIsInvitee: true, business: { id: 'b1' } });
+    expect(updated.business).not.toHaveProperty('plots');
+    const created = await client.createBusinessInvitation({ email: 'buyer@example.com' });
+    expect(created).toMatchObject({ id: 'i1', business: { id: 'b1' }, sentByUser: { business: { id: 'b2' } } });
+    expect(created.business).not.toHaveProperty('plots');
+    expect(created.sentByUser?.business).not.toHaveProperty('plots');
+  }, 60_000);
+
   it("keeps the first bytes of a long error answer for the service's message and reads no further", async () => {
     const sent = { bytes: 0, closed: 0 };
     server = await startServer((req, res) => {
