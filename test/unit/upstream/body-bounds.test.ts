@@ -115,6 +115,39 @@ describe('bodies read whole are bounded', () => {
     expect(created.sentByUser?.business).not.toHaveProperty('plots');
   }, 60_000);
 
+  it('cuts an endless listing of invitations once what it keeps passes the bound', async () => {
+    const sent = { bytes: 0, closed: 0 };
+    const invitation = Buffer.from(
+      `${JSON.stringify({ id: 'i', status: 'PENDING', customData: { note: 'x'.repeat(900) } })},`,
+    );
+    const many = Buffer.concat(Array.from({ length: 1024 }, () => invitation));
+    server = await startServer((req, res) => {
+      if (tokenRoute(req, res, () => fakeJwt(1))) return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('[');
+      res.once('close', () => sent.closed++);
+      const more = () => {
+        while (!res.destroyed) {
+          sent.bytes += many.byteLength;
+          if (!res.write(many)) return void res.once('drain', more);
+        }
+      };
+      more();
+    });
+    const client = createUpstreamClient({
+      baseUrl: server.url,
+      clientId: 'c',
+      clientSecret: 'secret-xyz',
+      maxAttempts: 1,
+    });
+    const error = await client.listBusinessInvitations().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as Error).message).toBe(
+      'GET /business-invitations: network error: invitations of more than 32 MB without their plots, more than ddsync reads whole (WHOLE_BODY_MAX_BYTES)',
+    );
+    await expect.poll(() => sent.closed).toBe(1);
+  }, 60_000);
+
   it("keeps the first bytes of a long error answer for the service's message and reads no further", async () => {
     const sent = { bytes: 0, closed: 0 };
     server = await startServer((req, res) => {
