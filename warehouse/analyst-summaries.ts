@@ -204,11 +204,11 @@ function supplierFigures() {
            count(*) as plots,
            count(*) filter (where l.missing) as plots_deletion_deferred,
            count(*) filter (where l.supplier_count > 1) as plots_shared,
-           sum((1.0::float8 / l.supplier_count)::numeric) as plots_allocated_exact,
-           coalesce(sum(l.area_ha::numeric), 0) as hectares_exact,
-           coalesce(sum((l.area_ha / l.supplier_count)::numeric), 0) as hectares_allocated_exact,
+           trim_scale(sum(summary_exact(1.0::float8 / l.supplier_count))) as plots_allocated_exact,
+           trim_scale(coalesce(sum(summary_exact(l.area_ha)), 0)) as hectares_exact,
+           trim_scale(coalesce(sum(summary_exact(l.area_ha / l.supplier_count)), 0)) as hectares_allocated_exact,
            count(*) filter (where l.flagged) as flagged_plots,
-           coalesce(sum(l.area_ha::numeric) filter (where l.flagged), 0) as flagged_hectares_exact,
+           trim_scale(coalesce(sum(summary_exact(l.area_ha)) filter (where l.flagged), 0)) as flagged_hectares_exact,
            count(*) filter (where l.risk_level = 'high') as plots_risk_high,
            count(*) filter (where l.risk_level = 'medium') as plots_risk_medium,
            count(*) filter (where l.risk_level = 'low') as plots_risk_low,
@@ -231,12 +231,12 @@ function supplierFigures() {
                                    or l.most_recent_analysis_status not in ('succeeded', 'pending', 'not_started', 'started', 'failed'))) as plots_analysis_other,
            count(*) filter (where l.has_precision) as plots_with_precision,
            max(l.most_recent_risk_of_deforestation) as max_risk_of_deforestation,
-           coalesce(sum(l.most_recent_deforested_area_m2::numeric), 0) as deforested_area_m2_exact,
+           trim_scale(coalesce(sum(summary_exact(l.most_recent_deforested_area_m2)), 0)) as deforested_area_m2_exact,
            max(l.most_recent_analysed_at) as last_analysed_at,
            count(*) filter (where not l.geometry_valid) as invalid_geometries,
            count(*) filter (where l.ready) as plots_ready,
-           coalesce(sum(l.readiness_area_ha::numeric), 0) as readiness_hectares_exact,
-           coalesce(sum(l.readiness_area_ha::numeric) filter (where l.ready), 0) as hectares_ready_exact
+           trim_scale(coalesce(sum(summary_exact(l.readiness_area_ha)), 0)) as readiness_hectares_exact,
+           trim_scale(coalesce(sum(summary_exact(l.readiness_area_ha)) filter (where l.ready), 0)) as hectares_ready_exact
     from summary_links l
     group by l.supplier_id
   ),
@@ -361,13 +361,13 @@ const SUPPLIER_COUNTS: [string, string][] = [
 
 /** summary_suppliers' sums of float8: each kept exact as `<name>_exact` (0037), its term as numeric and its filter. */
 const SUPPLIER_SUMS: [string, string, string][] = [
-  ['plots_allocated', '(1.0::float8 / l.supplier_count)::numeric', 'true'],
-  ['hectares', 'l.area_ha::numeric', 'true'],
-  ['hectares_allocated', '(l.area_ha / l.supplier_count)::numeric', 'true'],
-  ['flagged_hectares', 'l.area_ha::numeric', 'l.flagged'],
-  ['deforested_area_m2', 'l.most_recent_deforested_area_m2::numeric', 'true'],
-  ['readiness_hectares', 'l.readiness_area_ha::numeric', 'true'],
-  ['hectares_ready', 'l.readiness_area_ha::numeric', 'l.ready'],
+  ['plots_allocated', 'summary_exact(1.0::float8 / l.supplier_count)', 'true'],
+  ['hectares', 'summary_exact(l.area_ha)', 'true'],
+  ['hectares_allocated', 'summary_exact(l.area_ha / l.supplier_count)', 'true'],
+  ['flagged_hectares', 'summary_exact(l.area_ha)', 'l.flagged'],
+  ['deforested_area_m2', 'summary_exact(l.most_recent_deforested_area_m2)', 'true'],
+  ['readiness_hectares', 'summary_exact(l.readiness_area_ha)', 'true'],
+  ['hectares_ready', 'summary_exact(l.readiness_area_ha)', 'l.ready'],
 ];
 
 /** summary_suppliers' columns, in order. */
@@ -481,7 +481,7 @@ function movedSuppliers() {
     if (sums.has(name))
       return sql`(coalesce(${sql.ref(`o.${name}_exact`)}, 0) + coalesce(${sql.ref(`d.${name}_exact`)}, 0))::float8`;
     if (name.endsWith('_exact'))
-      return sql`coalesce(${sql.ref(`o.${name}`)}, 0) + coalesce(${sql.ref(`d.${name}`)}, 0)`;
+      return sql`trim_scale(coalesce(${sql.ref(`o.${name}`)}, 0) + coalesce(${sql.ref(`d.${name}`)}, 0))`;
     if (name === 'plot_country_codes') return values('country');
     if (name === 'commodities') return values('commodity');
     if (name === 'max_risk_of_deforestation')
@@ -544,7 +544,7 @@ function supplierCountrySums(whole: boolean) {
  * plot gives a cell one row, at the first place its commodity has in its list (`array_position`, which
  * finds a null too), and a commodity listed twice makes the same cell twice (`copies`: its hectares
  * and weight count twice, as they did, the plot once). Every sum of float8 is kept exact (numeric, each
- * term the float8 product cast: the same for a plot however it is summed); all_own as the plots that
+ * term the float8 product as summary_exact reads it: the same for a plot however it is summed); all_own as the plots that
  * are not own (0037). A delta keeps only the keys that move.
  */
 function riskCellSums(whole: boolean) {
@@ -552,9 +552,9 @@ function riskCellSums(whole: boolean) {
   with cells as (
     select p.sign, p.supplier_id as supplier_business_id, c.commodity, p.country_code, p.is_own, p.flagged,
            (p.supplier_id is null and p.is_own) as own_group,
-           coalesce((p.area_ha * x.copies)::numeric, 0) as hectares,
-           (x.weight * x.copies)::numeric as plots_allocated,
-           coalesce((x.weight * x.copies * p.area_ha)::numeric, 0) as hectares_allocated
+           coalesce(summary_exact(p.area_ha * x.copies), 0) as hectares,
+           summary_exact(x.weight * x.copies) as plots_allocated,
+           coalesce(summary_exact(x.weight * x.copies * p.area_ha), 0) as hectares_allocated
     from (${signedPlots(whole)}) p
     cross join lateral unnest(case when cardinality(p.commodities) = 0 then array[null::text] else p.commodities end)
       with ordinality as c(commodity, place)
@@ -568,9 +568,9 @@ function riskCellSums(whole: boolean) {
          sum(w.sign)::bigint as plots,
          coalesce(sum(w.sign) filter (where w.flagged), 0)::bigint as flagged_plots,
          coalesce(sum(w.sign) filter (where not w.is_own), 0)::bigint as not_own_plots,
-         sum(w.sign * w.hectares) as hectares_exact,
-         sum(w.sign * w.plots_allocated) as plots_allocated_exact,
-         sum(w.sign * w.hectares_allocated) as hectares_allocated_exact
+         trim_scale(sum(w.sign * w.hectares)) as hectares_exact,
+         trim_scale(sum(w.sign * w.plots_allocated)) as plots_allocated_exact,
+         trim_scale(sum(w.sign * w.hectares_allocated)) as hectares_allocated_exact
   from cells w
   group by w.supplier_business_id, w.commodity, w.country_code, w.own_group
   ${
@@ -595,13 +595,13 @@ function totalSums(whole: boolean) {
   const facts = signedFacts(whole);
   return sql`
   select coalesce(sum(p.sign), 0)::bigint as plots,
-         coalesce(sum(p.sign * p.area_ha::numeric), 0) as hectares_exact,
+         trim_scale(coalesce(sum(p.sign * summary_exact(p.area_ha)), 0)) as hectares_exact,
          coalesce(sum(p.sign) filter (where p.area_ha is null), 0)::bigint as plots_without_area,
          coalesce(sum(p.sign) filter (where p.is_own), 0)::bigint as own_plots,
          coalesce(sum(p.sign) filter (where cardinality(p.supplier_ids) > 0), 0)::bigint as supplier_plots,
          coalesce(sum(p.sign) filter (where cardinality(p.supplier_ids) > 1), 0)::bigint as shared_plots,
          coalesce(sum(p.sign) filter (where p.flagged), 0)::bigint as flagged_plots,
-         coalesce(sum(p.sign * p.area_ha::numeric) filter (where p.flagged), 0) as flagged_hectares_exact,
+         trim_scale(coalesce(sum(p.sign * summary_exact(p.area_ha)) filter (where p.flagged), 0)) as flagged_hectares_exact,
          coalesce(sum(p.sign) filter (where not p.geometry_valid), 0)::bigint as invalid_geometries
   from (${facts}) p`;
 }
@@ -681,11 +681,11 @@ async function applyDeltas(db: Db): Promise<number> {
         flagged_plots = t.flagged_plots + d.flagged_plots,
         not_own_plots = t.not_own_plots + d.not_own_plots,
         all_own = t.not_own_plots + d.not_own_plots = 0,
-        hectares_exact = t.hectares_exact + d.hectares_exact,
+        hectares_exact = trim_scale(t.hectares_exact + d.hectares_exact),
         hectares = (t.hectares_exact + d.hectares_exact)::float8,
-        plots_allocated_exact = t.plots_allocated_exact + d.plots_allocated_exact,
+        plots_allocated_exact = trim_scale(t.plots_allocated_exact + d.plots_allocated_exact),
         plots_allocated = (t.plots_allocated_exact + d.plots_allocated_exact)::float8,
-        hectares_allocated_exact = t.hectares_allocated_exact + d.hectares_allocated_exact,
+        hectares_allocated_exact = trim_scale(t.hectares_allocated_exact + d.hectares_allocated_exact),
         hectares_allocated = (t.hectares_allocated_exact + d.hectares_allocated_exact)::float8
     from summary_delta d where ${sameCell}`.execute(db),
   );
@@ -706,14 +706,14 @@ async function applyDeltas(db: Db): Promise<number> {
     await sql`
     update summary_totals t
     set plots = t.plots + d.plots,
-        hectares_exact = t.hectares_exact + d.hectares_exact,
+        hectares_exact = trim_scale(t.hectares_exact + d.hectares_exact),
         hectares = (t.hectares_exact + d.hectares_exact)::float8,
         plots_without_area = t.plots_without_area + d.plots_without_area,
         own_plots = t.own_plots + d.own_plots,
         supplier_plots = t.supplier_plots + d.supplier_plots,
         shared_plots = t.shared_plots + d.shared_plots,
         flagged_plots = t.flagged_plots + d.flagged_plots,
-        flagged_hectares_exact = t.flagged_hectares_exact + d.flagged_hectares_exact,
+        flagged_hectares_exact = trim_scale(t.flagged_hectares_exact + d.flagged_hectares_exact),
         flagged_hectares = (t.flagged_hectares_exact + d.flagged_hectares_exact)::float8,
         invalid_geometries = t.invalid_geometries + d.invalid_geometries
     from (${totalSums(false)}) d
@@ -779,6 +779,8 @@ async function makeSummaries(
   // Sums of float8 depend on the order rows are added: one plan (no parallel workers) keeps an
   // unchanged warehouse's figures bit for bit, so they compare equal and are not rewritten.
   await sql`set local max_parallel_workers_per_gather = 0`.execute(db);
+  // summary_exact (0039) reads a float8's text: its shortest exact form, whatever the session chose.
+  await sql`set local extra_float_digits = 1`.execute(db);
   // Room for the hash tables of 1,000,000 plots' aggregates in memory.
   await sql`set local work_mem = '128MB'`.execute(db);
   await sql`
