@@ -15,7 +15,14 @@ describe('summary_exact', () => {
   afterAll(() => db?.destroy());
 
   it('keeps every float8 apart and reads back as it, where a numeric cast rounds to 15 digits', async () => {
-    const { rows } = await sql<{ exact: string; cast: string; back: boolean; apart: boolean; tiny: string; none: null }>`
+    const { rows } = await sql<{
+      exact: string;
+      cast: string;
+      back: boolean;
+      apart: boolean;
+      tiny: string;
+      none: null;
+    }>`
       select summary_exact(0.1::float8 + 0.2::float8)::text as exact, (0.1::float8 + 0.2::float8)::numeric::text as cast,
              summary_exact(1.0::float8 / 7)::float8 = 1.0::float8 / 7 as back,
              summary_exact(0.3::float8) <> summary_exact(0.1::float8 + 0.2::float8) as apart,
