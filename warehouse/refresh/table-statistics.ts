@@ -86,7 +86,14 @@ const POSTGRES_DEFAULT_TARGET = 100;
  * The tables the end of a run plans joins over (the analysts' summaries, the overlap check): their
  * statistics come first, and those steps wait for them only; the other tables are analysed beside them.
  */
-const PLANNED_AT_THE_END: ReadonlySet<string> = new Set(['plots', 'analyses', 'plot_suppliers', 'eudr_findings']);
+const PLANNED_AT_THE_END: ReadonlySet<string> = new Set([
+  'plots',
+  'analyses',
+  'plot_suppliers',
+  // The summaries' making reads every plot's links from it (analyst-summaries.ts, plotFacts).
+  'plot_supplier_ids',
+  'eudr_findings',
+]);
 
 /** Which of the tables to analyse: those the end of a run plans over, or the others. */
 export type StatisticsPart = 'planned' | 'others';

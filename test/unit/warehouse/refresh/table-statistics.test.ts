@@ -75,7 +75,13 @@ describe('which tables a refresh analyses', () => {
       'plot_history',
       'eudr_findings',
     ];
-    expect(tablesOfPart(tables, 'planned')).toEqual(['plots', 'plot_suppliers', 'analyses', 'eudr_findings']);
-    expect(tablesOfPart(tables, 'others')).toEqual(['businesses', 'plot_supplier_ids', 'plot_history']);
+    expect(tablesOfPart(tables, 'planned')).toEqual([
+      'plots',
+      'plot_suppliers',
+      'plot_supplier_ids',
+      'analyses',
+      'eudr_findings',
+    ]);
+    expect(tablesOfPart(tables, 'others')).toEqual(['businesses', 'plot_history']);
   });
 });
