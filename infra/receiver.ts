@@ -167,6 +167,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
     const p = (payload ?? {}) as { event?: unknown; eventType?: unknown; data?: { id?: unknown } };
     const eventType = typeof p.event === 'string' ? p.event : typeof p.eventType === 'string' ? p.eventType : null;
     const transactionId = typeof p.data?.id === 'string' ? p.data.id : null;
+    const sent = warehouseOutage.mark();
     const first = await storeEvent(o.db, {
       msgId,
       webhookName: name,
@@ -175,7 +176,7 @@ export async function startReceiver(o: ReceiverOptions): Promise<RunningReceiver
       sentAt: Number.isFinite(timestamp) ? new Date(timestamp * 1000) : null,
       transactionId,
     });
-    warehouseOutage.recovered();
+    warehouseOutage.recovered(sent);
     if (first) {
       // Not awaited: the answer goes out at once; the service only needs to know it arrived.
       void dispatchEvent(

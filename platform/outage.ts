@@ -78,9 +78,20 @@ export class Outage {
     );
   }
 
-  /** The dependency answered again: ends the outage, if one was open, with one line. */
-  recovered(): void {
+  /** Now on the outage's clock: taken when a request is sent, and given to `recovered` with its answer. */
+  mark(): number {
+    return this.now();
+  }
+
+  /**
+   * The dependency answered again: ends the outage, if one was open, with one line. An answer to a
+   * request sent before the outage began (`sentAt`, a `mark`) says nothing of now: a statement that
+   * completed while the server was going down would end the outage, and the next failure would open
+   * a second one, two lines for one restart.
+   */
+  recovered(sentAt?: number): void {
     if (this.since === undefined) return;
+    if (sentAt !== undefined && sentAt <= this.since) return;
     const downForMs = this.now() - this.since;
     const failures = this.failures;
     this.since = undefined;

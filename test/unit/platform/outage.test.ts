@@ -34,6 +34,28 @@ describe('Outage', () => {
     expect(outage.down).toBe(false);
   });
 
+  it('is not ended by the answer to a request sent before it began', () => {
+    const { lines, log } = memoryLog();
+    let now = 1_000;
+    const outage = new Outage({ name: 'the warehouse', log, now: () => now });
+    const before = outage.mark();
+    now += 5;
+    outage.failed('the server is shutting down');
+    now += 5;
+    // A statement that completed as the server went down: the outage goes on, and says nothing.
+    outage.recovered(before);
+    expect(outage.down).toBe(true);
+    outage.failed('the server is shutting down');
+    const after = outage.mark();
+    now += 5;
+    outage.recovered(after);
+    expect(outage.down).toBe(false);
+    expect(lines.map((l) => l.msg)).toEqual([
+      'the warehouse is unavailable: the server is shutting down; work waits and is retried',
+      'the warehouse is available again after 0.0 s; 2 failed attempts will be or were retried',
+    ]);
+  });
+
   it('reminds while the outage lasts, every remindEveryMs', () => {
     const { lines, log } = memoryLog();
     let now = 0;
