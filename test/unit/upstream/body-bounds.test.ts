@@ -9,14 +9,21 @@ import { fakeJwt, recordingSleep, startServer, tokenRoute, type LocalServer } fr
 
 const CHUNK = Buffer.alloc(1024 * 1024, ' ');
 
-/** Writes `[` and then spaces, a megabyte at a time, until the client goes away; counts what it wrote. */
-function endlessJson(res: import('node:http').ServerResponse, sent: { bytes: number; closed: number }) {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.write('[');
+/**
+ * Answers with `status`, `head` and then `chunk` again and again until the client goes away; counts
+ * the bytes it wrote and the connections closed.
+ */
+function endless(
+  res: import('node:http').ServerResponse,
+  sent: { bytes: number; closed: number },
+  { status = 200, head = '[', chunk = CHUNK }: { status?: number; head?: string; chunk?: Buffer } = {},
+) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.write(head);
   const more = () => {
     while (!res.destroyed) {
-      sent.bytes += CHUNK.byteLength;
-      if (!res.write(CHUNK)) return void res.once('drain', more);
+      sent.bytes += chunk.byteLength;
+      if (!res.write(chunk)) return void res.once('drain', more);
     }
   };
   res.once('close', () => sent.closed++);
@@ -31,7 +38,7 @@ describe('bodies read whole are bounded', () => {
     const sent = { bytes: 0, closed: 0 };
     server = await startServer((req, res) => {
       if (tokenRoute(req, res, () => fakeJwt(1))) return;
-      endlessJson(res, sent);
+      endless(res, sent);
     });
     const { sleep } = recordingSleep();
     const client = createUpstreamClient({
@@ -123,16 +130,7 @@ describe('bodies read whole are bounded', () => {
     const many = Buffer.concat(Array.from({ length: 1024 }, () => invitation));
     server = await startServer((req, res) => {
       if (tokenRoute(req, res, () => fakeJwt(1))) return;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.write('[');
-      res.once('close', () => sent.closed++);
-      const more = () => {
-        while (!res.destroyed) {
-          sent.bytes += many.byteLength;
-          if (!res.write(many)) return void res.once('drain', more);
-        }
-      };
-      more();
+      endless(res, sent, { chunk: many });
     });
     const client = createUpstreamClient({
       baseUrl: server.url,
@@ -152,16 +150,7 @@ describe('bodies read whole are bounded', () => {
     const sent = { bytes: 0, closed: 0 };
     server = await startServer((req, res) => {
       if (tokenRoute(req, res, () => fakeJwt(1))) return;
-      res.writeHead(503, { 'content-type': 'application/json' });
-      res.write(`{"statusCode":503,"message":"down for maintenance","padding":"`);
-      res.once('close', () => sent.closed++);
-      const more = () => {
-        while (!res.destroyed) {
-          sent.bytes += CHUNK.byteLength;
-          if (!res.write(CHUNK)) return void res.once('drain', more);
-        }
-      };
-      more();
+      endless(res, sent, { status: 503, head: `{"statusCode":503,"message":"down for maintenance","padding":"` });
     });
     const client = createUpstreamClient({
       baseUrl: server.url,
