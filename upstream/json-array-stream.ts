@@ -1,11 +1,11 @@
-import { Readable, pipeline, type Duplex } from 'node:stream';
+import { Readable, Transform, pipeline, type Duplex } from 'node:stream';
 import { parser } from 'stream-json';
 import Assembler from 'stream-json/assembler.js';
 import { ignore } from 'stream-json/filters/ignore.js';
 import { streamArray } from 'stream-json/streamers/stream-array.js';
 import type { CallOptions, UpstreamHttp } from './client-core.ts';
 import { NetworkError, UpstreamError } from './errors.ts';
-import { streamBody, type BodyReader } from './transport.ts';
+import { BodyTooLarge, streamBody, WHOLE_BODY_MAX_BYTES, type BodyReader } from './transport.ts';
 import { utf8Guard } from './utf8.ts';
 import { ArrayScanner } from './array-elements.ts';
 import type { HttpMethod } from './retry-policy.ts';
@@ -24,15 +24,9 @@ export async function* jsonArrayItems(
   opts: CallOptions & { leaveOut?: RegExp } = {},
 ): AsyncGenerator<{ key: number; value: unknown }> {
   const { body } = await http.request({ method: request.method, template: request.template }, streamBody, opts);
-  const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
   // pipeline: an error of any stage (a cut body, not JSON) destroys them all and reaches the loop
   // below through `items`; leaving the loop early destroys them all too (the body is cancelled).
-  // Its callback has nothing left to do. Packed values only: streamArray assembles from packed
-  // tokens, and skipping chunk tokens is much faster.
-  const stages: Duplex[] = [utf8Guard(), parser.asStream({ streamValues: false })];
-  if (opts.leaveOut) stages.push(ignore.asStream({ filter: opts.leaveOut }));
-  stages.push(streamArray.asStream());
-  const items = (pipeline as (...streams: unknown[]) => Duplex)(source, ...stages, () => undefined);
+  const items = tokensOf(body, opts.leaveOut, [streamArray.asStream()]);
   try {
     yield* items as AsyncIterable<{ key: number; value: unknown }>;
   } catch (e) {
@@ -54,13 +48,7 @@ export function jsonValueLeavingOut(leaveOut: RegExp): BodyReader<unknown> {
     streaming: true,
     async read(res) {
       if (!res.body) return undefined;
-      const source = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
-      const stages: Duplex[] = [
-        utf8Guard(),
-        parser.asStream({ streamValues: false }),
-        ignore.asStream({ filter: leaveOut }),
-      ];
-      const tokens = (pipeline as (...streams: unknown[]) => Duplex)(source, ...stages, () => undefined);
+      const tokens = tokensOf(res.body, leaveOut);
       const value = new Assembler();
       let any = false;
       for await (const token of tokens as AsyncIterable<Parameters<Assembler['consume']>[0]>) {
@@ -74,10 +62,44 @@ export function jsonValueLeavingOut(leaveOut: RegExp): BodyReader<unknown> {
   };
 }
 
+/**
+ * A body as stream-json's tokens, checked as UTF-8 (stream-json would decode leniently), without the
+ * members `leaveOut` matches, then through `after`. What is kept is bounded as a body read whole is
+ * (WHOLE_BODY_MAX_BYTES): the readers here keep what passes, so an endless answer fails instead of
+ * filling the heap. Packed values only: the assemblers build from packed tokens, and skipping chunk
+ * tokens is much faster. The pipeline's callback has nothing left to do: its error reaches the reader.
+ */
+function tokensOf(body: ReadableStream<Uint8Array>, leaveOut: RegExp | undefined, after: Duplex[] = []): Duplex {
+  const source = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
+  const stages: Duplex[] = [utf8Guard(), parser.asStream({ streamValues: false })];
+  if (leaveOut) stages.push(ignore.asStream({ filter: leaveOut }));
+  stages.push(keptBytesBound(WHOLE_BODY_MAX_BYTES), ...after);
+  return (pipeline as (...streams: unknown[]) => Duplex)(source, ...stages, () => undefined);
+}
+
+/** Counts what the tokens keep (their keys, strings and numbers, a byte for each token besides) and fails past `max`. */
+function keptBytesBound(max: number): Transform {
+  let kept = 0;
+  return new Transform({
+    objectMode: true,
+    transform(token: { value?: unknown }, _encoding, done) {
+      kept += 1 + (typeof token.value === 'string' ? token.value.length : 0);
+      if (kept > max)
+        done(
+          new BodyTooLarge(
+            `more than ${max / 1024 / 1024} MB of the answer kept (without what is left out), more than ddsync holds of one (WHOLE_BODY_MAX_BYTES)`,
+          ),
+        );
+      else done(null, token);
+    },
+  });
+}
+
 /** A stream's failure as the caller sees it: the service's or the caller's own error, else a retryable NetworkError. */
 function streamFailure(http: UpstreamHttp, endpoint: string, signal: AbortSignal | undefined, e: unknown): never {
   if (e instanceof UpstreamError) throw e;
   if (signal?.aborted) throw signal.reason;
+  if (e instanceof BodyTooLarge) throw new NetworkError(endpoint, e.message, { cause: e, status: 200 });
   throw new NetworkError(
     endpoint,
     `response body truncated or not a JSON array (${http.scrub(String((e as Error)?.message ?? e))})`,

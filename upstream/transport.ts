@@ -204,8 +204,8 @@ export const WHOLE_BODY_MAX_BYTES = 32 * 1024 * 1024;
 /** Of an error's body, only this much is read (its message); the rest is discarded unread. */
 export const ERROR_BODY_KEPT_BYTES = 64 * 1024;
 
-/** A body cut at its bound. */
-class BodyTooLarge extends Error {
+/** A body cut at its bound (or a streamed answer whose kept part passed it: json-array-stream.ts). */
+export class BodyTooLarge extends Error {
   override name = 'BodyTooLarge';
 }
 

@@ -6,11 +6,11 @@ import {
   type BusinessInvitation,
 } from '../../schema/upstream.ts';
 import { type CallOptions, type UpstreamHttp, endpointName } from '../client-core.ts';
-import { NetworkError, RequestValidationError } from '../errors.ts';
+import { RequestValidationError } from '../errors.ts';
 import { CreateInvitationSchema, UpdateInvitationSchema, checkRequest } from '../request-checks.ts';
 import { prepareCustomData } from '../custom-data.ts';
 import { type INVITATION_STATUSES, PATHS } from '../../schema/upstream/service-facts.ts';
-import { jsonBody, WHOLE_BODY_MAX_BYTES } from '../transport.ts';
+import { jsonBody } from '../transport.ts';
 import { parseResponse } from '../validate.ts';
 import { jsonArrayItems, jsonValueLeavingOut } from '../json-array-stream.ts';
 
@@ -72,18 +72,9 @@ export function networkEndpoints(http: UpstreamHttp) {
     async listBusinessInvitations(opts: CallOptions = {}): Promise<BusinessInvitation[]> {
       const request = { method: 'GET' as const, template: PATHS.invitations, endpoint: E.listInvitations };
       const items: unknown[] = [];
-      // What is kept is bounded as a body read whole is (transport.ts): an endless listing fails, never fills the heap.
-      let kept = 0;
-      for await (const { value } of jsonArrayItems(http, request, { ...opts, leaveOut: EMBEDDED_PLOTS })) {
-        kept += JSON.stringify(value)?.length ?? 0;
-        if (kept > WHOLE_BODY_MAX_BYTES)
-          throw new NetworkError(
-            E.listInvitations,
-            `invitations of more than ${WHOLE_BODY_MAX_BYTES / 1024 / 1024} MB without their plots, more than ddsync reads whole (WHOLE_BODY_MAX_BYTES)`,
-            { status: 200 },
-          );
+      // What is kept is bounded in the stream (json-array-stream.ts): an endless listing fails, never fills the heap.
+      for await (const { value } of jsonArrayItems(http, request, { ...opts, leaveOut: EMBEDDED_PLOTS }))
         items.push(value);
-      }
       return parseResponse(z.array(BusinessInvitationSchema), items, E.listInvitations);
     },
 

@@ -141,7 +141,32 @@ describe('bodies read whole are bounded', () => {
     const error = await client.listBusinessInvitations().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toBe(
-      'GET /business-invitations: network error: invitations of more than 32 MB without their plots, more than ddsync reads whole (WHOLE_BODY_MAX_BYTES)',
+      'GET /business-invitations: network error: more than 32 MB of the answer kept (without what is left out), more than ddsync holds of one (WHOLE_BODY_MAX_BYTES)',
+    );
+    await expect.poll(() => sent.closed).toBe(1);
+  }, 60_000);
+
+  it("cuts an invitation's answer whose kept part has no end, as the listing", async () => {
+    const sent = { bytes: 0, closed: 0 };
+    const note = Buffer.from(`"${'x'.repeat(1023)}",`);
+    server = await startServer((req, res) => {
+      if (tokenRoute(req, res, () => fakeJwt(1))) return;
+      // Not the embedded plots, which are dropped unread: a member ddsync keeps, without end.
+      endless(res, sent, {
+        head: '{"id":"i1","status":"ACCEPTED","notes":[',
+        chunk: Buffer.concat(Array(1024).fill(note)),
+      });
+    });
+    const client = createUpstreamClient({
+      baseUrl: server.url,
+      clientId: 'c',
+      clientSecret: 'secret-xyz',
+      maxAttempts: 1,
+    });
+    const error = await client.updateBusinessInvitation('i1', { status: 'ACCEPTED' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as Error).message).toBe(
+      'PATCH /business-invitations/{id}: network error: more than 32 MB of the answer kept (without what is left out), more than ddsync holds of one (WHOLE_BODY_MAX_BYTES)',
     );
     await expect.poll(() => sent.closed).toBe(1);
   }, 60_000);
