@@ -30,6 +30,10 @@ function endless(
   more();
 }
 
+/** A client of `server`, asking once unless told otherwise. */
+const clientOf = (server: LocalServer, o: Partial<Parameters<typeof createUpstreamClient>[0]> = {}) =>
+  createUpstreamClient({ baseUrl: server.url, clientId: 'c', clientSecret: 'secret-xyz', maxAttempts: 1, ...o });
+
 describe('bodies read whole are bounded', () => {
   let server: LocalServer | undefined;
   afterEach(async () => server?.close());
@@ -41,13 +45,7 @@ describe('bodies read whole are bounded', () => {
       endless(res, sent);
     });
     const { sleep } = recordingSleep();
-    const client = createUpstreamClient({
-      baseUrl: server.url,
-      clientId: 'c',
-      clientSecret: 'secret-xyz',
-      maxAttempts: 2,
-      sleep,
-    });
+    const client = clientOf(server, { maxAttempts: 2, sleep });
     const error = await client.listSuppliers().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as NetworkError).retryable).toBe(true);
@@ -72,12 +70,7 @@ describe('bodies read whole are bounded', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(text);
     });
-    const client = createUpstreamClient({
-      baseUrl: server.url,
-      clientId: 'c',
-      clientSecret: 'secret-xyz',
-      maxAttempts: 1,
-    });
+    const client = clientOf(server);
     expect(await client.listSuppliers()).toHaveLength(3000);
   });
 
@@ -107,12 +100,7 @@ describe('bodies read whole are bounded', () => {
       res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
       res.end(req.method === 'POST' ? answer(3) : large);
     });
-    const client = createUpstreamClient({
-      baseUrl: server.url,
-      clientId: 'c',
-      clientSecret: 'secret-xyz',
-      maxAttempts: 1,
-    });
+    const client = clientOf(server);
     const updated = await client.updateBusinessInvitation('i1', { status: 'ACCEPTED' });
     expect(updated).toMatchObject({ id: 'i1', status: 'ACCEPTED', sourceIsInvitee: true, business: { id: 'b1' } });
     expect(updated.business).not.toHaveProperty('plots');
@@ -132,12 +120,7 @@ describe('bodies read whole are bounded', () => {
       if (tokenRoute(req, res, () => fakeJwt(1))) return;
       endless(res, sent, { chunk: many });
     });
-    const client = createUpstreamClient({
-      baseUrl: server.url,
-      clientId: 'c',
-      clientSecret: 'secret-xyz',
-      maxAttempts: 1,
-    });
+    const client = clientOf(server);
     const error = await client.listBusinessInvitations().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toBe(
@@ -157,12 +140,7 @@ describe('bodies read whole are bounded', () => {
         chunk: Buffer.concat(Array(1024).fill(note)),
       });
     });
-    const client = createUpstreamClient({
-      baseUrl: server.url,
-      clientId: 'c',
-      clientSecret: 'secret-xyz',
-      maxAttempts: 1,
-    });
+    const client = clientOf(server);
     const error = await client.updateBusinessInvitation('i1', { status: 'ACCEPTED' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toBe(
@@ -177,12 +155,7 @@ describe('bodies read whole are bounded', () => {
       if (tokenRoute(req, res, () => fakeJwt(1))) return;
       endless(res, sent, { status: 503, head: `{"statusCode":503,"message":"down for maintenance","padding":"` });
     });
-    const client = createUpstreamClient({
-      baseUrl: server.url,
-      clientId: 'c',
-      clientSecret: 'secret-xyz',
-      maxAttempts: 1,
-    });
+    const client = clientOf(server);
     const error = await client.listSuppliers().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServerError);
     await expect.poll(() => sent.closed).toBe(1);
